@@ -1,0 +1,111 @@
+# pfbench — the one entry point.
+#
+#   make              build bin/pfbench
+#   make test         build and run the Check suites (alias: make check)
+#   make test SANITIZE=1   the same under AddressSanitizer + UBSan (separate build dir)
+#   make clean        remove build products
+#
+# Variables: CC (gcc or clang), CFLAGS (appended last), SANITIZE=1, V=1 (show commands).
+# Every target that needs Debian packages runs scripts/deps.sh first (idempotent).
+
+CC ?= cc
+ifeq ($(CC),cc)
+CC := gcc
+endif
+
+SANITIZE ?= 0
+ifeq ($(SANITIZE),1)
+BUILD ?= build/san
+OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD ?= build/$(notdir $(CC))
+OPT := -O2 -g
+endif
+
+WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Werror
+# deferred (=): pkg-config runs after scripts/deps.sh has installed the packages
+PKGS := inih check
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS = $(shell pkg-config --libs inih)
+CHECK_LIBS = $(shell pkg-config --libs check)
+ALL_CFLAGS = -std=c11 $(OPT) $(WARN) -D_POSIX_C_SOURCE=200809L -I$(BUILD) $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lm
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+BIN := bin/pfbench
+ifeq ($(SANITIZE),1)
+BIN := bin/pfbench-san
+endif
+ifneq ($(BUILD),build/$(notdir $(CC)))
+ifneq ($(SANITIZE),1)
+BIN := $(BUILD)/pfbench
+endif
+endif
+
+LIB_SRC := $(wildcard core/*.c) $(wildcard solvers/*.c) $(wildcard experiments/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(BUILD)/cli/main.o
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+DEPS_STAMP := build/.deps-build
+
+.PHONY: all test check clean deps FORCE
+.DEFAULT_GOAL := all
+
+all: $(BIN)
+
+deps: $(DEPS_STAMP)
+
+$(DEPS_STAMP): scripts/deps.sh
+	$(Q)bash scripts/deps.sh build
+	$(Q)mkdir -p $(dir $@) && touch $@
+
+# provenance: rewritten only when the commit or flags change
+$(BUILD)/version_info.h: FORCE | $(DEPS_STAMP)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c="$$c-dirty"; fi; \
+	printf '#define PFB_COMMIT "%s"\n#define PFB_CFLAGS "%s"\n' "$$c" "$(strip $(subst ",,$(OPT) $(WARN) $(CFLAGS)))" > $@.new; \
+	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+
+$(BUILD)/core/version.o: $(BUILD)/version_info.h
+
+$(BUILD)/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -DPFB_BIN='"$(abspath $(BIN))"' -c $< -o $@
+
+$(BIN): $(LIB_OBJ) $(CLI_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDLIBS_ALL)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS_ALL)
+
+# Each suite prints Check's summary line; the run fails if any suite fails.
+test: $(TEST_BIN) $(BIN)
+	$(Q)fail=0; for t in $(TEST_BIN); do \
+	  echo "== $$(basename $$t)"; \
+	  CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-1200} $$t || fail=1; \
+	done; \
+	if [ $$fail -ne 0 ]; then echo "make test: some suites failed"; exit 1; fi; \
+	echo "make test: all $(words $(TEST_BIN)) suites passed"
+
+check: test
+
+clean:
+	rm -rf build bin
+
+FORCE:
+
+.SECONDARY:
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d)

@@ -1,0 +1,357 @@
+/* main.c — the `pfbench` command: list, run.
+ *
+ * Exit status: 0 success, 1 bad input or I/O error (one line on stderr naming the
+ * bad value and what is valid), 3 the run blew up (recorded in run.meta). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/params.h"
+#include "../core/run.h"
+#include "../core/scene.h"
+#include "../core/version.h"
+#include "../solvers/solver.h"
+
+#define EXIT_BAD 1
+#define EXIT_UNSTABLE 3
+
+static void usage_main(FILE *f)
+{
+    fputs("usage: pfbench <command> [options]\n"
+          "\n"
+          "commands:\n"
+          "  list                 solvers, scenes and every parameter with default, range and unit\n"
+          "  run                  run one simulation and write series.csv, run.meta and frames\n"
+          "  version              version, commit, compiler and flags\n"
+          "\n"
+          "'pfbench <command> --help' describes a command.\n",
+          f);
+}
+
+static void usage_run(FILE *f)
+{
+    fputs("usage: pfbench run --solver S --scene SC --out DIR [options]\n"
+          "\n"
+          "  --solver S           back end (pfbench list shows them)\n"
+          "  --scene SC           pool, dam_break, drop\n"
+          "  --out DIR            output directory (created if missing)\n"
+          "  --dim 2|3            spatial dimension (default 2)\n"
+          "  --spacing D          particle spacing in m (default: the scene's)\n"
+          "  --dt DT              fixed time step in s (default: the solver's suggestion)\n"
+          "  --t-end T            simulated time in s (default: the scene's)\n"
+          "  --frames N           output frames after frame 0 (default: 30 per second)\n"
+          "  --substeps N         steps per frame (default: from dt)\n"
+          "  --seed N             seed of the run's random numbers (default 1)\n"
+          "  --snapshots K        csv, vtp (with frames.pvd) or none (default csv)\n"
+          "  --config FILE        INI file with [run], [scene] and [<solver>] sections\n"
+          "  --set KEY=VALUE      set a parameter; KEY may be prefixed run., scene. or solver.\n"
+          "  --quiet              no progress bar\n"
+          "\n"
+          "writes DIR/series.csv (one row per frame), DIR/run.meta (provenance and every\n"
+          "parameter) and DIR/frames/. Exit status 3 means the run blew up; run.meta says why.\n",
+          f);
+}
+
+static void usage_list(FILE *f)
+{
+    fputs("usage: pfbench list\n"
+          "\n"
+          "prints the solvers, the scenes and every parameter (run, scene and solver)\n"
+          "with its default, valid range, unit and help.\n",
+          f);
+}
+
+static void print_params(const pfb_params *p, const char *indent)
+{
+    char buf[64];
+    for (size_t i = 0; i < p->n; i++) {
+        const pfb_param_spec *s = &p->spec[i];
+        params_format(p, i, buf, sizeof buf);
+        printf("%s%-24s = %-10s", indent, s->name, buf);
+        if (s->type == PFB_PARAM_CHOICE)
+            printf("  {%s}", s->choices);
+        else if (s->type == PFB_PARAM_BOOL)
+            printf("  {true|false}");
+        else
+            printf("  [%g, %g] %s", s->min, s->max, s->unit);
+        printf("  %s\n", s->help);
+    }
+}
+
+static int cmd_list(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage_list(stdout);
+            return 0;
+        }
+        fprintf(stderr, "pfbench list: unknown option '%s'; valid: --help\n", argv[i]);
+        return EXIT_BAD;
+    }
+    pfb_err err;
+    pfb_params p;
+    printf("run parameters ([run] section):\n");
+    if (params_init(&p, pfb_run_params, "run", &err) == 0) {
+        print_params(&p, "  ");
+        params_free(&p);
+    }
+    printf("\nsolvers:\n");
+    for (size_t i = 0; pfb_solvers[i]; i++) {
+        printf("  %s — %s\n", pfb_solvers[i]->name, pfb_solvers[i]->citation);
+        if (params_init(&p, pfb_solvers[i]->params, pfb_solvers[i]->name, &err) == 0) {
+            print_params(&p, "    ");
+            params_free(&p);
+        }
+    }
+    printf("\nscenes:\n");
+    for (size_t i = 0; pfb_scenes[i]; i++) {
+        const pfb_scene_def *sc = pfb_scenes[i];
+        printf("  %s — %s (default spacing %g m in 2D, %g m in 3D; %g s)\n", sc->name, sc->help,
+               sc->default_spacing[0], sc->default_spacing[1], sc->default_t_end);
+        if (params_init(&p, sc->params, sc->name, &err) == 0) {
+            print_params(&p, "    ");
+            params_free(&p);
+        }
+    }
+    printf("\nexperiments:\n  (none yet)\n");
+    return 0;
+}
+
+/* ---- run ----------------------------------------------------------------------- */
+
+typedef struct run_tables {
+    pfb_params run, scene, solver;
+} run_tables;
+
+/* --set KEY=VALUE: an explicit prefix picks the table; a bare key must be unique. */
+static int apply_set(run_tables *t, const char *arg, pfb_err *err)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg)
+        return pfb_err_set(err, PFB_EINVAL, "--set '%s' is malformed; valid: KEY=VALUE", arg);
+    char key[128];
+    size_t klen = (size_t)(eq - arg);
+    if (klen >= sizeof key)
+        return pfb_err_set(err, PFB_EINVAL, "--set key '%.*s...' is too long", 32, arg);
+    memcpy(key, arg, klen);
+    key[klen] = '\0';
+    const char *val = eq + 1;
+    struct {
+        const char *prefix;
+        pfb_params *p;
+    } tab[3] = {{"solver.", &t->solver}, {"scene.", &t->scene}, {"run.", &t->run}};
+    for (int i = 0; i < 3; i++) {
+        size_t pl = strlen(tab[i].prefix);
+        if (strncmp(key, tab[i].prefix, pl) == 0)
+            return params_set(tab[i].p, key + pl, val, err);
+    }
+    int found = -1, count = 0;
+    for (int i = 0; i < 3; i++)
+        if (params_find(tab[i].p, key) >= 0) {
+            found = i;
+            count++;
+        }
+    if (count > 1)
+        return pfb_err_set(err, PFB_EINVAL, "--set key '%s' is ambiguous; valid: solver.%s, scene.%s or run.%s", key,
+                           key, key, key);
+    if (count == 1)
+        return params_set(tab[found].p, key, val, err);
+    /* unknown everywhere: suggest the nearest name over all tables */
+    const char *names[256];
+    size_t n = 0;
+    for (int i = 0; i < 3; i++)
+        for (size_t j = 0; j < tab[i].p->n && n < 256; j++)
+            names[n++] = tab[i].p->spec[j].name;
+    const char *near = pfb_nearest(key, names, n);
+    if (near)
+        return pfb_err_set(err, PFB_EINVAL, "unknown parameter '%s' for %s and %s; did you mean '%s'?",
+                           key, t->solver.owner, t->scene.owner, near);
+    return pfb_err_set(err, PFB_EINVAL, "unknown parameter '%s' for %s, %s and run; 'pfbench list' shows the valid ones",
+                       key, t->solver.owner, t->scene.owner);
+}
+
+typedef struct progress_ctx {
+    int last;
+} progress_ctx;
+
+static void show_progress(void *ctx, double fraction)
+{
+    progress_ctx *pc = ctx;
+    int pct = (int)(fraction * 100.0);
+    if (pct == pc->last)
+        return;
+    pc->last = pct;
+    int bar = pct / 2;
+    fprintf(stderr, "\r[%.*s%*s] %3d%%", bar, "##################################################", 50 - bar, "", pct);
+    if (pct >= 100)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static const char *need_value(int argc, char **argv, int *i, pfb_err *err, int *rc)
+{
+    if (*i + 1 >= argc) {
+        *rc = pfb_err_set(err, PFB_EINVAL, "option %s needs a value; see pfbench run --help", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    const char *solver_name = NULL, *scene_name = NULL, *out = NULL, *config = NULL;
+    int quiet = 0;
+    pfb_err err;
+    pfb_err_clear(&err);
+    int rc = 0;
+    /* first pass: the names, the config and the output directory */
+    for (int i = 2; i < argc && !rc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage_run(stdout);
+            return 0;
+        } else if (!strcmp(a, "--solver")) {
+            solver_name = need_value(argc, argv, &i, &err, &rc);
+        } else if (!strcmp(a, "--scene")) {
+            scene_name = need_value(argc, argv, &i, &err, &rc);
+        } else if (!strcmp(a, "--out")) {
+            out = need_value(argc, argv, &i, &err, &rc);
+        } else if (!strcmp(a, "--config")) {
+            config = need_value(argc, argv, &i, &err, &rc);
+        } else if (!strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (!strcmp(a, "--dim") || !strcmp(a, "--spacing") || !strcmp(a, "--dt") || !strcmp(a, "--t-end") ||
+                   !strcmp(a, "--frames") || !strcmp(a, "--substeps") || !strcmp(a, "--seed") ||
+                   !strcmp(a, "--snapshots") || !strcmp(a, "--set")) {
+            need_value(argc, argv, &i, &err, &rc);
+        } else {
+            static const char *const opts[] = {"--solver", "--scene", "--out", "--config", "--quiet", "--dim",
+                                               "--spacing", "--dt", "--t-end", "--frames", "--substeps", "--seed",
+                                               "--snapshots", "--set", "--help"};
+            const char *near = pfb_nearest(a, opts, sizeof opts / sizeof opts[0]);
+            if (near)
+                rc = pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; did you mean '%s'?", a, near);
+            else
+                rc = pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; see pfbench run --help", a);
+        }
+    }
+    if (!rc && !solver_name)
+        rc = pfb_err_set(&err, PFB_EINVAL, "missing --solver; 'pfbench list' shows the valid ones");
+    if (!rc && !scene_name)
+        rc = pfb_err_set(&err, PFB_EINVAL, "missing --scene; valid: pool, dam_break, drop");
+    if (!rc && !out)
+        rc = pfb_err_set(&err, PFB_EINVAL, "missing --out DIR");
+    const pfb_solver_ops *solver = NULL;
+    const pfb_scene_def *scene = NULL;
+    if (!rc)
+        rc = solver_lookup(solver_name, &solver, &err);
+    if (!rc)
+        rc = scene_lookup(scene_name, &scene, &err);
+    run_tables t;
+    memset(&t, 0, sizeof t);
+    char sc_owner[96], so_owner[96];
+    if (!rc) {
+        snprintf(sc_owner, sizeof sc_owner, "scene %s", scene->name);
+        snprintf(so_owner, sizeof so_owner, "solver %s", solver->name);
+        rc = params_init(&t.run, pfb_run_params, "run", &err);
+        if (!rc)
+            rc = params_init(&t.scene, scene->params, sc_owner, &err);
+        if (!rc)
+            rc = params_init(&t.solver, solver->params, so_owner, &err);
+    }
+    if (!rc && config) {
+        pfb_ini_target targets[] = {{"run", &t.run}, {"scene", &t.scene}, {solver->name, &t.solver}};
+        const char *ignore[64];
+        size_t nign = 0;
+        for (size_t i = 0; pfb_solvers[i] && nign < 64; i++)
+            if (pfb_solvers[i] != solver)
+                ignore[nign++] = pfb_solvers[i]->name;
+        rc = params_load_ini(config, targets, 3, ignore, nign, &err);
+    }
+    /* second pass: command-line values override the config */
+    for (int i = 2; i < argc && !rc; i++) {
+        const char *a = argv[i];
+        static const struct {
+            const char *opt, *key;
+        } sc[] = {{"--dim", "dim"},       {"--spacing", "spacing"},     {"--dt", "dt"},
+                  {"--t-end", "t_end"},   {"--frames", "frames"},       {"--substeps", "substeps"},
+                  {"--seed", "seed"},     {"--snapshots", "snapshots"}};
+        int done = 0;
+        for (size_t k = 0; k < sizeof sc / sizeof sc[0] && !done; k++)
+            if (!strcmp(a, sc[k].opt)) {
+                rc = params_set(&t.run, sc[k].key, argv[++i], &err);
+                done = 1;
+            }
+        if (done)
+            continue;
+        if (!strcmp(a, "--set"))
+            rc = apply_set(&t, argv[++i], &err);
+        else if (!strcmp(a, "--solver") || !strcmp(a, "--scene") || !strcmp(a, "--out") || !strcmp(a, "--config"))
+            i++;
+    }
+    int status = 0;
+    if (!rc) {
+        char cmdline[2048] = "";
+        for (int i = 0; i < argc; i++) {
+            strncat(cmdline, argv[i], sizeof cmdline - strlen(cmdline) - 1);
+            if (i + 1 < argc)
+                strncat(cmdline, " ", sizeof cmdline - strlen(cmdline) - 1);
+        }
+        progress_ctx pc = {-1};
+        pfb_run_config cfg = {solver, scene, &t.run, &t.scene, &t.solver, out, cmdline, NULL, NULL};
+        if (!quiet && isatty(STDERR_FILENO)) {
+            cfg.progress = show_progress;
+            cfg.progress_ctx = &pc;
+        }
+        pfb_run_result res;
+        rc = run_execute(&cfg, &res, &err);
+        if (!rc) {
+            if (res.unstable) {
+                fprintf(stderr, "pfbench: run stopped: unstable: %s\n", res.reason);
+                status = EXIT_UNSTABLE;
+            } else if (!quiet) {
+                fprintf(stderr, "pfbench: %zu particles, %ld steps of dt = %g s in %.3f s (%.3g s/step); wrote %s\n",
+                        res.n0, res.steps, res.dt, res.wall_seconds,
+                        res.steps ? res.wall_seconds / (double)res.steps : 0.0, out);
+            }
+        }
+    }
+    params_free(&t.run);
+    params_free(&t.scene);
+    params_free(&t.solver);
+    if (rc) {
+        fprintf(stderr, "pfbench: %s\n", err.msg);
+        return EXIT_BAD;
+    }
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage_main(stderr);
+        return EXIT_BAD;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage_main(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "list"))
+        return cmd_list(argc, argv);
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc, argv);
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        printf("pfbench %s\ncommit %s\ncompiler %s\ncflags %s\n", pfb_version(), pfb_commit(), pfb_compiler(),
+               pfb_cflags());
+        return 0;
+    }
+    static const char *const cmds[] = {"list", "run", "version"};
+    const char *near = pfb_nearest(cmd, cmds, 3);
+    if (near)
+        fprintf(stderr, "pfbench: unknown command '%s'; did you mean '%s'? valid: list, run, version\n", cmd, near);
+    else
+        fprintf(stderr, "pfbench: unknown command '%s'; valid: list, run, version\n", cmd);
+    return EXIT_BAD;
+}

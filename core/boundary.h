@@ -1,0 +1,66 @@
+/* boundary.h — analytic signed-distance boundaries shared by all solvers.
+ *
+ * A shape's signed distance phi is positive in the region the fluid may occupy
+ * and negative inside the solid; grad phi (unit where defined) points into the
+ * fluid.  A container (`inside` = 1) keeps fluid inside the shape, an obstacle
+ * (`inside` = 0) keeps it outside.  Shapes may move rigidly: the centre at time t
+ * is c + vel*t + amp*sin(omega*t).  Each solver applies its own paper's response;
+ * boundaries_project is the position projection used by SPH back ends. */
+#ifndef PFB_BOUNDARY_H
+#define PFB_BOUNDARY_H
+
+#include <stddef.h>
+#include "error.h"
+
+#define PFB_MAX_SHAPES 16
+
+typedef enum pfb_shape_type {
+    PFB_SHAPE_PLANE = 0,  /* half-space {(x - c).n >= 0} is fluid */
+    PFB_SHAPE_BOX,        /* axis-aligned box, centre c, half extents half */
+    PFB_SHAPE_SPHERE,     /* sphere (circle in 2D), centre c, radius */
+    PFB_SHAPE_CYLINDER    /* axis n through c, radius, half length (0 = infinite); 2D: its section by z = 0 */
+} pfb_shape_type;
+
+typedef struct pfb_shape {
+    pfb_shape_type type;
+    int inside;           /* 1 container (fluid inside), 0 obstacle (fluid outside) */
+    double c[3];          /* centre, or a point of the plane, at t = 0 */
+    double n[3];          /* plane normal into the fluid, or cylinder axis (unit) */
+    double half[3];       /* box half extents */
+    double radius;        /* sphere, cylinder */
+    double half_len;      /* cylinder half length, 0 = infinite */
+    double vel[3];        /* constant translation velocity */
+    double amp[3];        /* oscillation amplitude */
+    double omega;         /* oscillation angular frequency (rad/s) */
+} pfb_shape;
+
+typedef struct pfb_boundaries {
+    size_t n;
+    pfb_shape s[PFB_MAX_SHAPES];
+} pfb_boundaries;
+
+/* Signed distance of x from shape s at time t (dim 2 ignores z); grad gets the unit normal into the fluid. */
+double shape_sdf(const pfb_shape *s, int dim, double t, const double x[3], double grad[3]);
+
+/* Velocity of the (rigidly moving) shape at time t. */
+void shape_velocity(const pfb_shape *s, double t, double v[3]);
+
+/* Check a shape's parameters (positive sizes, unit normal); names the bad value. */
+int shape_validate(const pfb_shape *s, pfb_err *err);
+
+/* Append a shape to the set. */
+int boundaries_add(pfb_boundaries *b, const pfb_shape *s, pfb_err *err);
+
+/* Smallest signed distance over all shapes; grad and *which (may be NULL) of that shape. */
+double boundaries_sdf(const pfb_boundaries *b, int dim, double t, const double x[3], double grad[3],
+                      size_t *which);
+
+/* SPH position projection: moves x out of every shape it penetrates by more than
+ * -margin (phi < margin), onto phi = margin, and removes the velocity component
+ * into the wall relative to the wall's velocity (restitution e in [0,1] reflects
+ * it, friction f in [0,1] scales the relative tangential velocity by 1 - f).
+ * Returns 1 if x was moved. */
+int boundaries_project(const pfb_boundaries *b, int dim, double t, double margin, double e,
+                       double f, double x[3], double v[3]);
+
+#endif

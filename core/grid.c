@@ -1,0 +1,735 @@
+/* grid.c — uniform-grid neighbour search with counting sort (see grid.h).
+ *
+ * Build: one pass finds the bounding box (and rejects non-finite coordinates),
+ * one pass bins every point into a cell slot and counts slot occupancy, then a
+ * stable counting sort (inclusive prefix sum, scatter from the last point down)
+ * fills `order` and leaves cell_start[s] at the first entry of slot s.  The same
+ * scatter also writes `xs`, a cell-ordered copy of the coordinates, so that the
+ * neighbour scan reads candidates from contiguous memory.
+ *
+ * Bounded mode: slot = (cz * ny + cy) * nx + cx, so the three cells cx-1..cx+1 of
+ * one row are one contiguous range of `order`; a cell's candidates are 3 ranges in
+ * 2D and 9 in 3D, in increasing slot order.  Hashed mode: slot = hash(cell) mod
+ * ntable (ntable a power of two >= 2n); the 3^dim neighbour slots of a cell are
+ * de-duplicated so that a slot shared by two neighbour cells is scanned once, and
+ * points of a far cell that collides are rejected by the distance test.
+ *
+ * Exactness.  A pair is reported iff pfb_dist2 < h*h, the expression the brute
+ * force uses, so the only way to differ from it is to miss a pair whose cells are
+ * more than one apart on some axis.  That cannot happen: rounding is monotone,
+ * so fl(dx*dx) <= pfb_dist2 < fl(h*h) implies |dx| < h exactly on every axis,
+ * and every cell is at least h wide in exact arithmetic.  The last point needs
+ * care, because floor(fl(fl(x - origin) * scale)) has rounding error of a few
+ * ulps of the cell coordinate; with scale = 1/h a pair just under h apart can
+ * straddle a cell whose computed width is a hair under h (lattices with spacing
+ * h, h not a power of two, hit this).  So the binning scale is inv_h shrunk by
+ * the relative amount 4 * (K + 4) * DBL_EPSILON, K the span in cells (at most
+ * 2.2e-9 relative at 4e6 cells), which proves every cell at least h wide.  When
+ * the span exceeds KCAP cells the cells are widened to span/KCAP (hashed mode;
+ * correct, only slower), which keeps that bound meaningful for any finite input.
+ * ncell per axis follows floor((max - min) * inv_h) + 1; the slightly smaller
+ * scale only ever leaves the last cell of an axis emptier.
+ *
+ * Neighbour list: two passes over the cells in slot order.  The first counts
+ * each point's neighbours (a branch-free sum over the candidate ranges); a prefix
+ * sum over point index gives `start`.  The second writes each point's neighbours
+ * branch-free into a scratch row (kept just past the list's end in nl->idx/r2),
+ * insertion-sorts it by index (already sorted, so linear, when storage is cell
+ * ordered) and copies it to its row. */
+#include "grid.h"
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest span in cells binned at cell edge h (above it cells are widened). */
+static double kcap(void)
+{
+    const double lim = (double)(LONG_MAX / 4);
+    return lim < 0x1p40 ? lim : 0x1p40;
+}
+
+/* ------------------------------------------------------------------ checks */
+
+static int check_params(const char *who, int dim, double h, pfb_err *err)
+{
+    if (dim != 2 && dim != 3)
+        return pfb_err_set(err, PFB_EINVAL, "%s: dim = %d is invalid; dim must be 2 or 3", who,
+                           dim);
+    if (!(h > 0.0) || !isfinite(h))
+        return pfb_err_set(err, PFB_EINVAL, "%s: h = %g is invalid; h must be a finite number > 0",
+                           who, h);
+    if (!isfinite(1.0 / h))
+        return pfb_err_set(err, PFB_EINVAL, "%s: h = %g is too small (1/h overflows); h must be >= %g",
+                           who, h, 1.0 / DBL_MAX);
+    return PFB_OK;
+}
+
+static int check_arrays(const char *who, int dim, const double *const x[3], size_t n, pfb_err *err)
+{
+    if (n == 0)
+        return PFB_OK;
+    if (!x || !x[0] || !x[1] || (dim == 3 && !x[2]))
+        return pfb_err_set(err, PFB_EINVAL, "%s: coordinate array is NULL for %zu points; "
+                           "x[0..%d] must point to n values each", who, n, dim - 1);
+    return PFB_OK;
+}
+
+/* Bounding box of the points; fails on the first (lowest index) non-finite value. */
+static int scan_points(const char *who, int dim, const double *const x[3], size_t n, double lo[3],
+                       double hi[3], pfb_err *err)
+{
+    int bad = 0;
+    for (int d = 0; d < 3; d++)
+        lo[d] = hi[d] = 0.0;
+    for (int d = 0; d < dim && n > 0; d++) {
+        const double *restrict xd = x[d];
+        double a = xd[0], b = xd[0];
+        for (size_t i = 0; i < n; i++) {
+            const double v = xd[i];
+            bad |= !isfinite(v);
+            a = v < a ? v : a;
+            b = v > b ? v : b;
+        }
+        lo[d] = a;
+        hi[d] = b;
+    }
+    if (bad) {
+        for (size_t i = 0; i < n; i++)
+            for (int d = 0; d < dim; d++)
+                if (!isfinite(x[d][i]))
+                    return pfb_err_set(err, PFB_EINVAL, "%s: point %zu has non-finite %c coordinate %g;"
+                                       " coordinates must be finite", who, i, 'x' + d, x[d][i]);
+    }
+    return PFB_OK;
+}
+
+/* --------------------------------------------------------------- storage */
+
+/* Replace *old by an uninitialised array of count elements of size sz (contents are
+ * not kept); returns NULL on overflow or allocation failure (old is freed). */
+static void *fresh_array(void *old, size_t count, size_t sz)
+{
+    free(old);
+    if (count == 0)
+        count = 1;
+    if (count > SIZE_MAX / sz)
+        return NULL;
+    return malloc(count * sz);
+}
+
+/* Capacity to allocate for a need that exceeds cap: 1.5x growth, at least need. */
+static size_t grown(size_t cap, size_t need)
+{
+    const size_t g = cap + cap / 2;
+    return (g > need && g > cap) ? g : need;
+}
+
+static void free_point_arrays(pfb_grid *g)
+{
+    free(g->order);
+    free(g->slot);
+    free(g->cellc);
+    free(g->xs);
+    g->order = g->slot = NULL;
+    g->cellc = NULL;
+    g->xs = NULL;
+    g->cap_points = 0;
+}
+
+static int reserve_points(pfb_grid *g, size_t n)
+{
+    if (n <= g->cap_points && g->order)
+        return PFB_OK;
+    const size_t cap = grown(g->cap_points, n);
+    const size_t dim = (size_t)g->dim;
+    g->order = fresh_array(g->order, cap, sizeof *g->order);
+    g->slot = fresh_array(g->slot, cap, sizeof *g->slot);
+    g->cellc = (cap > SIZE_MAX / dim) ? (free(g->cellc), NULL)
+                                      : fresh_array(g->cellc, cap * dim, sizeof *g->cellc);
+    g->xs = (cap > SIZE_MAX / dim) ? (free(g->xs), NULL)
+                                   : fresh_array(g->xs, cap * dim, sizeof *g->xs);
+    if (!g->order || !g->slot || !g->cellc || !g->xs) {
+        free_point_arrays(g);
+        return PFB_ENOMEM;
+    }
+    g->cap_points = cap;
+    return PFB_OK;
+}
+
+static int reserve_table(pfb_grid *g, size_t ntable)
+{
+    if (ntable == SIZE_MAX)
+        return PFB_ENOMEM;
+    if (ntable + 1 <= g->cap_table && g->cell_start)
+        return PFB_OK;
+    const size_t cap = grown(g->cap_table, ntable + 1);
+    g->cell_start = fresh_array(g->cell_start, cap, sizeof *g->cell_start);
+    if (!g->cell_start) {
+        g->cap_table = 0;
+        return PFB_ENOMEM;
+    }
+    g->cap_table = cap;
+    return PFB_OK;
+}
+
+static int reserve_start(pfb_nlist *nl, size_t n)
+{
+    if (n == SIZE_MAX)
+        return PFB_ENOMEM;
+    if (n + 1 <= nl->cap_n && nl->start)
+        return PFB_OK;
+    const size_t cap = grown(nl->cap_n, n + 1);
+    nl->start = fresh_array(nl->start, cap, sizeof *nl->start);
+    if (!nl->start) {
+        nl->cap_n = 0;
+        return PFB_ENOMEM;
+    }
+    nl->cap_n = cap;
+    return PFB_OK;
+}
+
+static int reserve_pairs(pfb_nlist *nl, size_t npairs)
+{
+    if (npairs <= nl->cap_pairs && nl->idx && nl->r2)
+        return PFB_OK;
+    const size_t cap = grown(nl->cap_pairs, npairs);
+    nl->idx = fresh_array(nl->idx, cap, sizeof *nl->idx);
+    nl->r2 = fresh_array(nl->r2, cap, sizeof *nl->r2);
+    if (!nl->idx || !nl->r2) {
+        free(nl->idx);
+        free(nl->r2);
+        nl->idx = NULL;
+        nl->r2 = NULL;
+        nl->cap_pairs = 0;
+        return PFB_ENOMEM;
+    }
+    nl->cap_pairs = cap;
+    return PFB_OK;
+}
+
+/* ------------------------------------------------------------------- grid */
+
+int grid_init(pfb_grid *g, int dim, double h, pfb_err *err)
+{
+    if (!g)
+        return pfb_err_set(err, PFB_EINVAL, "grid_init: grid is NULL");
+    const int rc = check_params("grid_init", dim, h, err);
+    if (rc != PFB_OK)
+        return rc;
+    memset(g, 0, sizeof *g);
+    g->dim = dim;
+    g->h = h;
+    g->inv_h = 1.0 / h;
+    g->scale = g->inv_h;
+    g->ncell[0] = g->ncell[1] = g->ncell[2] = 1;
+    return PFB_OK;
+}
+
+void grid_free(pfb_grid *g)
+{
+    if (!g)
+        return;
+    free_point_arrays(g);
+    free(g->cell_start);
+    memset(g, 0, sizeof *g);
+}
+
+/* Slot of a cell in hashed mode (mask = ntable - 1). */
+static size_t hash_cell(long cx, long cy, long cz, size_t mask)
+{
+    uint64_t k = (uint64_t)cx * UINT64_C(0x9E3779B97F4A7C15);
+    k ^= (uint64_t)cy * UINT64_C(0xC2B2AE3D27D4EB4F);
+    k ^= (uint64_t)cz * UINT64_C(0x165667B19E3779F9);
+    k ^= k >> 31;
+    k *= UINT64_C(0xD6E8FEB86659FD93);
+    k ^= k >> 32;
+    return (size_t)k & mask;
+}
+
+int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
+{
+    if (!g)
+        return pfb_err_set(err, PFB_EINVAL, "grid_build: grid is NULL");
+    g->ready = 0;
+    g->n = 0;
+    const int dim = g->dim;
+    if (dim != 2 && dim != 3)
+        return pfb_err_set(err, PFB_EINVAL, "grid_build: grid has dim = %d; call grid_init first "
+                           "(dim must be 2 or 3)", dim);
+    int rc = check_arrays("grid_build", dim, x, n, err);
+    if (rc != PFB_OK)
+        return rc;
+    static const double *const no_points[3] = {NULL, NULL, NULL};
+    if (n == 0)
+        x = no_points; /* x may be NULL; nothing is read through it */
+    double lo[3], hi[3];
+    rc = scan_points("grid_build", dim, x, n, lo, hi, err);
+    if (rc != PFB_OK)
+        return rc;
+
+    /* span, in cells of edge h, of the widest axis */
+    double ext[3] = {0.0, 0.0, 0.0}, maxext = 0.0, kmax = 0.0;
+    for (int d = 0; d < dim; d++) {
+        ext[d] = hi[d] - lo[d];
+        if (!isfinite(ext[d]))
+            return pfb_err_set(err, PFB_EINVAL, "grid_build: points span %g to %g along %c, a "
+                               "width that overflows a double; the span must be finite",
+                               lo[d], hi[d], 'x' + d);
+        maxext = ext[d] > maxext ? ext[d] : maxext;
+        const double k = ext[d] * g->inv_h;
+        kmax = k > kmax ? k : kmax;
+    }
+    const double kc = kcap();
+    int hashed = kmax > kc;
+    double s = hashed ? kc / maxext : g->inv_h;
+    s *= 1.0 - 4.0 * (maxext * s + 4.0) * DBL_EPSILON;
+
+    /* bounded mode if the box needs at most max_cells cells */
+    const size_t maxc = g->max_cells ? g->max_cells
+                        : (n > SIZE_MAX / 4 ? SIZE_MAX : (4 * n > 1024 ? 4 * n : 1024));
+    long nc[3] = {1, 1, 1};
+    size_t ntable = 1;
+    if (!hashed) {
+        for (int d = 0; d < dim; d++) {
+            const double c = floor(ext[d] * g->inv_h) + 1.0;
+            if (!(c <= (double)maxc)) {
+                hashed = 1;
+                break;
+            }
+            nc[d] = (long)c;
+            if ((size_t)nc[d] > maxc / ntable) {
+                hashed = 1;
+                break;
+            }
+            ntable *= (size_t)nc[d];
+        }
+    }
+    if (hashed) {
+        nc[0] = nc[1] = nc[2] = 1;
+        if (n > SIZE_MAX / 4)
+            return pfb_err_set(err, PFB_ENOMEM, "grid_build: %zu points is too many to hash", n);
+        ntable = 2;
+        while (ntable < 2 * n)
+            ntable *= 2;
+    }
+
+    if (reserve_points(g, n) != PFB_OK || reserve_table(g, ntable) != PFB_OK)
+        return pfb_err_set(err, PFB_ENOMEM, "grid_build: out of memory for %zu points and %zu "
+                           "cell slots", n, ntable);
+
+    g->hashed = hashed;
+    g->ntable = ntable;
+    g->scale = s;
+    for (int d = 0; d < 3; d++) {
+        g->origin[d] = lo[d];
+        g->ncell[d] = nc[d];
+    }
+
+    /* bin: cell coordinates, slot, and slot counts */
+    size_t *restrict cs = g->cell_start;
+    size_t *restrict slot = g->slot;
+    long *restrict cellc = g->cellc;
+    memset(cs, 0, (ntable + 1) * sizeof *cs);
+    const size_t mask = ntable - 1;
+    const double o0 = lo[0], o1 = lo[1], o2 = lo[2];
+    const size_t nx = (size_t)nc[0], ny = (size_t)nc[1];
+    const long mx = nc[0] - 1, my = nc[1] - 1, mz = nc[2] - 1;
+    if (dim == 3) {
+        const double *restrict x0 = x[0], *restrict x1 = x[1], *restrict x2 = x[2];
+        for (size_t i = 0; i < n; i++) {
+            long cx = (long)((x0[i] - o0) * s);
+            long cy = (long)((x1[i] - o1) * s);
+            long cz = (long)((x2[i] - o2) * s);
+            size_t sl;
+            if (hashed) {
+                sl = hash_cell(cx, cy, cz, mask);
+            } else {
+                cx = cx < mx ? cx : mx;
+                cy = cy < my ? cy : my;
+                cz = cz < mz ? cz : mz;
+                sl = ((size_t)cz * ny + (size_t)cy) * nx + (size_t)cx;
+            }
+            cellc[3 * i] = cx;
+            cellc[3 * i + 1] = cy;
+            cellc[3 * i + 2] = cz;
+            slot[i] = sl;
+            cs[sl]++;
+        }
+    } else {
+        const double *restrict x0 = x[0], *restrict x1 = x[1];
+        for (size_t i = 0; i < n; i++) {
+            long cx = (long)((x0[i] - o0) * s);
+            long cy = (long)((x1[i] - o1) * s);
+            size_t sl;
+            if (hashed) {
+                sl = hash_cell(cx, cy, 0, mask);
+            } else {
+                cx = cx < mx ? cx : mx;
+                cy = cy < my ? cy : my;
+                sl = (size_t)cy * nx + (size_t)cx;
+            }
+            cellc[2 * i] = cx;
+            cellc[2 * i + 1] = cy;
+            slot[i] = sl;
+            cs[sl]++;
+        }
+    }
+
+    /* stable counting sort: inclusive prefix sums, then scatter from the last point
+     * down, which leaves cs[s] at the first entry of slot s */
+    size_t sum = 0;
+    for (size_t t = 0; t < ntable; t++) {
+        sum += cs[t];
+        cs[t] = sum;
+    }
+    cs[ntable] = n;
+    size_t *restrict order = g->order;
+    double *restrict xs = g->xs;
+    const size_t cap = g->cap_points;
+    for (size_t i = n; i-- > 0;) {
+        const size_t k = --cs[slot[i]];
+        order[k] = i;
+        for (int d = 0; d < dim; d++)
+            xs[(size_t)d * cap + k] = x[d][i];
+    }
+
+    g->n = n;
+    g->ready = 1;
+    return PFB_OK;
+}
+
+const size_t *grid_sort_permutation(const pfb_grid *g)
+{
+    return g ? g->order : NULL;
+}
+
+/* ------------------------------------------------------- neighbour search */
+
+/* Candidate ranges of order/xs for one cell: at most 27. */
+typedef struct cell_ranges {
+    int n;
+    size_t lo[27], hi[27];
+} cell_ranges;
+
+/* Bounded mode: one range per (dy, dz) row, covering cells cx-1..cx+1. */
+static void bounded_ranges(const pfb_grid *g, const long c[3], cell_ranges *r)
+{
+    const long nx = g->ncell[0], ny = g->ncell[1], nz = g->ncell[2];
+    const long x0 = c[0] > 0 ? c[0] - 1 : 0, x1 = c[0] + 1 < nx ? c[0] + 1 : nx - 1;
+    const long y0 = c[1] > 0 ? c[1] - 1 : 0, y1 = c[1] + 1 < ny ? c[1] + 1 : ny - 1;
+    const long z0 = c[2] > 0 ? c[2] - 1 : 0, z1 = c[2] + 1 < nz ? c[2] + 1 : nz - 1;
+    const size_t *cs = g->cell_start;
+    r->n = 0;
+    for (long z = z0; z <= z1; z++) {
+        for (long y = y0; y <= y1; y++) {
+            const size_t row = ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx;
+            const size_t a = cs[row + (size_t)x0], b = cs[row + (size_t)x1 + 1];
+            if (a < b) {
+                r->lo[r->n] = a;
+                r->hi[r->n] = b;
+                r->n++;
+            }
+        }
+    }
+}
+
+/* Hashed mode: the slots of the 3^dim neighbour cells, each distinct slot once. */
+static void hashed_ranges(const pfb_grid *g, const long *c, cell_ranges *r)
+{
+    const size_t mask = g->ntable - 1;
+    const size_t *cs = g->cell_start;
+    const long cz = g->dim == 3 ? c[2] : 0;
+    const int dzr = g->dim == 3 ? 1 : 0;
+    size_t seen[27];
+    int nseen = 0;
+    r->n = 0;
+    for (int dz = -dzr; dz <= dzr; dz++) {
+        for (int dy = -1; dy <= 1; dy++) {
+            for (int dx = -1; dx <= 1; dx++) {
+                const size_t s = hash_cell(c[0] + dx, c[1] + dy, cz + dz, mask);
+                int dup = 0;
+                for (int t = 0; t < nseen; t++)
+                    dup |= seen[t] == s;
+                if (dup)
+                    continue;
+                seen[nseen++] = s;
+                if (cs[s] < cs[s + 1]) {
+                    r->lo[r->n] = cs[s];
+                    r->hi[r->n] = cs[s + 1];
+                    r->n++;
+                }
+            }
+        }
+    }
+}
+
+/* Number of k in [lo, hi) with pfb_dist2(ki, k) < hh (ki itself included if in range). */
+static size_t count_range3(const double *restrict x0, const double *restrict x1,
+                           const double *restrict x2, size_t ki, size_t lo, size_t hi, double hh)
+{
+    const double *const xp[3] = {x0, x1, x2};
+    size_t c = 0;
+    for (size_t k = lo; k < hi; k++)
+        c += pfb_dist2(3, xp, ki, k) < hh;
+    return c;
+}
+
+static size_t count_range2(const double *restrict x0, const double *restrict x1, size_t ki,
+                           size_t lo, size_t hi, double hh)
+{
+    const double *const xp[3] = {x0, x1, NULL};
+    size_t c = 0;
+    for (size_t k = lo; k < hi; k++)
+        c += pfb_dist2(2, xp, ki, k) < hh;
+    return c;
+}
+
+/* Append the neighbours of ki found in [lo, hi) at out[pos..]; returns the new pos.
+ * Writes are unconditional (one slot past the last neighbour is overwritten). */
+static size_t fill_range3(const double *restrict x0, const double *restrict x1,
+                          const double *restrict x2, const size_t *restrict order, size_t ki,
+                          size_t lo, size_t hi, double hh, size_t *restrict oidx,
+                          double *restrict or2, size_t pos)
+{
+    const double *const xp[3] = {x0, x1, x2};
+    for (size_t k = lo; k < hi; k++) {
+        const double d2 = pfb_dist2(3, xp, ki, k);
+        oidx[pos] = order[k];
+        or2[pos] = d2;
+        pos += (size_t)((d2 < hh) & (k != ki));
+    }
+    return pos;
+}
+
+static size_t fill_range2(const double *restrict x0, const double *restrict x1,
+                          const size_t *restrict order, size_t ki, size_t lo, size_t hi, double hh,
+                          size_t *restrict oidx, double *restrict or2, size_t pos)
+{
+    const double *const xp[3] = {x0, x1, NULL};
+    for (size_t k = lo; k < hi; k++) {
+        const double d2 = pfb_dist2(2, xp, ki, k);
+        oidx[pos] = order[k];
+        or2[pos] = d2;
+        pos += (size_t)((d2 < hh) & (k != ki));
+    }
+    return pos;
+}
+
+/* Sort (idx, r2) pairs by idx; linear when already sorted. */
+static void sort_row(size_t *restrict idx, double *restrict r2, size_t m)
+{
+    for (size_t a = 1; a < m; a++) {
+        const size_t key = idx[a];
+        if (idx[a - 1] <= key)
+            continue;
+        const double v = r2[a];
+        size_t b = a;
+        do {
+            idx[b] = idx[b - 1];
+            r2[b] = r2[b - 1];
+            b--;
+        } while (b > 0 && idx[b - 1] > key);
+        idx[b] = key;
+        r2[b] = v;
+    }
+}
+
+typedef struct list_pass {
+    int dim;
+    int fill;                 /* 0: count into start[i + 1]; 1: write rows */
+    double hh;
+    size_t self;              /* 1 if a point passes its own test (0 < hh) */
+    const double *x0, *x1, *x2;
+    const size_t *order;
+    size_t *start;
+    size_t *idx;
+    double *r2;
+    size_t *sidx;             /* scratch row (fill pass) */
+    double *sr2;
+    size_t maxcnt;
+} list_pass;
+
+/* Count or write the neighbours of the points at sorted positions [k0, k1), which
+ * share the candidate ranges r. */
+static void pass_points(list_pass *p, const cell_ranges *r, size_t k0, size_t k1)
+{
+    for (size_t k = k0; k < k1; k++) {
+        const size_t i = p->order[k];
+        if (!p->fill) {
+            size_t c = 0;
+            if (p->dim == 3)
+                for (int t = 0; t < r->n; t++)
+                    c += count_range3(p->x0, p->x1, p->x2, k, r->lo[t], r->hi[t], p->hh);
+            else
+                for (int t = 0; t < r->n; t++)
+                    c += count_range2(p->x0, p->x1, k, r->lo[t], r->hi[t], p->hh);
+            c -= p->self;
+            p->start[i + 1] = c;
+            p->maxcnt = c > p->maxcnt ? c : p->maxcnt;
+        } else {
+            size_t m = 0;
+            if (p->dim == 3)
+                for (int t = 0; t < r->n; t++)
+                    m = fill_range3(p->x0, p->x1, p->x2, p->order, k, r->lo[t], r->hi[t], p->hh,
+                                    p->sidx, p->sr2, m);
+            else
+                for (int t = 0; t < r->n; t++)
+                    m = fill_range2(p->x0, p->x1, p->order, k, r->lo[t], r->hi[t], p->hh, p->sidx,
+                                    p->sr2, m);
+            sort_row(p->sidx, p->sr2, m);
+            const size_t at = p->start[i];
+            memcpy(p->idx + at, p->sidx, m * sizeof *p->idx);
+            memcpy(p->r2 + at, p->sr2, m * sizeof *p->r2);
+        }
+    }
+}
+
+/* Visit every point in cell order, grouped by cell. */
+static void run_pass(const pfb_grid *g, list_pass *p)
+{
+    cell_ranges r;
+    const size_t *cs = g->cell_start;
+    if (!g->hashed) {
+        long c[3];
+        size_t s = 0;
+        for (c[2] = 0; c[2] < g->ncell[2]; c[2]++)
+            for (c[1] = 0; c[1] < g->ncell[1]; c[1]++)
+                for (c[0] = 0; c[0] < g->ncell[0]; c[0]++, s++) {
+                    if (cs[s] == cs[s + 1])
+                        continue;
+                    bounded_ranges(g, c, &r);
+                    pass_points(p, &r, cs[s], cs[s + 1]);
+                }
+        return;
+    }
+    const int dim = g->dim;
+    for (size_t k = 0; k < g->n;) {
+        const long *c = g->cellc + (size_t)dim * g->order[k];
+        size_t k1 = k + 1;
+        while (k1 < g->n) {
+            const long *c1 = g->cellc + (size_t)dim * g->order[k1];
+            if (c1[0] != c[0] || c1[1] != c[1] || (dim == 3 && c1[2] != c[2]))
+                break;
+            k1++;
+        }
+        hashed_ranges(g, c, &r);
+        pass_points(p, &r, k, k1);
+        k = k1;
+    }
+}
+
+int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_err *err)
+{
+    /* The candidates are read from g->xs, the cell-ordered copy of x taken by the last
+     * grid_build: same values, so pfb_dist2 gives the same bits, and contiguous.  x
+     * must therefore be what was given to that build; it is only checked for NULL. */
+    if (!g || !nl)
+        return pfb_err_set(err, PFB_EINVAL, "grid_neighbours: %s is NULL", g ? "list" : "grid");
+    if (!g->ready)
+        return pfb_err_set(err, PFB_EINVAL, "grid_neighbours: the grid has no successful "
+                           "grid_build; build it before listing neighbours");
+    const size_t n = g->n;
+    int rc = check_arrays("grid_neighbours", g->dim, x, n, err);
+    if (rc != PFB_OK)
+        return rc;
+    nl->n = 0;
+    if (reserve_start(nl, n) != PFB_OK)
+        return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %zu row offsets",
+                           n + 1);
+
+    list_pass p;
+    memset(&p, 0, sizeof p);
+    p.dim = g->dim;
+    p.hh = g->h * g->h;
+    p.self = 0.0 < p.hh;
+    p.x0 = g->xs;
+    p.x1 = g->xs + g->cap_points;
+    p.x2 = g->dim == 3 ? g->xs + 2 * g->cap_points : NULL;
+    p.order = g->order;
+    p.start = nl->start;
+
+    p.fill = 0;
+    run_pass(g, &p);
+    nl->start[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (nl->start[i + 1] > SIZE_MAX - nl->start[i])
+            return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: pair count overflows");
+        nl->start[i + 1] += nl->start[i];
+    }
+    const size_t total = nl->start[n];
+    /* room for the list plus one scratch row of maxcnt + 1 entries after it */
+    if (total > SIZE_MAX - 2 - p.maxcnt || reserve_pairs(nl, total + p.maxcnt + 1) != PFB_OK)
+        return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %zu pairs", total);
+
+    p.fill = 1;
+    p.idx = nl->idx;
+    p.r2 = nl->r2;
+    p.sidx = nl->idx + total;
+    p.sr2 = nl->r2 + total;
+    run_pass(g, &p);
+    nl->n = n;
+    return PFB_OK;
+}
+
+/* -------------------------------------------------------------- reference */
+
+void nlist_free(pfb_nlist *nl)
+{
+    if (!nl)
+        return;
+    free(nl->start);
+    free(nl->idx);
+    free(nl->r2);
+    memset(nl, 0, sizeof *nl);
+}
+
+int nlist_brute_force(int dim, double h, const double *const x[3], size_t n, pfb_nlist *nl,
+                      pfb_err *err)
+{
+    int rc = check_params("nlist_brute_force", dim, h, err);
+    if (rc != PFB_OK)
+        return rc;
+    if (!nl)
+        return pfb_err_set(err, PFB_EINVAL, "nlist_brute_force: list is NULL");
+    rc = check_arrays("nlist_brute_force", dim, x, n, err);
+    if (rc != PFB_OK)
+        return rc;
+    double lo[3], hi[3];
+    rc = scan_points("nlist_brute_force", dim, x, n, lo, hi, err);
+    if (rc != PFB_OK)
+        return rc;
+    nl->n = 0;
+    if (reserve_start(nl, n) != PFB_OK)
+        return pfb_err_set(err, PFB_ENOMEM, "nlist_brute_force: out of memory for %zu row offsets",
+                           n + 1);
+    const double hh = h * h;
+    nl->start[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t c = 0;
+        for (size_t j = 0; j < n; j++)
+            c += (j != i) && pfb_dist2(dim, x, i, j) < hh;
+        nl->start[i + 1] = nl->start[i] + c;
+    }
+    const size_t total = nl->start[n];
+    if (reserve_pairs(nl, total) != PFB_OK)
+        return pfb_err_set(err, PFB_ENOMEM, "nlist_brute_force: out of memory for %zu pairs", total);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < n; j++) {
+            if (j == i)
+                continue;
+            const double d2 = pfb_dist2(dim, x, i, j);
+            if (d2 < hh) {
+                nl->idx[m] = j;
+                nl->r2[m] = d2;
+                m++;
+            }
+        }
+    }
+    nl->n = n;
+    return PFB_OK;
+}

@@ -1,0 +1,86 @@
+/* grid.h — uniform-grid neighbour search with counting sort (2D and 3D).
+ *
+ * Cells have edge h (the search radius).  The grid covers the bounding box of the
+ * points at each build; when that box would need more than max_cells cells (points
+ * spread far apart), cells are hashed into a table instead (Clavet 2005 §7.1), so
+ * the domain is effectively unbounded.  Particles are counting-sorted by cell:
+ * `order` lists point indices cell by cell, and grid_sort_permutation gives the
+ * permutation that makes storage cell-ordered.
+ *
+ * A pair (i, j), i != j, is a neighbour pair iff pfb_dist2(xi, xj) < h*h, with the
+ * squared distance computed exactly as pfb_dist2 does, so results equal a
+ * brute-force search bit for bit.
+ *
+ * The neighbour list is a full list in compressed-row form: the neighbours of i
+ * are idx[start[i] .. start[i+1]-1], in increasing index order. */
+#ifndef PFB_GRID_H
+#define PFB_GRID_H
+
+#include <stddef.h>
+#include "error.h"
+
+/* Squared distance between points a and b (dim 2 or 3), the one definition used. */
+static inline double pfb_dist2(int dim, const double *const x[3], size_t a, size_t b)
+{
+    double dx = x[0][a] - x[0][b];
+    double dy = x[1][a] - x[1][b];
+    double d2 = dx * dx + dy * dy;
+    if (dim == 3) {
+        double dz = x[2][a] - x[2][b];
+        d2 += dz * dz;
+    }
+    return d2;
+}
+
+typedef struct pfb_grid {
+    int dim;
+    double h, inv_h;
+    double origin[3];      /* lower corner of the covered box */
+    long ncell[3];         /* cells per axis (bounded mode) */
+    int hashed;            /* 1 if cells are hashed into a table */
+    size_t ntable;         /* number of cell slots (ncell product or hash size) */
+    size_t n;              /* number of points in the last build */
+    size_t *cell_start;    /* ntable + 1 offsets into order */
+    size_t *order;         /* point indices sorted by cell slot */
+    size_t *slot;          /* slot of each point (size n) */
+    long *cellc;           /* integer cell coordinates of each point, dim per point */
+    size_t cap_points, cap_table;
+    size_t max_cells;      /* bound on bounded-mode cells before hashing (0: max(4n, 1024)) */
+    double scale;          /* binning scale of the last build: cell = floor((x - origin) * scale),
+                              inv_h shrunk by a few ulps per cell of span (see grid.c) */
+    double *xs;            /* cell-ordered copy of the coordinates: xs[d * cap_points + k]
+                              = x[d][order[k]]; grid_neighbours reads it */
+    int ready;             /* 1 after a successful grid_build */
+} pfb_grid;
+
+typedef struct pfb_nlist {
+    size_t n;              /* number of points */
+    size_t *start;         /* n + 1 offsets */
+    size_t *idx;           /* neighbour indices */
+    double *r2;            /* squared distances, parallel to idx */
+    size_t cap_n, cap_pairs;
+} pfb_nlist;
+
+/* Initialise an empty grid for dimension dim and cell size h. */
+int grid_init(pfb_grid *g, int dim, double h, pfb_err *err);
+
+/* Free a grid's storage (accepts a zeroed grid). */
+void grid_free(pfb_grid *g);
+
+/* Bin n points (coordinate arrays x[0..dim-1]) into cells; reuses storage. */
+int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err);
+
+/* Build the full neighbour list of the last grid_build (radius h). */
+int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_err *err);
+
+/* Permutation perm[new] = old that makes storage cell-ordered (i.e. g->order). */
+const size_t *grid_sort_permutation(const pfb_grid *g);
+
+/* Free a neighbour list (accepts a zeroed list). */
+void nlist_free(pfb_nlist *nl);
+
+/* Brute-force O(n^2) neighbour list with the same definition (reference for tests). */
+int nlist_brute_force(int dim, double h, const double *const x[3], size_t n, pfb_nlist *nl,
+                      pfb_err *err);
+
+#endif

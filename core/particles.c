@@ -1,0 +1,175 @@
+/* particles.c — structure-of-arrays particle storage with named extra fields. */
+#include "particles.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int particles_init(pfb_particles *p, int dim, pfb_err *err)
+{
+    memset(p, 0, sizeof *p);
+    if (dim != 2 && dim != 3)
+        return pfb_err_set(err, PFB_EINVAL, "particle dimension %d is invalid; valid: 2 or 3", dim);
+    p->dim = dim;
+    return PFB_OK;
+}
+
+void particles_free(pfb_particles *p)
+{
+    if (!p)
+        return;
+    for (int k = 0; k < 3; k++) {
+        free(p->x[k]);
+        free(p->v[k]);
+    }
+    free(p->m);
+    free(p->id);
+    for (size_t f = 0; f < p->nfields; f++)
+        free(p->field[f].data);
+    memset(p, 0, sizeof *p);
+}
+
+static int grow(void **ptr, size_t elem, size_t cap)
+{
+    void *q = realloc(*ptr, elem * (cap ? cap : 1));
+    if (!q)
+        return -1;
+    *ptr = q;
+    return 0;
+}
+
+int particles_reserve(pfb_particles *p, size_t cap, pfb_err *err)
+{
+    if (cap <= p->cap)
+        return PFB_OK;
+    size_t newcap = p->cap ? p->cap : 64;
+    while (newcap < cap)
+        newcap *= 2;
+    int bad = 0;
+    for (int k = 0; k < 3; k++) {
+        bad |= grow((void **)&p->x[k], sizeof(double), newcap);
+        bad |= grow((void **)&p->v[k], sizeof(double), newcap);
+    }
+    bad |= grow((void **)&p->m, sizeof(double), newcap);
+    bad |= grow((void **)&p->id, sizeof(uint64_t), newcap);
+    for (size_t f = 0; f < p->nfields; f++)
+        bad |= grow((void **)&p->field[f].data, sizeof(double) * (size_t)p->field[f].ncomp, newcap);
+    if (bad)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory growing particle storage to %zu particles",
+                           newcap);
+    /* new field slots start zeroed */
+    for (size_t f = 0; f < p->nfields; f++) {
+        size_t nc = (size_t)p->field[f].ncomp;
+        memset(p->field[f].data + p->cap * nc, 0, (newcap - p->cap) * nc * sizeof(double));
+    }
+    p->cap = newcap;
+    return PFB_OK;
+}
+
+int particles_add(pfb_particles *p, const double x[3], const double v[3], double m, pfb_err *err)
+{
+    int rc = particles_reserve(p, p->n + 1, err);
+    if (rc)
+        return rc;
+    size_t i = p->n;
+    for (int k = 0; k < 3; k++) {
+        int live = k < p->dim;
+        p->x[k][i] = live ? x[k] : 0.0;
+        p->v[k][i] = live ? v[k] : 0.0;
+    }
+    p->m[i] = m;
+    p->id[i] = p->next_id++;
+    for (size_t f = 0; f < p->nfields; f++) {
+        size_t nc = (size_t)p->field[f].ncomp;
+        memset(p->field[f].data + i * nc, 0, nc * sizeof(double));
+    }
+    p->n++;
+    return PFB_OK;
+}
+
+int particles_find_field(const pfb_particles *p, const char *name)
+{
+    for (size_t f = 0; f < p->nfields; f++)
+        if (strcmp(p->field[f].name, name) == 0)
+            return (int)f;
+    return -1;
+}
+
+int particles_add_field(pfb_particles *p, const char *name, int ncomp, int *idx, pfb_err *err)
+{
+    if (ncomp < 1 || ncomp > 9)
+        return pfb_err_set(err, PFB_EINVAL, "field '%s' has %d components; valid: 1 to 9", name, ncomp);
+    if (strlen(name) == 0 || strlen(name) >= PFB_FIELD_NAME)
+        return pfb_err_set(err, PFB_EINVAL, "field name '%s' is invalid; valid: 1 to %d characters",
+                           name, PFB_FIELD_NAME - 1);
+    if (particles_find_field(p, name) >= 0)
+        return pfb_err_set(err, PFB_EINVAL, "field '%s' is already registered", name);
+    if (p->nfields >= PFB_MAX_FIELDS)
+        return pfb_err_set(err, PFB_EINVAL, "cannot register field '%s': at most %d fields", name,
+                           PFB_MAX_FIELDS);
+    pfb_field *f = &p->field[p->nfields];
+    size_t cap = p->cap ? p->cap : 1;
+    f->data = calloc(cap * (size_t)ncomp, sizeof(double));
+    if (!f->data)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory registering field '%s'", name);
+    strcpy(f->name, name);
+    f->ncomp = ncomp;
+    if (idx)
+        *idx = (int)p->nfields;
+    p->nfields++;
+    return PFB_OK;
+}
+
+static int permute_block(void *base, size_t elem, const size_t *perm, size_t n)
+{
+    unsigned char *src = base;
+    unsigned char *tmp = malloc(elem * (n ? n : 1));
+    if (!tmp)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        memcpy(tmp + k * elem, src + perm[k] * elem, elem);
+    memcpy(src, tmp, elem * n);
+    free(tmp);
+    return 0;
+}
+
+int particles_permute(pfb_particles *p, const size_t *perm, pfb_err *err)
+{
+    int bad = 0;
+    for (int k = 0; k < 3; k++) {
+        bad |= permute_block(p->x[k], sizeof(double), perm, p->n);
+        bad |= permute_block(p->v[k], sizeof(double), perm, p->n);
+    }
+    bad |= permute_block(p->m, sizeof(double), perm, p->n);
+    bad |= permute_block(p->id, sizeof(uint64_t), perm, p->n);
+    for (size_t f = 0; f < p->nfields; f++)
+        bad |= permute_block(p->field[f].data, sizeof(double) * (size_t)p->field[f].ncomp, perm, p->n);
+    if (bad)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory reordering %zu particles", p->n);
+    return PFB_OK;
+}
+
+void particles_remove(pfb_particles *p, size_t i)
+{
+    size_t last = p->n - 1;
+    if (i != last) {
+        for (int k = 0; k < 3; k++) {
+            p->x[k][i] = p->x[k][last];
+            p->v[k][i] = p->v[k][last];
+        }
+        p->m[i] = p->m[last];
+        p->id[i] = p->id[last];
+        for (size_t f = 0; f < p->nfields; f++) {
+            size_t nc = (size_t)p->field[f].ncomp;
+            memcpy(p->field[f].data + i * nc, p->field[f].data + last * nc, nc * sizeof(double));
+        }
+    }
+    p->n--;
+}
+
+double particles_total_mass(const pfb_particles *p)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        s += p->m[i];
+    return s;
+}

@@ -1,0 +1,298 @@
+/* run.c — the simulation loop shared by every solver and experiment. */
+#include "run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "output.h"
+#include "version.h"
+
+const pfb_param_spec pfb_run_params[] = {
+    {"dim", PFB_PARAM_INT, 2, 2, 3, "1", "spatial dimension", NULL},
+    {"spacing", PFB_PARAM_DOUBLE, 0.0, 0.0, 100.0, "m", "initial particle spacing; 0 = the scene's default", NULL},
+    {"dt", PFB_PARAM_DOUBLE, 0.0, 0.0, 100.0, "s", "time step; 0 = the solver's suggestion (rounded down to divide a frame)", NULL},
+    {"t_end", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e6, "s", "simulated duration; 0 = the scene's default", NULL},
+    {"frames", PFB_PARAM_INT, 0, 0, 1e7, "1", "frames after the initial one; 0 = 30 per simulated second", NULL},
+    {"substeps", PFB_PARAM_INT, 0, 0, 1e9, "1", "steps per frame; 0 = the fewest with step <= dt", NULL},
+    {"seed", PFB_PARAM_INT, 1, 0, 2147483647.0, "1", "seed of the run's random numbers", NULL},
+    {"jitter", PFB_PARAM_DOUBLE, 0.0, 0.0, 0.4, "1", "random initial displacement, fraction of the spacing", NULL},
+    {"snapshots", PFB_PARAM_CHOICE, 0, 0, 0, "", "particle snapshots per frame", "csv|vtp|none"},
+    {"energy_limit", PFB_PARAM_DOUBLE, 10.0, 1.0, 1e12, "1", "kinetic energy above this multiple of the scene's energy scale is a blow-up", NULL},
+    {"sort_every", PFB_PARAM_INT, 1, 0, 1e9, "1", "frames between re-sorting particles into cell order; 0 = never", NULL},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+int run_setup(const pfb_run_config *cfg, pfb_sim *sim, void **state, pfb_err *err)
+{
+    *state = NULL;
+    int dim = params_get_int(cfg->run, "dim");
+    double spacing = params_get(cfg->run, "spacing");
+    if (spacing == 0.0)
+        spacing = cfg->scene->default_spacing[dim - 2];
+    int rc = sim_init(sim, dim, (uint64_t)params_get(cfg->run, "seed"), err);
+    if (rc)
+        return rc;
+    sim->spacing = spacing;
+    rc = cfg->scene->build(cfg->scene_params, sim, err);
+    if (rc)
+        return rc;
+    if (sim->p.n == 0)
+        return pfb_err_set(err, PFB_EINVAL, "scene %s at spacing %g has no particles; valid: a smaller spacing",
+                           cfg->scene->name, spacing);
+    scene_jitter(sim, params_get(cfg->run, "jitter"));
+    return cfg->solver->create(cfg->solver_params, sim, state, err);
+}
+
+int run_check_blowup(const pfb_sim *sim, double energy_scale, double energy_limit, char *reason, size_t len)
+{
+    const pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    double ke = 0.0;
+    for (size_t i = 0; i < p->n; i++) {
+        double v2 = 0.0;
+        for (int k = 0; k < dim; k++) {
+            double x = p->x[k][i], v = p->v[k][i];
+            if (!isfinite(x) || !isfinite(v)) {
+                snprintf(reason, len, "non-finite: particle %zu has x%c=%g v%c=%g at t=%.6g", i, "xyz"[k], x,
+                         "xyz"[k], v, sim->t);
+                return 1;
+            }
+            if (x < sim->domain_lo[k] || x > sim->domain_hi[k]) {
+                snprintf(reason, len, "escaped: particle %zu at %c=%g outside domain [%g, %g] at t=%.6g", i,
+                         "xyz"[k], x, sim->domain_lo[k], sim->domain_hi[k], sim->t);
+                return 1;
+            }
+            v2 += v * v;
+        }
+        ke += 0.5 * p->m[i] * v2;
+    }
+    if (ke > energy_limit * energy_scale) {
+        snprintf(reason, len, "energy growth: kinetic energy %g exceeds %g x scale %g at t=%.6g", ke, energy_limit,
+                 energy_scale, sim->t);
+        return 1;
+    }
+    return 0;
+}
+
+int run_timing(const pfb_run_config *cfg, const pfb_sim *sim, const void *state, double *dt, long *substeps,
+               long *frames, double *t_end, pfb_err *err)
+{
+    *t_end = params_get(cfg->run, "t_end");
+    if (*t_end == 0.0)
+        *t_end = cfg->scene->default_t_end;
+    *frames = params_get_int(cfg->run, "frames");
+    if (*frames == 0)
+        *frames = lround(fmax(1.0, ceil(30.0 * *t_end - 1e-9)));
+    double frame_dt = *t_end / (double)*frames;
+    double want = params_get(cfg->run, "dt");
+    if (want == 0.0 && cfg->solver->suggest_dt)
+        want = cfg->solver->suggest_dt(state, sim);
+    if (want == 0.0)
+        want = frame_dt;
+    if (!(want > 0) || !isfinite(want))
+        return pfb_err_set(err, PFB_EINVAL, "time step %g is invalid; valid: positive and finite", want);
+    long sub = params_get_int(cfg->run, "substeps");
+    if (sub == 0) {
+        double q = frame_dt / want;
+        sub = (long)ceil(q * (1.0 - 1e-12));
+        if (sub < 1)
+            sub = 1;
+    }
+    *substeps = sub;
+    *dt = frame_dt / (double)sub;
+    return PFB_OK;
+}
+
+/* ---- run.meta ------------------------------------------------------------------ */
+
+static void meta_params(FILE *f, const char *prefix, const pfb_params *p)
+{
+    char buf[64];
+    for (size_t i = 0; i < p->n; i++) {
+        params_format(p, i, buf, sizeof buf);
+        fprintf(f, "%s%s = %s\n", prefix, p->spec[i].name, buf);
+    }
+}
+
+static int write_meta(const pfb_run_config *cfg, const pfb_sim *sim, const pfb_run_result *res, double t_end,
+                      pfb_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory writing run.meta");
+    time_t now = time(NULL);
+    struct tm tmv;
+    char date[64];
+    gmtime_r(&now, &tmv);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+    struct utsname un;
+    char machine[512] = "unknown";
+    if (uname(&un) == 0)
+        snprintf(machine, sizeof machine, "%s %s %s %s", un.sysname, un.nodename, un.release, un.machine);
+    fprintf(f, "# pfbench run metadata: key = value\n");
+    fprintf(f, "solver = %s\nscene = %s\n", cfg->solver->name, cfg->scene->name);
+    fprintf(f, "status = %s%s\n", res->unstable ? "unstable: " : "ok", res->unstable ? res->reason : "");
+    fprintf(f, "dim = %d\ndt = %.17g\nspacing = %.17g\nseed = %d\n", sim->dim, res->dt, sim->spacing,
+            params_get_int(cfg->run, "seed"));
+    fprintf(f, "substeps = %ld\nframes = %ld\nframes_done = %ld\nsteps = %ld\nt_end = %.17g\n", res->substeps,
+            res->frames, res->frames_done, res->steps, t_end);
+    fprintf(f, "n_particles = %zu\nwall_seconds = %.6f\n", res->n0, res->wall_seconds);
+    fprintf(f, "seconds_per_step = %.9g\n", res->steps ? res->wall_seconds / (double)res->steps : 0.0);
+    fprintf(f, "energy_scale = %.10g\nlength_ref = %.10g\nv_ref = %.10g\n", res->energy_scale, sim->length_ref,
+            sim->v_ref);
+    fprintf(f, "version = %s\ncommit = %s\ncompiler = %s\ncflags = %s\n", pfb_version(), pfb_commit(),
+            pfb_compiler(), pfb_cflags());
+    fprintf(f, "date = %s\nmachine = %s\n", date, machine);
+    if (cfg->command_line)
+        fprintf(f, "command = %s\n", cfg->command_line);
+    fprintf(f, "citation = %s\n", cfg->solver->citation);
+    meta_params(f, "run.", cfg->run);
+    meta_params(f, "scene.", cfg->scene_params);
+    meta_params(f, "solver.", cfg->solver_params);
+    fclose(f);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/run.meta", cfg->out_dir);
+    int rc = output_write_file(path, text, len, err);
+    free(text);
+    return rc;
+}
+
+/* ---- the loop ------------------------------------------------------------------- */
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct run_io {
+    const pfb_run_config *cfg;
+    pfb_series series;
+    int snapshots;          /* 0 csv, 1 vtp, 2 none */
+    double *times;
+    size_t nextra;
+    double *extra;
+} run_io;
+
+static int emit_frame(run_io *io, pfb_diag_ctx *dc, const pfb_sim *sim, const void *state, long frame,
+                      pfb_diag *d, pfb_err *err)
+{
+    int rc = diag_compute(dc, sim, d, err);
+    if (rc)
+        return rc;
+    if (io->nextra)
+        io->cfg->solver->diag(state, sim, io->extra);
+    if (!io->cfg->out_dir)
+        return PFB_OK;
+    io->times[frame] = sim->t;
+    rc = series_row(&io->series, frame, d, io->extra, err);
+    if (!rc && io->snapshots == 0)
+        rc = output_frame_csv(io->cfg->out_dir, frame, sim, err);
+    if (!rc && io->snapshots == 1)
+        rc = output_frame_vtp(io->cfg->out_dir, frame, sim, err);
+    return rc;
+}
+
+int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
+{
+    memset(res, 0, sizeof *res);
+    pfb_sim sim;
+    void *state = NULL;
+    pfb_diag_ctx dc;
+    memset(&dc, 0, sizeof dc);
+    run_io io;
+    memset(&io, 0, sizeof io);
+    io.cfg = cfg;
+    io.snapshots = params_get_int(cfg->run, "snapshots");
+    double t_end = 0.0;
+    memset(&sim, 0, sizeof sim);
+    /* everything that can reject the input runs before the first file is created */
+    int rc = run_setup(cfg, &sim, &state, err);
+    if (!rc)
+        rc = run_timing(cfg, &sim, state, &res->dt, &res->substeps, &res->frames, &t_end, err);
+    if (!rc)
+        rc = diag_init(&dc, &sim, err);
+    if (!rc && cfg->out_dir)
+        rc = output_prepare_dir(cfg->out_dir, err);
+    if (rc)
+        goto done;
+    res->n0 = sim.p.n;
+    for (size_t i = 0; cfg->solver->diag && cfg->solver->diag_names && cfg->solver->diag_names[i]; i++)
+        io.nextra++;
+    io.extra = calloc(io.nextra + 1, sizeof *io.extra);
+    io.times = calloc((size_t)res->frames + 1, sizeof *io.times);
+    if (!io.extra || !io.times) {
+        rc = pfb_err_set(err, PFB_ENOMEM, "out of memory for %ld frames", res->frames);
+        goto done;
+    }
+    if (cfg->out_dir) {
+        rc = series_open(&io.series, cfg->out_dir, io.nextra ? cfg->solver->diag_names : NULL, err);
+        if (rc)
+            goto done;
+    }
+    pfb_diag d0;
+    rc = emit_frame(&io, &dc, &sim, state, 0, &d0, err);
+    if (rc)
+        goto done;
+    res->last = d0;
+    double gmag = sqrt(sim.g[0] * sim.g[0] + sim.g[1] * sim.g[1] + sim.g[2] * sim.g[2]);
+    res->energy_scale = d0.ke + d0.mass * gmag * sim.length_ref + 0.5 * d0.mass * sim.v_ref * sim.v_ref;
+    const double energy_limit = params_get(cfg->run, "energy_limit");
+    const long sort_every = params_get_int(cfg->run, "sort_every");
+    const double frame_dt = t_end / (double)res->frames;
+    double t0 = now_seconds();
+    for (long f = 1; f <= res->frames && !res->unstable; f++) {
+        for (long s = 0; s < res->substeps; s++) {
+            rc = cfg->solver->step(state, &sim, res->dt, err);
+            if (rc)
+                goto done;
+            res->steps++;
+            sim.step++;
+            sim.t = (double)(f - 1) * frame_dt + (double)(s + 1) * res->dt;
+            sim_positions_changed(&sim);
+            if (run_check_blowup(&sim, res->energy_scale, energy_limit, res->reason, sizeof res->reason)) {
+                res->unstable = 1;
+                break;
+            }
+        }
+        if (res->unstable)
+            break;
+        if (sort_every > 0 && f % sort_every == 0) {
+            rc = sim_sort_particles(&sim, 2.0 * sim.spacing, err);
+            if (rc)
+                goto done;
+        }
+        pfb_diag d;
+        rc = emit_frame(&io, &dc, &sim, state, f, &d, err);
+        if (rc)
+            goto done;
+        res->last = d;
+        res->frames_done = f;
+        if (cfg->progress)
+            cfg->progress(cfg->progress_ctx, (double)f / (double)res->frames);
+    }
+    res->wall_seconds = now_seconds() - t0;
+    if (cfg->out_dir) {
+        rc = series_close(&io.series, err);
+        if (!rc && io.snapshots == 1)
+            rc = output_pvd(cfg->out_dir, res->frames_done + 1, io.times, err);
+        if (!rc)
+            rc = write_meta(cfg, &sim, res, t_end, err);
+    }
+done:
+    if (rc && cfg->out_dir)
+        series_abort(&io.series);
+    free(io.extra);
+    free(io.times);
+    diag_free(&dc);
+    if (cfg->solver)
+        cfg->solver->destroy(state);
+    sim_free(&sim);
+    return rc;
+}

@@ -1,0 +1,62 @@
+/* run.h — one simulation run: set-up, the fixed-step loop, blow-up detection, output.
+ *
+ * A run advances frames 1..F, each of `substeps` solver steps of fixed dt; frame 0
+ * is the initial state.  After every step it checks for a blow-up — a non-finite
+ * position or velocity, a particle outside the scene's domain, or kinetic energy
+ * beyond energy_limit times the scene's energy scale
+ * E = KE_0 + M |g| L_ref + M v_ref^2 / 2 — and stops cleanly, recording the reason. */
+#ifndef PFB_RUN_H
+#define PFB_RUN_H
+
+#include "../solvers/solver.h"
+#include "diag.h"
+#include "error.h"
+#include "params.h"
+#include "scene.h"
+#include "sim.h"
+
+/* The run-level parameters ([run] section; --dim, --dt, ... are shortcuts). */
+extern const pfb_param_spec pfb_run_params[];
+
+typedef struct pfb_run_config {
+    const pfb_solver_ops *solver;
+    const pfb_scene_def *scene;
+    const pfb_params *run;            /* values for pfb_run_params */
+    const pfb_params *scene_params;
+    const pfb_params *solver_params;
+    const char *out_dir;              /* NULL: no files (tests) */
+    const char *command_line;         /* recorded in run.meta, may be NULL */
+    /* called after every frame with the fraction done (may be NULL) */
+    void (*progress)(void *ctx, double fraction);
+    void *progress_ctx;
+} pfb_run_config;
+
+typedef struct pfb_run_result {
+    int unstable;                     /* 1 if a blow-up stopped the run */
+    char reason[256];                 /* why, if unstable */
+    double dt;                        /* effective fixed step */
+    long substeps;                    /* steps per frame */
+    long frames;                      /* frames requested (after frame 0) */
+    long frames_done;                 /* frames completed */
+    long steps;                       /* solver steps taken */
+    size_t n0;                        /* initial particle count */
+    double wall_seconds;              /* wall time of the stepping loop */
+    double energy_scale;              /* E used by the energy check (J per unit length^(3-dim)) */
+    pfb_diag last;                    /* diagnostics of the last frame written */
+} pfb_run_result;
+
+/* Build the simulation of cfg (scene, jitter) and create the solver state. */
+int run_setup(const pfb_run_config *cfg, pfb_sim *sim, void **state, pfb_err *err);
+
+/* Check the current state for a blow-up; returns 1 and writes the cause into reason. */
+int run_check_blowup(const pfb_sim *sim, double energy_scale, double energy_limit, char *reason,
+                     size_t len);
+
+/* Resolve dt and substeps from the run parameters and the solver's suggestion. */
+int run_timing(const pfb_run_config *cfg, const pfb_sim *sim, const void *state, double *dt,
+               long *substeps, long *frames, double *t_end, pfb_err *err);
+
+/* Execute the whole run; an unstable run still returns 0 with res->unstable set. */
+int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err);
+
+#endif

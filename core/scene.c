@@ -1,0 +1,268 @@
+/* scene.c — the shared scenes: pool, dam_break, drop (2D and 3D).
+ *
+ * Lattice sites sit at cell centres, (i + 1/2) * spacing from the walls, so that
+ * each particle represents a cell of volume spacing^dim and the fluid's nominal
+ * volume is n * spacing^dim.  The tank is a closed box container. */
+#include "scene.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+/* Add particles at cell centres of the box [lo, hi] (only where keep(x) holds). */
+typedef int (*keep_fn)(const double x[3], const void *ctx);
+
+static int fill_box(pfb_sim *sim, const double lo[3], const double hi[3], double density,
+                    keep_fn keep, const void *ctx, pfb_err *err)
+{
+    const int dim = sim->dim;
+    const double s = sim->spacing;
+    long nc[3] = {1, 1, 1};
+    for (int k = 0; k < dim; k++) {
+        nc[k] = lround(floor((hi[k] - lo[k]) / s + 1e-9));
+        if (nc[k] < 1)
+            nc[k] = 1;
+    }
+    double total = (double)nc[0] * (double)nc[1] * (double)nc[2];
+    if (total > 5e7)
+        return pfb_err_set(err, PFB_EINVAL,
+                           "spacing %g gives %.3g lattice sites; valid: at most 5e7 (use a larger spacing)",
+                           s, total);
+    const double m = density * pow(s, dim);
+    for (long k = 0; k < nc[2]; k++)
+        for (long j = 0; j < nc[1]; j++)
+            for (long i = 0; i < nc[0]; i++) {
+                double x[3] = {lo[0] + (i + 0.5) * s, lo[1] + (j + 0.5) * s,
+                               dim == 3 ? lo[2] + (k + 0.5) * s : 0.0};
+                double v[3] = {0, 0, 0};
+                if (keep && !keep(x, ctx))
+                    continue;
+                int rc = particles_add(&sim->p, x, v, m, err);
+                if (rc)
+                    return rc;
+            }
+    return PFB_OK;
+}
+
+/* A closed tank [0, L] x [0, H] (x [0, W]) as a container box; domain = tank + 10%. */
+static int add_tank(pfb_sim *sim, double L, double H, double W, pfb_err *err)
+{
+    pfb_shape box;
+    memset(&box, 0, sizeof box);
+    box.type = PFB_SHAPE_BOX;
+    box.inside = 1;
+    double size[3] = {L, H, sim->dim == 3 ? W : 1.0};
+    for (int k = 0; k < 3; k++) {
+        box.c[k] = 0.5 * size[k];
+        box.half[k] = 0.5 * size[k];
+        sim->domain_lo[k] = -0.1 * size[k];
+        sim->domain_hi[k] = 1.1 * size[k];
+    }
+    if (sim->dim == 2) {
+        box.c[2] = 0.0;
+        sim->domain_lo[2] = sim->domain_hi[2] = 0.0;
+    }
+    return boundaries_add(&sim->walls, &box, err);
+}
+
+static int check_resolution(const pfb_sim *sim, double size, const char *what, pfb_err *err)
+{
+    if (size < 2.0 * sim->spacing)
+        return pfb_err_set(err, PFB_EINVAL,
+                           "spacing %g is too coarse for %s %g; valid: spacing at most %g", sim->spacing,
+                           what, size, 0.5 * size);
+    return PFB_OK;
+}
+
+/* ---- pool: fluid at rest in a tank ------------------------------------------ */
+
+static const pfb_param_spec pool_params[] = {
+    {"width", PFB_PARAM_DOUBLE, 1.0, 1e-3, 1e3, "m", "tank length along x", NULL},
+    {"depth", PFB_PARAM_DOUBLE, 0.5, 1e-3, 1e3, "m", "fluid depth", NULL},
+    {"height", PFB_PARAM_DOUBLE, 1.0, 1e-3, 1e3, "m", "tank height (closed lid)", NULL},
+    {"width_z", PFB_PARAM_DOUBLE, 0.5, 1e-3, 1e3, "m", "tank width along z (3D)", NULL},
+    {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "material density for particle masses", NULL},
+    {"gravity", PFB_PARAM_DOUBLE, 9.81, 0.0, 1e4, "m/s^2", "gravitational acceleration (along -y)", NULL},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+static int pool_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
+{
+    double L = params_get(sp, "width"), D = params_get(sp, "depth"), H = params_get(sp, "height");
+    double W = params_get(sp, "width_z"), rho = params_get(sp, "density");
+    if (D > H)
+        return pfb_err_set(err, PFB_EINVAL, "pool depth %g exceeds tank height %g; valid: depth <= height",
+                           D, H);
+    int rc = check_resolution(sim, D, "pool depth", err);
+    if (!rc)
+        rc = add_tank(sim, L, H, W, err);
+    double lo[3] = {0, 0, 0}, hi[3] = {L, D, W};
+    if (!rc)
+        rc = fill_box(sim, lo, hi, rho, NULL, NULL, err);
+    sim->rho_ref = rho;
+    sim->g[1] = -params_get(sp, "gravity");
+    sim->length_ref = D;
+    sim->v_ref = sqrt(fmax(params_get(sp, "gravity"), 1e-12) * D);
+    return rc;
+}
+
+static const pfb_scene_def scene_pool = {
+    "pool", "fluid settling in a closed tank", pool_params, {0.01, 0.02}, 2.0, pool_build};
+
+/* ---- dam_break: column a x 2a at the left wall ------------------------------ */
+
+static const pfb_param_spec dam_params[] = {
+    {"a", PFB_PARAM_DOUBLE, 0.25, 1e-3, 1e3, "m", "column width; the column is a wide and 2a high", NULL},
+    {"tank_length", PFB_PARAM_DOUBLE, 4.0, 1.0, 100.0, "1", "tank length in units of a", NULL},
+    {"tank_height", PFB_PARAM_DOUBLE, 3.0, 2.0, 100.0, "1", "tank height in units of a (closed lid)", NULL},
+    {"tank_width", PFB_PARAM_DOUBLE, 1.0, 0.01, 100.0, "1", "tank and column width along z in units of a (3D)",
+     NULL},
+    {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "material density for particle masses", NULL},
+    {"gravity", PFB_PARAM_DOUBLE, 9.81, 0.0, 1e4, "m/s^2", "gravitational acceleration (along -y)", NULL},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+static int dam_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
+{
+    double a = params_get(sp, "a"), rho = params_get(sp, "density"), g = params_get(sp, "gravity");
+    double L = a * params_get(sp, "tank_length"), H = a * params_get(sp, "tank_height");
+    double W = a * params_get(sp, "tank_width");
+    int rc = check_resolution(sim, a, "column width a", err);
+    if (!rc)
+        rc = add_tank(sim, L, H, W, err);
+    double lo[3] = {0, 0, 0}, hi[3] = {a, 2.0 * a, W};
+    if (!rc)
+        rc = fill_box(sim, lo, hi, rho, NULL, NULL, err);
+    sim->rho_ref = rho;
+    sim->g[1] = -g;
+    sim->length_ref = 2.0 * a;                      /* the column height */
+    sim->v_ref = sqrt(2.0 * fmax(g, 1e-12) * 2.0 * a); /* free-fall speed from the column top */
+    return rc;
+}
+
+static const pfb_scene_def scene_dam = {
+    "dam_break", "water column of width a and height 2a released at the left wall of a tank", dam_params,
+    {0.005, 0.01}, 1.0, dam_build};
+
+/* ---- drop: free drop, no gravity, mode-2 perturbation ------------------------ */
+
+static const pfb_param_spec drop_params[] = {
+    {"radius", PFB_PARAM_DOUBLE, 0.1, 1e-4, 1e2, "m", "drop radius R", NULL},
+    {"perturb", PFB_PARAM_CHOICE, 0, 0, 0, "", "mode-2 perturbation: shape (volume-preserving stretch) or velocity (potential flow)",
+     "shape|velocity"},
+    {"amplitude", PFB_PARAM_DOUBLE, 0.05, 0.0, 0.5, "1",
+     "shape: relative stretch eps of the axes; velocity: surface speed / (R * 1/s)", NULL},
+    {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "material density for particle masses", NULL},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+typedef struct {
+    double r2;
+    int dim;
+} ball_ctx;
+
+static int keep_ball(const double x[3], const void *ctx)
+{
+    const ball_ctx *b = ctx;
+    double r2 = x[0] * x[0] + x[1] * x[1] + (b->dim == 3 ? x[2] * x[2] : 0.0);
+    return r2 < b->r2;
+}
+
+static int drop_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
+{
+    const int dim = sim->dim;
+    double R = params_get(sp, "radius"), rho = params_get(sp, "density");
+    double eps = params_get(sp, "amplitude");
+    int rc = check_resolution(sim, R, "drop radius", err);
+    if (rc)
+        return rc;
+    /* lattice centred on the origin: cells of the box [-R, R]^dim, shifted so a site is at 0 */
+    double s = sim->spacing;
+    long nhalf = lround(ceil(R / s));
+    double lo[3] = {-(nhalf + 0.5) * s, -(nhalf + 0.5) * s, dim == 3 ? -(nhalf + 0.5) * s : 0.0};
+    double hi[3] = {(nhalf + 0.5) * s, (nhalf + 0.5) * s, dim == 3 ? (nhalf + 0.5) * s : 0.0};
+    ball_ctx b = {R * R, dim};
+    rc = fill_box(sim, lo, hi, rho, keep_ball, &b, err);
+    if (rc)
+        return rc;
+    pfb_particles *p = &sim->p;
+    if (params_get_int(sp, "perturb") == 0) {
+        /* Volume-preserving stretch along the mode-2 axis (keeps density uniform):
+         * 2D (x, y) -> (x (1+eps), y / (1+eps)); 3D axisymmetric about y:
+         * y -> y (1+eps), x, z -> x / sqrt(1+eps). */
+        double a = 1.0 + eps;
+        for (size_t i = 0; i < p->n; i++) {
+            if (dim == 2) {
+                p->x[0][i] *= a;
+                p->x[1][i] /= a;
+            } else {
+                p->x[1][i] *= a;
+                p->x[0][i] /= sqrt(a);
+                p->x[2][i] /= sqrt(a);
+            }
+        }
+    } else {
+        /* Mode-2 potential flow, divergence-free: 2D v = U (x, -y)/R; 3D v = U (-x, 2y, -z)/(2R),
+         * U = amplitude * R * (1/s). */
+        double U = eps * R;
+        for (size_t i = 0; i < p->n; i++) {
+            if (dim == 2) {
+                p->v[0][i] = U * p->x[0][i] / R;
+                p->v[1][i] = -U * p->x[1][i] / R;
+            } else {
+                p->v[0][i] = -0.5 * U * p->x[0][i] / R;
+                p->v[1][i] = U * p->x[1][i] / R;
+                p->v[2][i] = -0.5 * U * p->x[2][i] / R;
+            }
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        sim->domain_lo[k] = k < dim ? -10.0 * R : 0.0;
+        sim->domain_hi[k] = k < dim ? 10.0 * R : 0.0;
+    }
+    sim->rho_ref = rho;
+    sim->length_ref = R;
+    /* speed scale for blow-up detection: the larger of the perturbation's and R per second */
+    sim->v_ref = fmax(eps * R, R) / 1.0;
+    return PFB_OK;
+}
+
+static const pfb_scene_def scene_drop = {
+    "drop", "free drop with a mode-2 perturbation, no gravity, no walls", drop_params, {0.005, 0.01}, 2.0,
+    drop_build};
+
+/* ---- registry ---------------------------------------------------------------- */
+
+const pfb_scene_def *const pfb_scenes[] = {&scene_pool, &scene_dam, &scene_drop, NULL};
+
+int scene_lookup(const char *name, const pfb_scene_def **out, pfb_err *err)
+{
+    const char *names[16];
+    size_t n = 0;
+    for (size_t i = 0; pfb_scenes[i]; i++) {
+        if (strcmp(pfb_scenes[i]->name, name) == 0) {
+            *out = pfb_scenes[i];
+            return PFB_OK;
+        }
+        names[n++] = pfb_scenes[i]->name;
+    }
+    char list[256] = "";
+    for (size_t i = 0; i < n; i++) {
+        strncat(list, names[i], sizeof list - strlen(list) - 1);
+        if (i + 1 < n)
+            strncat(list, ", ", sizeof list - strlen(list) - 1);
+    }
+    const char *near = pfb_nearest(name, names, n);
+    if (near)
+        return pfb_err_set(err, PFB_EINVAL, "unknown scene '%s'; did you mean '%s'? valid: %s", name, near,
+                           list);
+    return pfb_err_set(err, PFB_EINVAL, "unknown scene '%s'; valid: %s", name, list);
+}
+
+void scene_jitter(pfb_sim *sim, double jitter)
+{
+    if (!(jitter > 0))
+        return;
+    pfb_particles *p = &sim->p;
+    for (size_t i = 0; i < p->n; i++)
+        for (int k = 0; k < sim->dim; k++)
+            p->x[k][i] += jitter * sim->spacing * (2.0 * rng_uniform(&sim->rng) - 1.0);
+}

@@ -1,0 +1,53 @@
+/* sim.h — the simulation state the framework owns and hands to a solver.
+ *
+ * A solver reads and updates particles through sim->p, asks for neighbours with
+ * sim_neighbours (it never builds its own grid), and collides with sim->walls.
+ * The run loop advances sim->t and sim->step after each solver step. */
+#ifndef PFB_SIM_H
+#define PFB_SIM_H
+
+#include "boundary.h"
+#include "error.h"
+#include "grid.h"
+#include "particles.h"
+#include "rng.h"
+
+typedef struct pfb_sim {
+    int dim;
+    double spacing;          /* initial particle spacing of the scene (m) */
+    double rho_ref;          /* material density the scene used for particle masses (kg/m^dim) */
+    double g[3];             /* gravitational acceleration (m/s^2) */
+    double t;                /* simulated time (s) */
+    long step;               /* steps taken */
+    double domain_lo[3];     /* particles outside [lo, hi] have escaped */
+    double domain_hi[3];
+    double length_ref;       /* characteristic length of the scene (m), e.g. fluid height */
+    double v_ref;            /* characteristic speed of the scene (m/s) */
+    pfb_particles p;
+    pfb_boundaries walls;
+    pfb_rng rng;
+    /* neighbour cache, rebuilt on request */
+    pfb_grid grid;
+    pfb_nlist nl;
+    double nl_h;             /* radius of the cached list, 0 if none */
+    long nl_step;            /* step at which it was built */
+    double nl_t;
+} pfb_sim;
+
+/* Initialise an empty simulation of dimension dim with the given seed. */
+int sim_init(pfb_sim *sim, int dim, uint64_t seed, pfb_err *err);
+
+/* Free everything the simulation owns (accepts a zeroed struct). */
+void sim_free(pfb_sim *sim);
+
+/* Full neighbour list of radius h for the current positions.  The list is cached
+ * and reused while positions have not been declared changed (sim_positions_changed). */
+int sim_neighbours(pfb_sim *sim, double h, const pfb_nlist **out, pfb_err *err);
+
+/* Declare that positions changed, invalidating the cached neighbour list. */
+void sim_positions_changed(pfb_sim *sim);
+
+/* Reorder particle storage into grid-cell order (locality); invalidates the list. */
+int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err);
+
+#endif

@@ -1,0 +1,50 @@
+/* solver.h — the interface every back end implements (after GSL's step types).
+ *
+ * A back end is one const table of function pointers plus a private state.  The
+ * framework owns particles, neighbours, boundaries and output; a solver owns only
+ * its own state.  All functions return 0 on success or a PFB_E* status with a
+ * one-line message in err.
+ *
+ * Differences from the sketch in DESIGN.md, and why:
+ *  - create receives the simulation non-const: a solver registers its per-particle
+ *    fields (pressure, density, stress) in the framework's storage, so they are
+ *    reordered and written out with the particles;
+ *  - create and step take a pfb_err, so a failure says what went wrong;
+ *  - suggest_dt returns the solver's own stability-limited time step (CFL and
+ *    force criteria) used when the user gives no --dt;
+ *  - an optional diag hook appends solver-specific columns to series.csv. */
+#ifndef PFB_SOLVER_H
+#define PFB_SOLVER_H
+
+#include "../core/error.h"
+#include "../core/params.h"
+#include "../core/sim.h"
+
+typedef struct pfb_solver_ops {
+    const char *name;                     /* "muller", "clavet", ... */
+    const char *citation;                 /* the paper */
+    const pfb_param_spec *params;         /* NULL-terminated */
+    /* Allocate state for this simulation; may register particle fields. */
+    int (*create)(const pfb_params *p, pfb_sim *sim, void **state, pfb_err *err);
+    /* Advance by dt: update sim->p (positions, velocities); must not change sim->t. */
+    int (*step)(void *state, pfb_sim *sim, double dt, pfb_err *err);
+    /* Free state (accepts NULL). */
+    void (*destroy)(void *state);
+    /* Largest stable dt the solver suggests for this simulation (may be NULL). */
+    double (*suggest_dt)(const void *state, const pfb_sim *sim);
+    /* Names of extra series.csv columns, NULL-terminated (may be NULL). */
+    const char *const *diag_names;
+    /* Values of those columns for the current state (may be NULL). */
+    void (*diag)(const void *state, const pfb_sim *sim, double *values);
+} pfb_solver_ops;
+
+/* Look up a solver by name; NULL if unknown. */
+const pfb_solver_ops *solver_find(const char *name);
+
+/* Look up a solver by name, or fail with the list of valid names and the nearest one. */
+int solver_lookup(const char *name, const pfb_solver_ops **out, pfb_err *err);
+
+/* The registry: NULL-terminated list of every back end. */
+extern const pfb_solver_ops *const pfb_solvers[];
+
+#endif
