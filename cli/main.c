@@ -299,7 +299,13 @@ static int cmd_run(int argc, char **argv)
                 strncat(cmdline, " ", sizeof cmdline - strlen(cmdline) - 1);
         }
         progress_ctx pc = {-1};
-        pfb_run_config cfg = {solver, scene, &t.run, &t.scene, &t.solver, out, cmdline, NULL, NULL};
+        pfb_run_config cfg = {.solver = solver,
+                              .scene = scene,
+                              .run = &t.run,
+                              .scene_params = &t.scene,
+                              .solver_params = &t.solver,
+                              .out_dir = out,
+                              .command_line = cmdline};
         if (!quiet && isatty(STDERR_FILENO)) {
             cfg.progress = show_progress;
             cfg.progress_ctx = &pc;

@@ -57,10 +57,10 @@ double shape_sdf(const pfb_shape *s, int dim, double t, const double x[3], doubl
     double sdf;
     switch (s->type) {
     case PFB_SHAPE_PLANE:
-        /* the half-space behind the plane is solid: sdf = -(p.n) */
-        sdf = -(p[0] * s->n[0] + p[1] * s->n[1] + p[2] * s->n[2]);
+        /* the half-space behind the plane is solid: sdf = p.n, negative behind */
+        sdf = p[0] * s->n[0] + p[1] * s->n[1] + p[2] * s->n[2];
         for (int k = 0; k < 3; k++)
-            grad[k] = -s->n[k];
+            grad[k] = s->n[k];
         break;
     case PFB_SHAPE_BOX:
         sdf = box_sdf(p, s->half, dim, grad);
@@ -177,14 +177,17 @@ int boundaries_project(const pfb_boundaries *b, int dim, double t, double margin
                        double f, double x[3], double v[3])
 {
     int moved = 0;
-    /* two sweeps: leaving one wall near a corner can enter the other */
-    for (int sweep = 0; sweep < 2; sweep++) {
+    /* sweep until nothing moves: leaving one wall near a corner can enter another,
+     * and beyond a box corner the first step (along the corner normal) lands in the
+     * margin band, which then takes one step per axis: dim + 1 sweeps */
+    for (int sweep = 0; sweep < dim + 1; sweep++) {
+        int moved_now = 0;
         for (size_t i = 0; i < b->n; i++) {
             double g[3], vw[3];
             double phi = shape_sdf(&b->s[i], dim, t, x, g);
             if (!(phi < margin))
                 continue;
-            moved = 1;
+            moved = moved_now = 1;
             for (int k = 0; k < dim; k++)
                 x[k] += (margin - phi) * g[k];
             shape_velocity(&b->s[i], t, vw);
@@ -199,6 +202,8 @@ int boundaries_project(const pfb_boundaries *b, int dim, double t, double margin
                 }
             }
         }
+        if (!moved_now)
+            break;
     }
     return moved;
 }

@@ -17,25 +17,31 @@
  * Exactness.  A pair is reported iff pfb_dist2 < h*h, the expression the brute
  * force uses, so the only way to differ from it is to miss a pair whose cells are
  * more than one apart on some axis.  That cannot happen: rounding is monotone,
- * so fl(dx*dx) <= pfb_dist2 < fl(h*h) implies |dx| < h exactly on every axis,
- * and every cell is at least h wide in exact arithmetic.  The last point needs
- * care, because floor(fl(fl(x - origin) * scale)) has rounding error of a few
- * ulps of the cell coordinate; with scale = 1/h a pair just under h apart can
- * straddle a cell whose computed width is a hair under h (lattices with spacing
- * h, h not a power of two, hit this).  So the binning scale is inv_h shrunk by
- * the relative amount 4 * (K + 4) * DBL_EPSILON, K the span in cells (at most
- * 2.2e-9 relative at 4e6 cells), which proves every cell at least h wide.  When
- * the span exceeds KCAP cells the cells are widened to span/KCAP (hashed mode;
- * correct, only slower), which keeps that bound meaningful for any finite input.
- * ncell per axis follows floor((max - min) * inv_h) + 1; the slightly smaller
- * scale only ever leaves the last cell of an axis emptier.
+ * so fl(dx*dx) <= pfb_dist2 < fl(h*h) implies |dx| < h exactly on every axis (also
+ * if the compiler fuses pfb_dist2 into FMAs), and every cell is at least h wide in
+ * exact arithmetic.  That last claim needs care: floor(fl(fl(x - origin) * scale))
+ * has a rounding error of a few ulps of the cell coordinate, and with scale =
+ * fl(1/h) the cell just after the index crosses a power of two can be narrower
+ * than h by ~K ulps, so a pair just under h apart can land two cells apart (a
+ * search finds such pairs in ~2% of tries aimed at those cells; test_grid.c keeps
+ * four).  So the binning scale is inv_h shrunk by the relative amount
+ * 4 (K + 4) DBL_EPSILON, K the span in cells (2e-9 at 2.5e6 cells), which makes
+ * every cell provably at least h wide.  When the span exceeds kcap() = 2^40 cells
+ * the cells are widened to span / 2^40 (hashed mode; correct, only slower), which
+ * keeps the margin below 2^-10 for any finite input.  ncell per axis is still
+ * floor((max - min) * inv_h) + 1; the smaller scale can only leave the last cell
+ * of an axis emptier.
  *
- * Neighbour list: two passes over the cells in slot order.  The first counts
- * each point's neighbours (a branch-free sum over the candidate ranges); a prefix
- * sum over point index gives `start`.  The second writes each point's neighbours
- * branch-free into a scratch row (kept just past the list's end in nl->idx/r2),
- * insertion-sorts it by index (already sorted, so linear, when storage is cell
- * ordered) and copies it to its row. */
+ * Neighbour list.  One scan over the points in cell order: for each point, the
+ * candidate ranges are read from xs (contiguous), and the sorted positions of its
+ * hits are appended branch-free to a buffer (nl->idx's storage, grown as needed),
+ * its count going to start[i + 1].  A prefix sum over point index gives start; each
+ * row is then assembled in nl->r2's storage (indices as exact doubles) and sorted
+ * (insertion sort: linear when storage is cell ordered, since ranges are visited in
+ * slot order and each cell holds increasing indices); a last pass moves the indices
+ * to idx and sets r2 = pfb_dist2(x, i, j), the same function on the same values, so
+ * the bits equal the brute force's.  Keeping hits and rows in the two arrays of the
+ * list means no scratch allocation and no type punning. */
 #include "grid.h"
 
 #include <float.h>
@@ -63,8 +69,9 @@ static int check_params(const char *who, int dim, double h, pfb_err *err)
         return pfb_err_set(err, PFB_EINVAL, "%s: h = %g is invalid; h must be a finite number > 0",
                            who, h);
     if (!isfinite(1.0 / h))
-        return pfb_err_set(err, PFB_EINVAL, "%s: h = %g is too small (1/h overflows); h must be >= %g",
-                           who, h, 1.0 / DBL_MAX);
+        return pfb_err_set(err, PFB_EINVAL,
+                           "%s: h = %g is too small (1/h overflows); h must be >= %g", who, h,
+                           1.0 / DBL_MAX);
     return PFB_OK;
 }
 
@@ -79,8 +86,8 @@ static int check_arrays(const char *who, int dim, const double *const x[3], size
 }
 
 /* Bounding box of the points; fails on the first (lowest index) non-finite value. */
-static int scan_points(const char *who, int dim, const double *const x[3], size_t n, double lo[3],
-                       double hi[3], pfb_err *err)
+static int bound_points(const char *who, int dim, const double *const x[3], size_t n,
+                        double lo[3], double hi[3], pfb_err *err)
 {
     int bad = 0;
     for (int d = 0; d < 3; d++)
@@ -101,8 +108,9 @@ static int scan_points(const char *who, int dim, const double *const x[3], size_
         for (size_t i = 0; i < n; i++)
             for (int d = 0; d < dim; d++)
                 if (!isfinite(x[d][i]))
-                    return pfb_err_set(err, PFB_EINVAL, "%s: point %zu has non-finite %c coordinate %g;"
-                                       " coordinates must be finite", who, i, 'x' + d, x[d][i]);
+                    return pfb_err_set(err, PFB_EINVAL, "%s: point %zu has non-finite %c "
+                                       "coordinate %g; coordinates must be finite", who, i,
+                                       'x' + d, x[d][i]);
     }
     return PFB_OK;
 }
@@ -267,7 +275,7 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
     if (n == 0)
         x = no_points; /* x may be NULL; nothing is read through it */
     double lo[3], hi[3];
-    rc = scan_points("grid_build", dim, x, n, lo, hi, err);
+    rc = bound_points("grid_build", dim, x, n, lo, hi, err);
     if (rc != PFB_OK)
         return rc;
 
@@ -467,129 +475,103 @@ static void hashed_ranges(const pfb_grid *g, const long *c, cell_ranges *r)
     }
 }
 
-/* Number of k in [lo, hi) with pfb_dist2(ki, k) < hh (ki itself included if in range). */
-static size_t count_range3(const double *restrict x0, const double *restrict x1,
-                           const double *restrict x2, size_t ki, size_t lo, size_t hi, double hh)
-{
-    const double *const xp[3] = {x0, x1, x2};
-    size_t c = 0;
-    for (size_t k = lo; k < hi; k++)
-        c += pfb_dist2(3, xp, ki, k) < hh;
-    return c;
-}
-
-static size_t count_range2(const double *restrict x0, const double *restrict x1, size_t ki,
-                           size_t lo, size_t hi, double hh)
-{
-    const double *const xp[3] = {x0, x1, NULL};
-    size_t c = 0;
-    for (size_t k = lo; k < hi; k++)
-        c += pfb_dist2(2, xp, ki, k) < hh;
-    return c;
-}
-
-/* Append the neighbours of ki found in [lo, hi) at out[pos..]; returns the new pos.
- * Writes are unconditional (one slot past the last neighbour is overwritten). */
-static size_t fill_range3(const double *restrict x0, const double *restrict x1,
-                          const double *restrict x2, const size_t *restrict order, size_t ki,
-                          size_t lo, size_t hi, double hh, size_t *restrict oidx,
-                          double *restrict or2, size_t pos)
+/* Append the sorted positions k in [lo, hi), k != ki, with pfb_dist2(ki, k) < hh
+ * at out[pos..]; returns the new pos.  The write is unconditional (branch-free), so
+ * out must have room for one entry past the last hit. */
+static size_t hits_range3(const double *restrict x0, const double *restrict x1,
+                          const double *restrict x2, size_t ki, size_t lo, size_t hi, double hh,
+                          size_t *restrict out, size_t pos)
 {
     const double *const xp[3] = {x0, x1, x2};
     for (size_t k = lo; k < hi; k++) {
         const double d2 = pfb_dist2(3, xp, ki, k);
-        oidx[pos] = order[k];
-        or2[pos] = d2;
+        out[pos] = k;
         pos += (size_t)((d2 < hh) & (k != ki));
     }
     return pos;
 }
 
-static size_t fill_range2(const double *restrict x0, const double *restrict x1,
-                          const size_t *restrict order, size_t ki, size_t lo, size_t hi, double hh,
-                          size_t *restrict oidx, double *restrict or2, size_t pos)
+static size_t hits_range2(const double *restrict x0, const double *restrict x1, size_t ki,
+                          size_t lo, size_t hi, double hh, size_t *restrict out, size_t pos)
 {
     const double *const xp[3] = {x0, x1, NULL};
     for (size_t k = lo; k < hi; k++) {
         const double d2 = pfb_dist2(2, xp, ki, k);
-        oidx[pos] = order[k];
-        or2[pos] = d2;
+        out[pos] = k;
         pos += (size_t)((d2 < hh) & (k != ki));
     }
     return pos;
 }
 
-/* Sort (idx, r2) pairs by idx; linear when already sorted. */
-static void sort_row(size_t *restrict idx, double *restrict r2, size_t m)
+/* Sort ascending; linear when already sorted. */
+static void sort_keys(double *restrict a, size_t m)
 {
-    for (size_t a = 1; a < m; a++) {
-        const size_t key = idx[a];
-        if (idx[a - 1] <= key)
+    for (size_t t = 1; t < m; t++) {
+        const double key = a[t];
+        if (a[t - 1] <= key)
             continue;
-        const double v = r2[a];
-        size_t b = a;
+        size_t b = t;
         do {
-            idx[b] = idx[b - 1];
-            r2[b] = r2[b - 1];
+            a[b] = a[b - 1];
             b--;
-        } while (b > 0 && idx[b - 1] > key);
-        idx[b] = key;
-        r2[b] = v;
+        } while (b > 0 && a[b - 1] > key);
+        a[b] = key;
     }
 }
 
-typedef struct list_pass {
+/* State of the candidate scan.  Hits (sorted positions) are appended in cell order
+ * to nl->idx's storage, which is grown as needed. */
+typedef struct list_scan {
     int dim;
-    int fill;                 /* 0: count into start[i + 1]; 1: write rows */
     double hh;
-    size_t self;              /* 1 if a point passes its own test (0 < hh) */
     const double *x0, *x1, *x2;
     const size_t *order;
-    size_t *start;
-    size_t *idx;
-    double *r2;
-    size_t *sidx;             /* scratch row (fill pass) */
-    double *sr2;
-    size_t maxcnt;
-} list_pass;
+    pfb_nlist *nl;
+    size_t nhits;
+} list_scan;
 
-/* Count or write the neighbours of the points at sorted positions [k0, k1), which
- * share the candidate ranges r. */
-static void pass_points(list_pass *p, const cell_ranges *r, size_t k0, size_t k1)
+/* Grow nl->idx (contents kept) and nl->r2 (not kept) to hold at least need entries. */
+static int grow_hits(pfb_nlist *nl, size_t need)
 {
-    for (size_t k = k0; k < k1; k++) {
-        const size_t i = p->order[k];
-        if (!p->fill) {
-            size_t c = 0;
-            if (p->dim == 3)
-                for (int t = 0; t < r->n; t++)
-                    c += count_range3(p->x0, p->x1, p->x2, k, r->lo[t], r->hi[t], p->hh);
-            else
-                for (int t = 0; t < r->n; t++)
-                    c += count_range2(p->x0, p->x1, k, r->lo[t], r->hi[t], p->hh);
-            c -= p->self;
-            p->start[i + 1] = c;
-            p->maxcnt = c > p->maxcnt ? c : p->maxcnt;
-        } else {
-            size_t m = 0;
-            if (p->dim == 3)
-                for (int t = 0; t < r->n; t++)
-                    m = fill_range3(p->x0, p->x1, p->x2, p->order, k, r->lo[t], r->hi[t], p->hh,
-                                    p->sidx, p->sr2, m);
-            else
-                for (int t = 0; t < r->n; t++)
-                    m = fill_range2(p->x0, p->x1, p->order, k, r->lo[t], r->hi[t], p->hh, p->sidx,
-                                    p->sr2, m);
-            sort_row(p->sidx, p->sr2, m);
-            const size_t at = p->start[i];
-            memcpy(p->idx + at, p->sidx, m * sizeof *p->idx);
-            memcpy(p->r2 + at, p->sr2, m * sizeof *p->r2);
-        }
-    }
+    const size_t cap = grown(nl->cap_pairs, need);
+    if (cap > SIZE_MAX / sizeof(size_t) || cap > SIZE_MAX / sizeof(double))
+        return PFB_ENOMEM;
+    size_t *idx = realloc(nl->idx, cap * sizeof *idx);
+    if (!idx)
+        return PFB_ENOMEM;
+    nl->idx = idx;
+    nl->r2 = fresh_array(nl->r2, cap, sizeof *nl->r2);
+    nl->cap_pairs = nl->r2 ? cap : 0;
+    return nl->r2 ? PFB_OK : PFB_ENOMEM;
 }
 
-/* Visit every point in cell order, grouped by cell. */
-static void run_pass(const pfb_grid *g, list_pass *p)
+/* Scan the points at sorted positions [k0, k1), which share the candidate ranges r:
+ * append each one's hits and store its count in start[i + 1]. */
+static int scan_group(list_scan *p, const cell_ranges *r, size_t k0, size_t k1)
+{
+    size_t cand = 0;
+    for (int t = 0; t < r->n; t++)
+        cand += r->hi[t] - r->lo[t];
+    pfb_nlist *nl = p->nl;
+    for (size_t k = k0; k < k1; k++) {
+        if (nl->cap_pairs - p->nhits <= cand && grow_hits(nl, p->nhits + cand + 1) != PFB_OK)
+            return PFB_ENOMEM;
+        size_t *out = nl->idx + p->nhits;
+        size_t m = 0;
+        if (p->dim == 3)
+            for (int t = 0; t < r->n; t++)
+                m = hits_range3(p->x0, p->x1, p->x2, k, r->lo[t], r->hi[t], p->hh, out, m);
+        else
+            for (int t = 0; t < r->n; t++)
+                m = hits_range2(p->x0, p->x1, k, r->lo[t], r->hi[t], p->hh, out, m);
+        nl->start[p->order[k] + 1] = m;
+        p->nhits += m;
+    }
+    return PFB_OK;
+}
+
+/* Scan every point in cell order (sorted position k = 0, 1, ..), grouped by cell. */
+static int scan_all(const pfb_grid *g, list_scan *p)
 {
     cell_ranges r;
     const size_t *cs = g->cell_start;
@@ -602,9 +584,10 @@ static void run_pass(const pfb_grid *g, list_pass *p)
                     if (cs[s] == cs[s + 1])
                         continue;
                     bounded_ranges(g, c, &r);
-                    pass_points(p, &r, cs[s], cs[s + 1]);
+                    if (scan_group(p, &r, cs[s], cs[s + 1]) != PFB_OK)
+                        return PFB_ENOMEM;
                 }
-        return;
+        return PFB_OK;
     }
     const int dim = g->dim;
     for (size_t k = 0; k < g->n;) {
@@ -617,60 +600,91 @@ static void run_pass(const pfb_grid *g, list_pass *p)
             k1++;
         }
         hashed_ranges(g, c, &r);
-        pass_points(p, &r, k, k1);
+        if (scan_group(p, &r, k, k1) != PFB_OK)
+            return PFB_ENOMEM;
         k = k1;
     }
+    return PFB_OK;
 }
 
+/* x must hold the values given to the last grid_build: the scan reads their
+ * cell-ordered copy g->xs (contiguous candidates), r2 is computed from x itself. */
 int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_err *err)
 {
-    /* The candidates are read from g->xs, the cell-ordered copy of x taken by the last
-     * grid_build: same values, so pfb_dist2 gives the same bits, and contiguous.  x
-     * must therefore be what was given to that build; it is only checked for NULL. */
     if (!g || !nl)
         return pfb_err_set(err, PFB_EINVAL, "grid_neighbours: %s is NULL", g ? "list" : "grid");
     if (!g->ready)
         return pfb_err_set(err, PFB_EINVAL, "grid_neighbours: the grid has no successful "
                            "grid_build; build it before listing neighbours");
     const size_t n = g->n;
-    int rc = check_arrays("grid_neighbours", g->dim, x, n, err);
+    const int dim = g->dim;
+    int rc = check_arrays("grid_neighbours", dim, x, n, err);
     if (rc != PFB_OK)
         return rc;
+    if (n > ((size_t)1 << 52))
+        return pfb_err_set(err, PFB_EINVAL, "grid_neighbours: %zu points; at most 2^52 supported",
+                           n);
     nl->n = 0;
     if (reserve_start(nl, n) != PFB_OK)
         return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %zu row offsets",
                            n + 1);
 
-    list_pass p;
-    memset(&p, 0, sizeof p);
-    p.dim = g->dim;
+    /* 1. scan the candidates of every point once, from the cell-ordered copy xs */
+    list_scan p;
+    p.dim = dim;
     p.hh = g->h * g->h;
-    p.self = 0.0 < p.hh;
     p.x0 = g->xs;
     p.x1 = g->xs + g->cap_points;
-    p.x2 = g->dim == 3 ? g->xs + 2 * g->cap_points : NULL;
+    p.x2 = dim == 3 ? g->xs + 2 * g->cap_points : NULL;
     p.order = g->order;
-    p.start = nl->start;
-
-    p.fill = 0;
-    run_pass(g, &p);
-    nl->start[0] = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (nl->start[i + 1] > SIZE_MAX - nl->start[i])
-            return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: pair count overflows");
-        nl->start[i + 1] += nl->start[i];
-    }
-    const size_t total = nl->start[n];
-    /* room for the list plus one scratch row of maxcnt + 1 entries after it */
-    if (total > SIZE_MAX - 2 - p.maxcnt || reserve_pairs(nl, total + p.maxcnt + 1) != PFB_OK)
+    p.nl = nl;
+    p.nhits = 0;
+    if (scan_all(g, &p) != PFB_OK)
+        return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory after %zu pairs",
+                           p.nhits);
+    size_t *restrict start = nl->start;
+    start[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        start[i + 1] += start[i];
+    const size_t total = start[n];
+    if (reserve_pairs(nl, total) != PFB_OK) /* only allocates when nothing was scanned */
         return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %zu pairs", total);
 
-    p.fill = 1;
-    p.idx = nl->idx;
-    p.r2 = nl->r2;
-    p.sidx = nl->idx + total;
-    p.sr2 = nl->r2 + total;
-    run_pass(g, &p);
+    /* 2. rows: the hits (cell order, in idx's storage) become original indices in
+     * each point's row, assembled in r2's storage as doubles (exact below 2^53) */
+    const size_t *restrict order = g->order;
+    const size_t *restrict hits = nl->idx;
+    double *restrict rows = nl->r2;
+    size_t cur = 0;
+    for (size_t k = 0; k < n; k++) {
+        const size_t i = order[k];
+        const size_t m = start[i + 1] - start[i];
+        double *restrict row = rows + start[i];
+        for (size_t t = 0; t < m; t++)
+            row[t] = (double)order[hits[cur + t]];
+        cur += m;
+        sort_keys(row, m);
+    }
+
+    /* 3. idx from the rows, and r2 by the same pfb_dist2 (x holds the values xs
+     * copies) */
+    size_t *restrict idx = nl->idx;
+    double *restrict r2 = nl->r2;
+    if (dim == 3) {
+        for (size_t i = 0; i < n; i++)
+            for (size_t t = start[i]; t < start[i + 1]; t++) {
+                const size_t j = (size_t)r2[t];
+                idx[t] = j;
+                r2[t] = pfb_dist2(3, x, i, j);
+            }
+    } else {
+        for (size_t i = 0; i < n; i++)
+            for (size_t t = start[i]; t < start[i + 1]; t++) {
+                const size_t j = (size_t)r2[t];
+                idx[t] = j;
+                r2[t] = pfb_dist2(2, x, i, j);
+            }
+    }
     nl->n = n;
     return PFB_OK;
 }
@@ -699,7 +713,7 @@ int nlist_brute_force(int dim, double h, const double *const x[3], size_t n, pfb
     if (rc != PFB_OK)
         return rc;
     double lo[3], hi[3];
-    rc = scan_points("nlist_brute_force", dim, x, n, lo, hi, err);
+    rc = bound_points("nlist_brute_force", dim, x, n, lo, hi, err);
     if (rc != PFB_OK)
         return rc;
     nl->n = 0;
@@ -716,7 +730,8 @@ int nlist_brute_force(int dim, double h, const double *const x[3], size_t n, pfb
     }
     const size_t total = nl->start[n];
     if (reserve_pairs(nl, total) != PFB_OK)
-        return pfb_err_set(err, PFB_ENOMEM, "nlist_brute_force: out of memory for %zu pairs", total);
+        return pfb_err_set(err, PFB_ENOMEM, "nlist_brute_force: out of memory for %zu pairs",
+                           total);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < n; j++) {

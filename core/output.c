@@ -27,8 +27,10 @@ static int mkdir_p(const char *dir, pfb_err *err)
             char c = buf[i];
             buf[i] = '\0';
             if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return pfb_err_set(err, PFB_EIO, "cannot create output directory '%s': %s", buf,
-                                   strerror(errno));
+                return pfb_err_set(err, PFB_EIO,
+                                   "cannot create output directory '%s': %s; valid: a path whose parents are "
+                                   "writable directories",
+                                   buf, strerror(errno));
             buf[i] = c;
         }
     }
@@ -42,9 +44,11 @@ int output_prepare_dir(const char *dir, pfb_err *err)
         return rc;
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return pfb_err_set(err, PFB_EIO, "output path '%s' is not a directory", dir);
+        return pfb_err_set(err, PFB_EIO, "output path '%s' is not a directory; valid: a directory or a new path",
+                           dir);
     if (access(dir, W_OK | X_OK) != 0)
-        return pfb_err_set(err, PFB_EIO, "output directory '%s' is not writable: %s", dir, strerror(errno));
+        return pfb_err_set(err, PFB_EIO, "output directory '%s' is not writable: %s; valid: a writable directory",
+                           dir, strerror(errno));
     return PFB_OK;
 }
 

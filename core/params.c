@@ -801,7 +801,8 @@ int params_load_ini(const char *path, const pfb_ini_target *targets, size_t ntar
     c.fp = fopen(path, "r");
     if (!c.fp) {
         int e = errno ? errno : ENOENT;
-        return pfb_err_set(err, PFB_EIO, "cannot open config '%s': %s", c.shown_path, strerror(e));
+        return pfb_err_set(err, PFB_EIO, "cannot open config '%s': %s; valid: a readable INI file",
+                           c.shown_path, strerror(e));
     }
     int ret = ini_parse_stream(ini_read_line, &c, ini_on_key, &c);
     fclose(c.fp);
@@ -810,7 +811,8 @@ int params_load_ini(const char *path, const pfb_ini_target *targets, size_t ntar
     /* The first error wins: a malformed line (ret > 0) before our own error. */
     if (ret > 0 && (!c.failed || ret < c.fail_line))
         return pfb_err_set(err, PFB_EINVAL,
-                           "config '%s' line %d: malformed line; expected key = value or [section]",
+                           "config '%s' line %d: malformed line; expected key = value or [section] "
+                           "(other valid lines: blank or ; comment)",
                            c.shown_path, ret);
     if (c.failed)
         return pfb_err_set(err, c.fail_code, "%s", c.fail.msg);

@@ -188,6 +188,11 @@ static int emit_frame(run_io *io, pfb_diag_ctx *dc, const pfb_sim *sim, const vo
         return rc;
     if (io->nextra)
         io->cfg->solver->diag(state, sim, io->extra);
+    if (io->cfg->on_frame) {
+        rc = io->cfg->on_frame(io->cfg->frame_ctx, sim, state, frame, d, err);
+        if (rc)
+            return rc;
+    }
     if (!io->cfg->out_dir)
         return PFB_OK;
     io->times[frame] = sim->t;

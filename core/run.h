@@ -29,6 +29,11 @@ typedef struct pfb_run_config {
     /* called after every frame with the fraction done (may be NULL) */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
+    /* called with the state of every frame, 0 included (may be NULL; tests use it);
+     * a non-zero return stops the run with that status */
+    int (*on_frame)(void *ctx, const pfb_sim *sim, const void *state, long frame, const pfb_diag *d,
+                    pfb_err *err);
+    void *frame_ctx;
 } pfb_run_config;
 
 typedef struct pfb_run_result {

@@ -61,7 +61,8 @@ static const pfb_param_spec muller_params[] = {
     {"calibrate_rest_density", PFB_PARAM_BOOL, 1, 0, 1, "", "rho0 := poly6 density of the initial lattice", NULL},
     {"k", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e12, "m^2/s^2", "gas constant of p = k (rho - rho0); 0 = (10 v_ref)^2", NULL},
     {"clamp_pressure", PFB_PARAM_BOOL, 1, 0, 1, "", "p = max(k (rho - rho0), 0); false: the paper's unclamped eq. 12", NULL},
-    {"viscosity", PFB_PARAM_DOUBLE, 1.0e-3, 0.0, 1e6, "Pa s", "dynamic viscosity mu", NULL},
+    {"viscosity", PFB_PARAM_DOUBLE, -1.0, -1.0, 1e6, "Pa s", "dynamic viscosity mu; -1 = viscosity_alpha rho0 c h (water: 1.0e-3)", NULL},
+    {"viscosity_alpha", PFB_PARAM_DOUBLE, 0.02, 0.0, 10.0, "1", "mu = alpha rho0 c h when viscosity = -1", NULL},
     {"surface_tension", PFB_PARAM_DOUBLE, 0.0728, 0.0, 1e6, "N/m", "surface tension coefficient sigma", NULL},
     {"surface_threshold", PFB_PARAM_DOUBLE, 7.065, 0.0, 1e9, "1/m", "l: surface force where |grad c| > l", NULL},
     {"wall_restitution", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "normal restitution at walls", NULL},
@@ -92,7 +93,6 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     if (!s)
         return pfb_err_set(err, PFB_ENOMEM, "out of memory creating the muller solver");
     s->h = params_get(p, "h_factor") * sim->spacing;
-    s->mu = params_get(p, "viscosity");
     s->clamp = params_get_int(p, "clamp_pressure");
     s->sigma = params_get(p, "surface_tension");
     s->l = params_get(p, "surface_threshold");
@@ -126,6 +126,9 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->k = params_get(p, "k");
     if (s->k == 0.0)
         s->k = 100.0 * sim->v_ref * sim->v_ref;
+    s->mu = params_get(p, "viscosity");
+    if (s->mu < 0)
+        s->mu = params_get(p, "viscosity_alpha") * s->rho0 * sqrt(s->k) * s->h;
     if (!(s->rho0 > 0) || !(s->k > 0)) {
         rc = pfb_err_set(err, PFB_EINVAL,
                          "muller: rest density %g and gas constant %g must be positive; set rest_density and k",

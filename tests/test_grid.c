@@ -438,8 +438,8 @@ START_TEST(test_hashed_clusters)
                 all.c[d][2 * i + 1] = q.c[d][i];
             }
         pfb_nlist nl;
-        const size_t pairs = check_against_brute(&all, h, 0, 1, &nl,
-                                                 dim == 3 ? "hashed clusters 3D" : "hashed clusters 2D");
+        const size_t pairs =
+            check_against_brute(&all, h, 0, 1, &nl, dim == 3 ? "clusters 3D" : "clusters 2D");
         ck_assert_uint_gt(pairs, 10 * half);
         for (size_t i = 0; i < all.n; i++)
             for (size_t k = nl.start[i]; k < nl.start[i + 1]; k++)

@@ -1,0 +1,966 @@
+/* test_cli.c — Check suite for the `pfbench` command itself (cli/main.c with
+ * core/run.c and core/output.c behind it).
+ *
+ * Every test runs the real binary (PFB_BIN, set by the Makefile; under
+ * SANITIZE=1 it is the sanitized build) with fork/exec, in a fresh mkdtemp
+ * directory: the child's working directory is <tmp>/w, its stdout and stderr go
+ * to files in <tmp>, and stdin is /dev/null.  The runs are kept small (2D dam
+ * break at spacing 0.025 has 200 particles) so the suite takes a few seconds. */
+#include <check.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef PFB_BIN
+#error "PFB_BIN (absolute path of the pfbench binary) must be defined by the build"
+#endif
+
+#define PATH_LEN 4096
+#define MAX_ARGS 48
+#define END ((const char *)NULL)
+
+/* buf := the formatted path; a path that does not fit fails the test. */
+static void fmt_path(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    ck_assert_msg(n >= 0 && (size_t)n < len, "path too long: %s...", buf);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Fixtures: one temporary directory per test                                */
+
+/* Check ends a failed test's process with _exit, so a checked teardown does not
+ * run then.  The unchecked fixture runs in the parent: it makes one base
+ * directory per test case and removes it afterwards, whatever happened; each
+ * test gets its own <tmp> below it. */
+static char base_dir[PATH_LEN];  /* /tmp/pfb_test_cli_XXXXXX, made in the parent */
+static char tmp_dir[PATH_LEN];   /* <tmp> = <base>/tXXXXXX: capture files live here */
+static char work_dir[PATH_LEN];  /* <tmp>/w: the child's cwd, where runs write */
+
+/* Remove path and everything below it (no symlinks are followed). */
+static void remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        if (d) {
+            struct dirent *e;
+            while ((e = readdir(d)) != NULL) {
+                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                    continue;
+                char sub[PATH_LEN];
+                fmt_path(sub, sizeof sub, "%s/%s", path, e->d_name);
+                remove_tree(sub);
+            }
+            closedir(d);
+        }
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static void base_setup(void)
+{
+    snprintf(base_dir, sizeof base_dir, "/tmp/pfb_test_cli_XXXXXX");
+    ck_assert_msg(mkdtemp(base_dir) != NULL, "mkdtemp: %s", strerror(errno));
+}
+
+static void base_teardown(void)
+{
+    if (base_dir[0])
+        remove_tree(base_dir);
+    base_dir[0] = '\0';
+}
+
+static void cli_setup(void)
+{
+    fmt_path(tmp_dir, sizeof tmp_dir, "%s/tXXXXXX", base_dir);
+    ck_assert_msg(mkdtemp(tmp_dir) != NULL, "mkdtemp: %s", strerror(errno));
+    fmt_path(work_dir, sizeof work_dir, "%s/w", tmp_dir);
+    ck_assert_msg(mkdir(work_dir, 0700) == 0, "mkdir %s: %s", work_dir, strerror(errno));
+}
+
+static void cli_teardown(void)
+{
+    if (tmp_dir[0])
+        remove_tree(tmp_dir);
+    tmp_dir[0] = '\0';
+}
+
+/* buf := <tmp>/w/rel */
+static const char *wpath(char *buf, size_t len, const char *rel)
+{
+    int n = snprintf(buf, len, "%s/%s", work_dir, rel);
+    ck_assert(n > 0 && (size_t)n < len);
+    return buf;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Files                                                                      */
+
+/* Whole file as a NUL-terminated string (free it), or NULL if it cannot be read. */
+static char *slurp(const char *path, size_t *len_out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    ck_assert(buf != NULL);
+    size_t got;
+    while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (cap - len - 1 == 0) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            ck_assert(buf != NULL);
+        }
+    }
+    fclose(f);
+    buf[len] = '\0';
+    if (len_out)
+        *len_out = len;
+    return buf;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "cannot create %s: %s", path, strerror(errno));
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Visit every entry below dir (not dir itself); rel is the path relative to dir. */
+typedef void (*visit_fn)(const char *rel, void *ctx);
+
+static void walk(const char *dir, const char *prefix, visit_fn fn, void *ctx)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char full[PATH_LEN], rel[PATH_LEN];
+        fmt_path(full, sizeof full, "%s/%s", dir, e->d_name);
+        fmt_path(rel, sizeof rel, "%s%s", prefix, e->d_name);
+        fn(rel, ctx);
+        struct stat st;
+        if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+            char sub[PATH_LEN];
+            fmt_path(sub, sizeof sub, "%s/", rel);
+            walk(full, sub, fn, ctx);
+        }
+    }
+    closedir(d);
+}
+
+typedef struct name_list {
+    char *names[512];
+    size_t n;
+} name_list;
+
+static void collect(const char *rel, void *ctx)
+{
+    name_list *l = ctx;
+    ck_assert_msg(l->n < sizeof l->names / sizeof l->names[0], "too many files under the work directory");
+    l->names[l->n] = strdup(rel);
+    ck_assert(l->names[l->n] != NULL);
+    l->n++;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted, '\n'-joined list of every path under dir (free it). */
+static char *tree_listing(const char *dir)
+{
+    name_list l;
+    l.n = 0;
+    walk(dir, "", collect, &l);
+    qsort(l.names, l.n, sizeof l.names[0], cmp_str);
+    size_t total = 1;
+    for (size_t i = 0; i < l.n; i++)
+        total += strlen(l.names[i]) + 1;
+    char *s = malloc(total);
+    ck_assert(s != NULL);
+    s[0] = '\0';
+    for (size_t i = 0; i < l.n; i++) {
+        strcat(s, l.names[i]);
+        strcat(s, "\n");
+        free(l.names[i]);
+    }
+    return s;
+}
+
+static void find_tmp(const char *rel, void *ctx)
+{
+    char *hit = ctx;
+    size_t n = strlen(rel);
+    if (n >= 4 && !strcmp(rel + n - 4, ".tmp") && hit[0] == '\0')
+        snprintf(hit, PATH_LEN, "%s", rel);
+}
+
+/* No file or directory whose name ends in ".tmp" anywhere under dir. */
+static void assert_no_tmp_files(const char *dir)
+{
+    char hit[PATH_LEN] = "";
+    walk(dir, "", find_tmp, hit);
+    ck_assert_msg(hit[0] == '\0', "temporary file '%s' left under %s", hit, dir);
+}
+
+/* The two files have the same bytes. */
+static int same_bytes(const char *a, const char *b)
+{
+    size_t la = 0, lb = 0;
+    char *ta = slurp(a, &la), *tb = slurp(b, &lb);
+    ck_assert_msg(ta != NULL, "cannot read %s", a);
+    ck_assert_msg(tb != NULL, "cannot read %s", b);
+    int same = la == lb && memcmp(ta, tb, la) == 0;
+    free(ta);
+    free(tb);
+    return same;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Text                                                                       */
+
+/* text has a line equal to line (without its '\n'). */
+static int has_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len == n && memcmp(p, line, n) == 0)
+            return 1;
+        p = nl ? nl + 1 : NULL;
+    }
+    return 0;
+}
+
+/* text has a line starting with prefix. */
+static int has_line_prefix(const char *text, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    for (const char *p = text; p && *p;) {
+        if (strncmp(p, prefix, n) == 0)
+            return 1;
+        const char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : NULL;
+    }
+    return 0;
+}
+
+static size_t count_char(const char *s, char c)
+{
+    size_t k = 0;
+    for (; *s; s++)
+        k += (*s == c);
+    return k;
+}
+
+/* word occurs in text, not as part of a longer identifier. */
+static int has_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
+        int left_ok = p == text || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z'));
+        char r = p[n];
+        int right_ok = !(r == '_' || (r >= 'a' && r <= 'z'));
+        if (left_ok && right_ok)
+            return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Running the binary                                                         */
+
+typedef struct argv_list {
+    const char *v[MAX_ARGS + 1];
+    int n;
+} argv_list;
+
+/* Append the arguments up to END. */
+static void args_add(argv_list *a, ...)
+{
+    va_list ap;
+    va_start(ap, a);
+    for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *)) {
+        ck_assert_msg(a->n < MAX_ARGS, "too many arguments");
+        a->v[a->n++] = s;
+    }
+    va_end(ap);
+    a->v[a->n] = NULL;
+}
+
+/* The small valid run every case starts from: 2D dam break, 200 particles,
+ * 2 frames of 0.025 s, writing to out. */
+static void args_small_run(argv_list *a, const char *out)
+{
+    a->n = 0;
+    args_add(a, "run", "--solver", "muller", "--scene", "dam_break", "--dim", "2", "--spacing", "0.025",
+             "--t-end", "0.05", "--frames", "2", "--out", out, "--quiet", END);
+}
+
+typedef struct cli_result {
+    int code;    /* exit status, or -1 if killed by a signal */
+    int sig;     /* the signal, if killed */
+    char *out;   /* stdout */
+    char *err;   /* stderr */
+} cli_result;
+
+static void cli_free(cli_result *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+/* Run PFB_BIN with the arguments in a, cwd <tmp>/w, output captured. */
+static cli_result cli_run(const argv_list *a)
+{
+    char out_path[PATH_LEN], err_path[PATH_LEN];
+    fmt_path(out_path, sizeof out_path, "%s/cli.stdout", tmp_dir);
+    fmt_path(err_path, sizeof err_path, "%s/cli.stderr", tmp_dir);
+    char *argv[MAX_ARGS + 2];
+    argv[0] = (char *)PFB_BIN;
+    for (int i = 0; i < a->n; i++)
+        argv[i + 1] = (char *)a->v[i];
+    argv[a->n + 1] = NULL;
+
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        /* only async-signal-safe calls until exec */
+        int in = open("/dev/null", O_RDONLY);
+        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in < 0 || fo < 0 || fe < 0 || dup2(in, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0 ||
+            chdir(work_dir) != 0)
+            _exit(126);
+        execv(PFB_BIN, argv);
+        _exit(127);
+    }
+    int status = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    ck_assert_msg(w == pid, "waitpid: %s", strerror(errno));
+
+    cli_result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    r.out = slurp(out_path, NULL);
+    r.err = slurp(err_path, NULL);
+    ck_assert(r.out != NULL && r.err != NULL);
+    ck_assert_msg(r.code != 126 && r.code != 127, "could not start %s (status %d)", PFB_BIN, r.code);
+    ck_assert_msg(r.sig == 0, "%s killed by signal %d; stderr:\n%s", PFB_BIN, r.sig, r.err);
+    return r;
+}
+
+/* The run exited with want; on a mismatch the message shows stderr. */
+static void expect_code(const cli_result *r, int want)
+{
+    ck_assert_msg(r->code == want, "exit status %d, expected %d; stderr:\n%s", r->code, want, r->err);
+}
+
+/* Bad input: status 1, nothing on stdout, exactly one line on stderr that
+ * contains every needle (the bad value, the suggestion...) and says what is
+ * valid, and the work directory is exactly as it was before (so --out was not
+ * created, or an existing --out is still empty). */
+static void expect_bad(const argv_list *a, ...)
+{
+    char *before = tree_listing(work_dir);
+    cli_result r = cli_run(a);
+    expect_code(&r, 1);
+    ck_assert_msg(r.out[0] == '\0', "bad input printed on stdout:\n%s", r.out);
+    size_t len = strlen(r.err);
+    ck_assert_msg(len > 0 && r.err[len - 1] == '\n' && count_char(r.err, '\n') == 1,
+                  "stderr is not exactly one line:\n%s", r.err);
+    ck_assert_msg(strstr(r.err, "valid") || strstr(r.err, "did you mean"),
+                  "stderr does not say what is valid: %s", r.err);
+    va_list ap;
+    va_start(ap, a);
+    for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
+        ck_assert_msg(strstr(r.err, s) != NULL, "stderr lacks \"%s\": %s", s, r.err);
+    va_end(ap);
+    char *after = tree_listing(work_dir);
+    ck_assert_msg(strcmp(before, after) == 0, "bad input changed the work directory.\nbefore:\n%s\nafter:\n%s",
+                  before, after);
+    free(before);
+    free(after);
+    cli_free(&r);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Bad input: one line, status 1, nothing written                             */
+
+/* A misspelt solver name is rejected before anything is written, and the
+ * message proposes the real name. */
+START_TEST(test_bad_solver)
+{
+    char out[PATH_LEN];
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "mulle", "--scene", "dam_break", "--out", wpath(out, sizeof out, "out"),
+             "--quiet", END);
+    expect_bad(&a, "'mulle'", "'muller'", END);
+}
+END_TEST
+
+/* A misspelt scene name: same contract, suggestion 'dam_break'. */
+START_TEST(test_bad_scene)
+{
+    char out[PATH_LEN];
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "muller", "--scene", "dambreak", "--out", wpath(out, sizeof out, "out"),
+             "--quiet", END);
+    expect_bad(&a, "'dambreak'", "did you mean 'dam_break'", END);
+}
+END_TEST
+
+/* --set with a key no table knows: 'viscosty' is close enough to get a
+ * suggestion; 'k_neer' is not, and the message still points at the valid
+ * names.  Both are caught before the output directory exists. */
+START_TEST(test_bad_set_unknown_key)
+{
+    char out[PATH_LEN];
+    argv_list a;
+    args_small_run(&a, wpath(out, sizeof out, "out"));
+    args_add(&a, "--set", "viscosty=0.1", END);
+    expect_bad(&a, "'viscosty'", "did you mean 'viscosity'", END);
+
+    args_small_run(&a, out);
+    args_add(&a, "--set", "k_neer=1", END);
+    expect_bad(&a, "'k_neer'", END);
+}
+END_TEST
+
+/* Values outside their range or not in the list of choices: the message quotes
+ * the value, names the parameter and gives the valid range or words.
+ * (viscosity = -2: -1 may serve as an "automatic" sentinel, -2 is below any
+ * range the solver declares.) */
+START_TEST(test_bad_out_of_range)
+{
+    char out[PATH_LEN];
+    argv_list a;
+    args_small_run(&a, wpath(out, sizeof out, "out"));
+    args_add(&a, "--set", "viscosity=-2", END);
+    expect_bad(&a, "'-2'", "'viscosity'", "out of range", END);
+
+    args_small_run(&a, out);
+    args_add(&a, "--set", "surface_tension=-1", END);
+    expect_bad(&a, "'-1'", "'surface_tension'", "out of range", END);
+
+    args_small_run(&a, out);
+    args_add(&a, "--dim", "4", END);
+    expect_bad(&a, "'4'", "'dim'", "2 to 3", END);
+
+    args_small_run(&a, out);
+    args_add(&a, "--snapshots", "xml", END);
+    expect_bad(&a, "'xml'", "'snapshots'", "csv, vtp, none", END);
+}
+END_TEST
+
+/* A shortcut option whose value is not a number. */
+START_TEST(test_bad_not_a_number)
+{
+    char out[PATH_LEN];
+    argv_list a;
+    args_small_run(&a, wpath(out, sizeof out, "out"));
+    args_add(&a, "--dt", "abc", END);
+    expect_bad(&a, "'abc'", "'dt'", "not a number", END);
+}
+END_TEST
+
+/* An INI file with a line that is neither a section nor key = value: the
+ * message names the file and the line number. */
+START_TEST(test_bad_ini_malformed)
+{
+    char out[PATH_LEN], ini[PATH_LEN];
+    write_text(wpath(ini, sizeof ini, "bad.ini"), "[run]\nframes = 1\nthis line has no equals sign\n");
+    argv_list a;
+    args_small_run(&a, wpath(out, sizeof out, "out"));
+    args_add(&a, "--config", ini, END);
+    expect_bad(&a, ini, "line 3", "malformed", END);
+}
+END_TEST
+
+/* An INI section that is neither [run], [scene] nor a solver's name. */
+START_TEST(test_bad_ini_unknown_section)
+{
+    char out[PATH_LEN], ini[PATH_LEN];
+    write_text(wpath(ini, sizeof ini, "sec.ini"), "[run]\nframes = 1\n\n[sceen]\ngravity = 1\n");
+    argv_list a;
+    args_small_run(&a, wpath(out, sizeof out, "out"));
+    args_add(&a, "--config", ini, END);
+    expect_bad(&a, ini, "line 5", "[sceen]", "[scene]", END);
+}
+END_TEST
+
+/* An unknown key in a known INI section: file, line, key and suggestion. */
+START_TEST(test_bad_ini_unknown_key)
+{
+    char out[PATH_LEN], ini[PATH_LEN];
+    write_text(wpath(ini, sizeof ini, "key.ini"), "; presets\n[muller]\nviscosity = 0.5\nviscosty = 0.1\n");
+    argv_list a;
+    args_small_run(&a, wpath(out, sizeof out, "out"));
+    args_add(&a, "--config", ini, END);
+    expect_bad(&a, ini, "line 4", "'viscosty'", "did you mean 'viscosity'", END);
+}
+END_TEST
+
+/* --config naming a file that does not exist. */
+START_TEST(test_bad_config_missing)
+{
+    char out[PATH_LEN], ini[PATH_LEN];
+    argv_list a;
+    args_small_run(&a, wpath(out, sizeof out, "out"));
+    args_add(&a, "--config", wpath(ini, sizeof ini, "nothere.ini"), END);
+    expect_bad(&a, ini, strerror(ENOENT), END);
+}
+END_TEST
+
+/* An --out directory that cannot be created because its parent is a regular
+ * file (ENOTDIR: unlike permission bits this also stops root), and an --out
+ * that is itself a regular file. */
+START_TEST(test_bad_out_unwritable)
+{
+    char afile[PATH_LEN], out[PATH_LEN];
+    write_text(wpath(afile, sizeof afile, "afile"), "not a directory\n");
+    argv_list a;
+    args_small_run(&a, wpath(out, sizeof out, "afile/out"));
+    expect_bad(&a, "afile/out", strerror(ENOTDIR), END);
+
+    args_small_run(&a, afile);
+    expect_bad(&a, afile, "not a directory", END);
+}
+END_TEST
+
+/* A misspelt option is not silently ignored; the nearest option is proposed. */
+START_TEST(test_bad_option)
+{
+    char out[PATH_LEN];
+    argv_list a;
+    args_small_run(&a, wpath(out, sizeof out, "out"));
+    args_add(&a, "--spacng", "0.02", END);
+    expect_bad(&a, "'--spacng'", "'--spacing'", END);
+}
+END_TEST
+
+/* A misspelt command. */
+START_TEST(test_bad_command)
+{
+    argv_list a = {.n = 0};
+    args_add(&a, "runn", "--solver", "muller", END);
+    expect_bad(&a, "'runn'", "'run'", END);
+}
+END_TEST
+
+/* A scene with no particles at the given spacing (drop of radius 0.1 at
+ * spacing 1): rejected in the set-up, which runs before the output directory
+ * is created. */
+START_TEST(test_bad_scene_too_coarse)
+{
+    char out[PATH_LEN];
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "muller", "--scene", "drop", "--spacing", "1", "--out",
+             wpath(out, sizeof out, "out"), "--quiet", END);
+    expect_bad(&a, "spacing 1", "drop", END);
+}
+END_TEST
+
+/* If --out already exists (empty), bad input, including errors found late in
+ * the set-up, leaves it empty: nothing is written before the input is known
+ * to be good. */
+START_TEST(test_bad_existing_out_stays_empty)
+{
+    char out[PATH_LEN], ini[PATH_LEN];
+    ck_assert_int_eq(mkdir(wpath(out, sizeof out, "out"), 0700), 0);
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "muller", "--scene", "drop", "--spacing", "1", "--out", out, "--quiet", END);
+    expect_bad(&a, "spacing 1", END);
+
+    args_small_run(&a, out);
+    args_add(&a, "--set", "solver.viscosity=-2", END);
+    expect_bad(&a, "'-2'", END);
+
+    write_text(wpath(ini, sizeof ini, "k.ini"), "[scene]\ngravty = 1\n");
+    args_small_run(&a, out);
+    args_add(&a, "--config", ini, END);
+    expect_bad(&a, ini, "line 2", "'gravty'", END);
+    ck_assert(is_dir(out));
+}
+END_TEST
+
+/* ------------------------------------------------------------------------- */
+/* --help and list                                                            */
+
+static void expect_usage(const argv_list *a, const char *start)
+{
+    cli_result r = cli_run(a);
+    expect_code(&r, 0);
+    ck_assert_msg(strncmp(r.out, start, strlen(start)) == 0, "stdout does not start with '%s':\n%s", start, r.out);
+    ck_assert_msg(r.err[0] == '\0', "--help wrote on stderr:\n%s", r.err);
+    cli_free(&r);
+}
+
+/* --help (and -h) on the main command, run and list exits 0 with the usage on
+ * stdout, so `pfbench run --help | less` works. */
+START_TEST(test_help)
+{
+    argv_list a = {.n = 0};
+    args_add(&a, "--help", END);
+    expect_usage(&a, "usage: pfbench <command>");
+    a.n = 0;
+    args_add(&a, "-h", END);
+    expect_usage(&a, "usage: pfbench <command>");
+    a.n = 0;
+    args_add(&a, "run", "--help", END);
+    expect_usage(&a, "usage: pfbench run ");
+    a.n = 0;
+    args_add(&a, "run", "--solver", "muller", "-h", END);
+    expect_usage(&a, "usage: pfbench run ");
+    a.n = 0;
+    args_add(&a, "list", "--help", END);
+    expect_usage(&a, "usage: pfbench list");
+}
+END_TEST
+
+/* `pfbench list` names the solver, every scene and the solver's parameters. */
+START_TEST(test_list)
+{
+    argv_list a = {.n = 0};
+    args_add(&a, "list", END);
+    cli_result r = cli_run(&a);
+    expect_code(&r, 0);
+    const char *words[] = {"muller", "pool", "dam_break", "drop", "viscosity", "surface_tension"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        ck_assert_msg(has_word(r.out, words[i]), "pfbench list does not mention '%s':\n%s", words[i], r.out);
+    ck_assert_msg(r.err[0] == '\0', "pfbench list wrote on stderr:\n%s", r.err);
+    cli_free(&r);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------- */
+/* Successful runs                                                            */
+
+#define SERIES_HEADER                                                                                          \
+    "frame,t,n,mass,ke,pe,px,py,pz,lx,ly,lz,comx,comy,comz,xmin,xmax,ymin,ymax,zmin,zmax,volume_rel,"          \
+    "density_err_mean,density_err_max"
+
+/* Run a and expect success with nothing on stderr (--quiet). */
+static void run_ok(const argv_list *a)
+{
+    cli_result r = cli_run(a);
+    expect_code(&r, 0);
+    ck_assert_msg(r.err[0] == '\0', "a --quiet run wrote on stderr:\n%s", r.err);
+    cli_free(&r);
+}
+
+/* DIR/run.meta as text (free it). */
+static char *read_meta(const char *dir)
+{
+    char path[PATH_LEN];
+    fmt_path(path, sizeof path, "%s/run.meta", dir);
+    char *meta = slurp(path, NULL);
+    ck_assert_msg(meta != NULL, "no %s", path);
+    return meta;
+}
+
+static void frame_file(char *buf, size_t len, const char *dir, int frame, const char *ext)
+{
+    fmt_path(buf, len, "%s/frames/frame_%05d.%s", dir, frame, ext);
+}
+
+/* The documented happy path: series.csv with the fixed columns and one row per
+ * frame (frame 0 the initial state), run.meta with provenance and every
+ * parameter, one CSV snapshot per frame, and no temporary files left behind. */
+START_TEST(test_run_happy_path)
+{
+    char out[PATH_LEN], path[PATH_LEN];
+    argv_list a;
+    args_small_run(&a, wpath(out, sizeof out, "out"));
+    run_ok(&a);
+
+    fmt_path(path, sizeof path, "%s/series.csv", out);
+    char *series = slurp(path, NULL);
+    ck_assert_msg(series != NULL, "no %s", path);
+    size_t hl = strlen(SERIES_HEADER);
+    ck_assert_msg(strncmp(series, SERIES_HEADER, hl) == 0 && (series[hl] == '\n' || series[hl] == ','),
+                  "series.csv header is wrong:\n%.400s", series);
+    ck_assert_int_eq(count_char(series, '\n'), 4);
+    const char *row = strchr(series, '\n') + 1;
+    for (int f = 0; f <= 2; f++) {
+        char lead[16];
+        snprintf(lead, sizeof lead, "%d,", f);
+        ck_assert_msg(strncmp(row, lead, strlen(lead)) == 0, "row %d does not start with '%s': %.80s", f, lead, row);
+        const char *n_field = strchr(row + strlen(lead), ',') + 1; /* after frame and t */
+        ck_assert_msg(strncmp(n_field, "200,", 4) == 0, "row %d does not have n = 200: %.80s", f, row);
+        row = strchr(row, '\n') + 1;
+    }
+    free(series);
+
+    char *meta = read_meta(out);
+    const char *lines[] = {"solver = muller", "scene = dam_break", "dim = 2", "status = ok", "n_particles = 200",
+                           "frames = 2", "frames_done = 2"};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        ck_assert_msg(has_line(meta, lines[i]), "run.meta lacks the line '%s':\n%s", lines[i], meta);
+    const char *keys[] = {"dt = ", "spacing = ", "seed = ", "commit = ", "solver.viscosity = ", "run.spacing = ",
+                          "scene.gravity = "};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        ck_assert_msg(has_line_prefix(meta, keys[i]), "run.meta lacks a line '%s...':\n%s", keys[i], meta);
+    free(meta);
+
+    for (int f = 0; f <= 2; f++) {
+        frame_file(path, sizeof path, out, f, "csv");
+        char *frame = slurp(path, NULL);
+        ck_assert_msg(frame != NULL, "no %s", path);
+        ck_assert_msg(strncmp(frame, "x,y,z,vx,vy,vz,mass", 19) == 0 && (frame[19] == '\n' || frame[19] == ','),
+                      "%s header is wrong: %.100s", path, frame);
+        ck_assert_int_eq(count_char(frame, '\n'), 201);
+        free(frame);
+    }
+    frame_file(path, sizeof path, out, 3, "csv");
+    ck_assert_msg(!exists(path), "%s written for a run of 2 frames", path);
+    assert_no_tmp_files(out);
+}
+END_TEST
+
+/* --snapshots vtp writes one VTK PolyData file per frame and a ParaView
+ * collection frames.pvd that lists each of them; no CSV snapshots. */
+START_TEST(test_run_vtp)
+{
+    char out[PATH_LEN], path[PATH_LEN];
+    argv_list a;
+    args_small_run(&a, wpath(out, sizeof out, "out"));
+    args_add(&a, "--snapshots", "vtp", END);
+    run_ok(&a);
+
+    fmt_path(path, sizeof path, "%s/frames.pvd", out);
+    char *pvd = slurp(path, NULL);
+    ck_assert_msg(pvd != NULL, "no %s", path);
+    for (int f = 0; f <= 2; f++) {
+        frame_file(path, sizeof path, out, f, "vtp");
+        char *vtp = slurp(path, NULL);
+        ck_assert_msg(vtp != NULL, "no %s", path);
+        ck_assert_msg(strncmp(vtp, "<?xml", 5) == 0 && strstr(vtp, "NumberOfPoints=\"200\"") != NULL,
+                      "%s is not a PolyData file of 200 points", path);
+        free(vtp);
+        char ref[64];
+        snprintf(ref, sizeof ref, "file=\"frames/frame_%05d.vtp\"", f);
+        ck_assert_msg(strstr(pvd, ref) != NULL, "frames.pvd does not list %s:\n%s", ref, pvd);
+        frame_file(path, sizeof path, out, f, "csv");
+        ck_assert_msg(!exists(path), "%s written with --snapshots vtp", path);
+    }
+    ck_assert_msg(strstr(pvd, "frame_00003") == NULL, "frames.pvd lists a frame that was not run:\n%s", pvd);
+    free(pvd);
+    assert_no_tmp_files(out);
+}
+END_TEST
+
+/* --snapshots none: series.csv and run.meta only, no frames directory. */
+START_TEST(test_run_no_snapshots)
+{
+    char out[PATH_LEN], path[PATH_LEN];
+    argv_list a;
+    args_small_run(&a, wpath(out, sizeof out, "out"));
+    args_add(&a, "--snapshots", "none", END);
+    run_ok(&a);
+    fmt_path(path, sizeof path, "%s/series.csv", out);
+    ck_assert(exists(path));
+    fmt_path(path, sizeof path, "%s/run.meta", out);
+    ck_assert(exists(path));
+    fmt_path(path, sizeof path, "%s/frames", out);
+    ck_assert_msg(!exists(path), "%s exists with --snapshots none", path);
+    fmt_path(path, sizeof path, "%s/frames.pvd", out);
+    ck_assert(!exists(path));
+    assert_no_tmp_files(out);
+}
+END_TEST
+
+/* Values from the [run], [scene] and [muller] sections of --config reach the
+ * run (recorded in run.meta), and the command line (--set, --frames) beats the
+ * file wherever it appears on the line, while untouched INI values stay. */
+START_TEST(test_run_config)
+{
+    char out[PATH_LEN], out2[PATH_LEN], ini[PATH_LEN], path[PATH_LEN];
+    write_text(wpath(ini, sizeof ini, "presets.ini"), "; presets for the small dam break\n"
+                                                      "[run]\n"
+                                                      "frames = 1\n"
+                                                      "\n"
+                                                      "[scene]\n"
+                                                      "gravity = 5\n"
+                                                      "\n"
+                                                      "[muller]\n"
+                                                      "viscosity = 0.5\n"
+                                                      "surface_tension = 0.05\n");
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "muller", "--scene", "dam_break", "--dim", "2", "--spacing", "0.025",
+             "--t-end", "0.05", "--config", ini, "--out", wpath(out, sizeof out, "a"), "--quiet", END);
+    run_ok(&a);
+    char *meta = read_meta(out);
+    const char *lines[] = {"run.frames = 1", "frames = 1", "scene.gravity = 5", "solver.viscosity = 0.5",
+                           "solver.surface_tension = 0.05", "status = ok"};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        ck_assert_msg(has_line(meta, lines[i]), "run.meta lacks the line '%s':\n%s", lines[i], meta);
+    free(meta);
+    fmt_path(path, sizeof path, "%s/series.csv", out);
+    char *series = slurp(path, NULL);
+    ck_assert(series != NULL);
+    ck_assert_int_eq(count_char(series, '\n'), 3); /* header, frames 0 and 1 */
+    free(series);
+
+    /* the overrides come before --config on the line: order does not matter */
+    a.n = 0;
+    args_add(&a, "run", "--set", "viscosity=0.25", "--set", "scene.gravity=7", "--frames", "2", "--solver",
+             "muller", "--scene", "dam_break", "--dim", "2", "--spacing", "0.025", "--t-end", "0.05", "--config",
+             ini, "--out", wpath(out2, sizeof out2, "b"), "--quiet", END);
+    run_ok(&a);
+    meta = read_meta(out2);
+    const char *lines2[] = {"run.frames = 2", "scene.gravity = 7", "solver.viscosity = 0.25",
+                            "solver.surface_tension = 0.05"};
+    for (size_t i = 0; i < sizeof lines2 / sizeof lines2[0]; i++)
+        ck_assert_msg(has_line(meta, lines2[i]), "run.meta lacks the line '%s':\n%s", lines2[i], meta);
+    free(meta);
+}
+END_TEST
+
+/* A run that blows up (dt = 1/30 s at spacing 0.025 is far beyond the stable
+ * step) is recorded, not a crash: exit status 3, a message naming
+ * "unstable", complete files, and status = unstable: REASON in run.meta. */
+START_TEST(test_run_unstable)
+{
+    char out[PATH_LEN], path[PATH_LEN];
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "muller", "--scene", "dam_break", "--dim", "2", "--spacing", "0.025",
+             "--t-end", "1", "--dt", "0.05", "--out", wpath(out, sizeof out, "out"), "--quiet", END);
+    cli_result r = cli_run(&a);
+    expect_code(&r, 3);
+    ck_assert_msg(strstr(r.err, "unstable") != NULL, "stderr does not name the blow-up: %s", r.err);
+    cli_free(&r);
+    char *meta = read_meta(out);
+    ck_assert_msg(has_line_prefix(meta, "status = unstable: "), "run.meta lacks 'status = unstable: ...':\n%s",
+                  meta);
+    ck_assert_msg(!has_line(meta, "status = ok"), "run.meta says ok:\n%s", meta);
+    free(meta);
+    fmt_path(path, sizeof path, "%s/series.csv", out);
+    ck_assert_msg(exists(path), "no series.csv after a blow-up");
+    assert_no_tmp_files(out);
+}
+END_TEST
+
+/* Same seed and jitter: byte-identical series.csv and snapshots (the series
+ * holds no wall times).  Another seed moves the jittered particles, so every
+ * snapshot differs. */
+START_TEST(test_run_deterministic)
+{
+    char dir[3][PATH_LEN], pa[PATH_LEN], pb[PATH_LEN];
+    const char *seeds[3] = {"7", "7", "8"};
+    const char *names[3] = {"s7a", "s7b", "s8"};
+    for (int k = 0; k < 3; k++) {
+        argv_list a;
+        args_small_run(&a, wpath(dir[k], sizeof dir[k], names[k]));
+        args_add(&a, "--seed", seeds[k], "--set", "run.jitter=0.1", END);
+        run_ok(&a);
+    }
+    fmt_path(pa, sizeof pa, "%s/series.csv", dir[0]);
+    fmt_path(pb, sizeof pb, "%s/series.csv", dir[1]);
+    ck_assert_msg(same_bytes(pa, pb), "series.csv differs between two runs with seed 7");
+    for (int f = 0; f <= 2; f++) {
+        frame_file(pa, sizeof pa, dir[0], f, "csv");
+        frame_file(pb, sizeof pb, dir[1], f, "csv");
+        ck_assert_msg(same_bytes(pa, pb), "frame %d differs between two runs with seed 7", f);
+        frame_file(pb, sizeof pb, dir[2], f, "csv");
+        ck_assert_msg(!same_bytes(pa, pb), "frame %d is the same for seeds 7 and 8", f);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------------------- */
+
+static Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+
+    TCase *bad = tcase_create("bad_input");
+    tcase_add_unchecked_fixture(bad, base_setup, base_teardown);
+    tcase_add_checked_fixture(bad, cli_setup, cli_teardown);
+    tcase_add_test(bad, test_bad_solver);
+    tcase_add_test(bad, test_bad_scene);
+    tcase_add_test(bad, test_bad_set_unknown_key);
+    tcase_add_test(bad, test_bad_out_of_range);
+    tcase_add_test(bad, test_bad_not_a_number);
+    tcase_add_test(bad, test_bad_ini_malformed);
+    tcase_add_test(bad, test_bad_ini_unknown_section);
+    tcase_add_test(bad, test_bad_ini_unknown_key);
+    tcase_add_test(bad, test_bad_config_missing);
+    tcase_add_test(bad, test_bad_out_unwritable);
+    tcase_add_test(bad, test_bad_option);
+    tcase_add_test(bad, test_bad_command);
+    tcase_add_test(bad, test_bad_scene_too_coarse);
+    tcase_add_test(bad, test_bad_existing_out_stays_empty);
+    suite_add_tcase(s, bad);
+
+    TCase *info = tcase_create("info");
+    tcase_add_unchecked_fixture(info, base_setup, base_teardown);
+    tcase_add_checked_fixture(info, cli_setup, cli_teardown);
+    tcase_add_test(info, test_help);
+    tcase_add_test(info, test_list);
+    suite_add_tcase(s, info);
+
+    TCase *run = tcase_create("run");
+    tcase_add_unchecked_fixture(run, base_setup, base_teardown);
+    tcase_add_checked_fixture(run, cli_setup, cli_teardown);
+    tcase_add_test(run, test_run_happy_path);
+    tcase_add_test(run, test_run_vtp);
+    tcase_add_test(run, test_run_no_snapshots);
+    tcase_add_test(run, test_run_config);
+    tcase_add_test(run, test_run_unstable);
+    tcase_add_test(run, test_run_deterministic);
+    suite_add_tcase(s, run);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(cli_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,386 @@
+/* test_muller.c — the Müller 2003 back end against the physics it must satisfy. */
+#include <check.h>
+#include <float.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/kernels.h"
+#include "../core/rng.h"
+#include "testutil.h"
+
+extern const pfb_solver_ops pfb_solver_muller;
+
+/* A bare simulation (no walls, no gravity) holding the given particles. */
+static void make_sim(pfb_sim *sim, int dim, double spacing, size_t n, const double *x, const double *v,
+                     double m)
+{
+    pfb_err err;
+    ck_assert(sim_init(sim, dim, 1, &err) == 0);
+    sim->spacing = spacing;
+    sim->rho_ref = 1000.0;
+    sim->v_ref = 1.0;
+    for (int k = 0; k < 3; k++) {
+        sim->domain_lo[k] = -1e3;
+        sim->domain_hi[k] = 1e3;
+    }
+    for (size_t i = 0; i < n; i++)
+        ck_assert(particles_add(&sim->p, x + 3 * i, v + 3 * i, m, &err) == 0);
+}
+
+/* Create the solver with overrides and take one step of dt = 0, which leaves the
+ * particles in place and fills the "accel" field with a(x, v). */
+static void *accel_at_rest(pfb_sim *sim, const char *const *sets, int *fa)
+{
+    pfb_err err;
+    pfb_params p;
+    ck_assert(params_init(&p, pfb_solver_muller.params, "muller", &err) == 0);
+    for (size_t i = 0; sets && sets[i]; i++) {
+        char key[64];
+        const char *eq = strchr(sets[i], '=');
+        memcpy(key, sets[i], (size_t)(eq - sets[i]));
+        key[eq - sets[i]] = '\0';
+        ck_assert_msg(params_set(&p, key, eq + 1, &err) == 0, "%s", err.msg);
+    }
+    void *state = NULL;
+    ck_assert_msg(pfb_solver_muller.create(&p, sim, &state, &err) == 0, "%s", err.msg);
+    ck_assert_msg(pfb_solver_muller.step(state, sim, 0.0, &err) == 0, "%s", err.msg);
+    *fa = particles_find_field(&sim->p, "accel");
+    ck_assert(*fa >= 0);
+    params_free(&p);
+    return state;
+}
+
+/* Net force sum_i m_i a_i and the scale sum_i m_i |a_i| that bounds its round-off. */
+static void net_force(const pfb_sim *sim, int fa, double net[3], double *scale)
+{
+    const double *a = sim->p.field[fa].data;
+    net[0] = net[1] = net[2] = 0.0;
+    *scale = 0.0;
+    for (size_t i = 0; i < sim->p.n; i++) {
+        double m = sim->p.m[i], mag = 0.0;
+        for (int k = 0; k < 3; k++) {
+            net[k] += m * a[3 * i + (size_t)k];
+            mag += a[3 * i + (size_t)k] * a[3 * i + (size_t)k];
+        }
+        *scale += m * sqrt(mag);
+    }
+}
+
+/* A random cloud: n particles uniformly in a cube of side L, random velocities. */
+static void random_cloud(int dim, size_t n, double L, uint64_t seed, double *x, double *v)
+{
+    pfb_rng r;
+    rng_seed(&r, seed);
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            x[3 * i + (size_t)k] = k < dim ? L * rng_uniform(&r) : 0.0;
+            v[3 * i + (size_t)k] = k < dim ? rng_uniform(&r) - 0.5 : 0.0;
+        }
+}
+
+/* Pressure (eq. 10) and viscosity (eq. 14) forces, as m_i a_i = (m_i / rho_i) f_i, are
+ * antisymmetric pair by pair: m_i m_j (p_i + p_j) / (2 rho_i rho_j) grad W_ij and
+ * mu m_i m_j (v_j - v_i) / (rho_i rho_j) lap W_ij.  Their sum over all particles
+ * vanishes up to round-off.  Bound: each a_i sums ~40 terms, each with a relative
+ * rounding error of a few eps, so |sum m a| <= 1e3 eps sum m |a| is generous and
+ * still fails for any error of one pair in 1e12. */
+START_TEST(test_pressure_viscosity_conserve_momentum)
+{
+    for (int dim = 2; dim <= 3; dim++) {
+        size_t n = dim == 2 ? 400 : 600;
+        double spacing = 0.01, L = spacing * (dim == 2 ? 20.0 : 8.4);
+        double *x = malloc(3 * n * sizeof *x), *v = malloc(3 * n * sizeof *v);
+        random_cloud(dim, n, L, 42 + (uint64_t)dim, x, v);
+        pfb_sim sim;
+        make_sim(&sim, dim, spacing, n, x, v, 1000.0 * pow(spacing, dim));
+        int fa;
+        const char *const sets[] = {"surface_tension=0", "clamp_pressure=false", "viscosity=0.5", "k=1000", NULL};
+        void *st = accel_at_rest(&sim, sets, &fa);
+        double net[3], scale;
+        net_force(&sim, fa, net, &scale);
+        ck_assert_msg(scale > 0, "no forces at all");
+        for (int k = 0; k < dim; k++)
+            ck_assert_msg(fabs(net[k]) <= 1e3 * DBL_EPSILON * scale, "dim %d: net force %g vs scale %g", dim,
+                          net[k], scale);
+        pfb_solver_muller.destroy(st);
+        sim_free(&sim);
+        free(x);
+        free(v);
+    }
+}
+END_TEST
+
+/* The colour-field surface force (eq. 19) is not pairwise antisymmetric, so it conserves
+ * momentum only by symmetry: a point-symmetric configuration (x -> -x, v -> -v) has
+ * net force zero to round-off with all three forces on.  The same bound as above. */
+START_TEST(test_all_forces_vanish_on_symmetric_configuration)
+{
+    for (int dim = 2; dim <= 3; dim++) {
+        size_t half = dim == 2 ? 200 : 300, n = 2 * half;
+        double spacing = 0.01, L = spacing * (dim == 2 ? 10.0 : 6.0);
+        double *x = malloc(3 * n * sizeof *x), *v = malloc(3 * n * sizeof *v);
+        random_cloud(dim, half, L, 7 + (uint64_t)dim, x, v);
+        for (size_t i = 0; i < half; i++)
+            for (int k = 0; k < 3; k++) {
+                x[3 * (half + i) + (size_t)k] = -x[3 * i + (size_t)k] - (k < dim ? 0.3 * spacing : 0.0);
+                v[3 * (half + i) + (size_t)k] = -v[3 * i + (size_t)k];
+            }
+        /* the mirror copy x -> -x - 0.3 spacing: centre of symmetry at -0.15 spacing per axis */
+        pfb_sim sim;
+        make_sim(&sim, dim, spacing, n, x, v, 1000.0 * pow(spacing, dim));
+        int fa;
+        const char *const sets[] = {"surface_threshold=0", "clamp_pressure=false", "viscosity=0.5", "k=1000", NULL};
+        void *st = accel_at_rest(&sim, sets, &fa);
+        double net[3], scale;
+        net_force(&sim, fa, net, &scale);
+        for (int k = 0; k < dim; k++)
+            ck_assert_msg(fabs(net[k]) <= 1e3 * DBL_EPSILON * scale, "dim %d: net force %g vs scale %g", dim,
+                          net[k], scale);
+        pfb_solver_muller.destroy(st);
+        sim_free(&sim);
+        free(x);
+        free(v);
+    }
+}
+END_TEST
+
+/* Surface tension pulls a drop together: on a resting lattice disc/ball (pressure
+ * clamped, so zero everywhere at the calibrated rest density, and no viscosity at
+ * rest) the only force is eq. 19, and its virial sum_i m_i a_i . x_i must be negative
+ * (inward).  The sign is the physics; no tolerance is involved. */
+START_TEST(test_surface_tension_contracts_drop)
+{
+    for (int dim = 2; dim <= 3; dim++) {
+        const char *const sets[] = {"run.dim=2", "scene.amplitude=0", "run.spacing=0.01", NULL};
+        tu_run t;
+        tu_run_init(&t, "muller", "drop", sets);
+        pfb_err err;
+        ck_assert(params_set_double(&t.run, "dim", dim, &err) == 0);
+        if (dim == 3)
+            ck_assert(params_set(&t.run, "spacing", "0.02", &err) == 0);
+        pfb_sim sim;
+        void *st = NULL;
+        ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
+        ck_assert(pfb_solver_muller.step(st, &sim, 0.0, &err) == 0);
+        int fa = particles_find_field(&sim.p, "accel");
+        const double *a = sim.p.field[fa].data;
+        double virial = 0.0, scale = 0.0;
+        for (size_t i = 0; i < sim.p.n; i++)
+            for (int k = 0; k < dim; k++) {
+                virial += sim.p.m[i] * a[3 * i + (size_t)k] * sim.p.x[k][i];
+                scale += sim.p.m[i] * fabs(a[3 * i + (size_t)k] * sim.p.x[k][i]);
+            }
+        ck_assert_msg(scale > 0, "dim %d: no surface force at all", dim);
+        ck_assert_msg(virial < 0, "dim %d: surface tension pushes outward (virial %g)", dim, virial);
+        pfb_solver_muller.destroy(st);
+        sim_free(&sim);
+        tu_run_free(&t);
+    }
+}
+END_TEST
+
+/* Leap-frog (kick-drift-kick) integrates constant acceleration exactly: a lone
+ * particle under gravity follows x0 + v0 t + g t^2 / 2.  Tolerance: round-off of
+ * N steps, N * eps * |x|. */
+START_TEST(test_leapfrog_free_fall_exact)
+{
+    double x[3] = {0.1, 0.2, 0.3}, v[3] = {0.5, 1.0, -0.25};
+    pfb_sim sim;
+    make_sim(&sim, 3, 0.01, 1, x, v, 1e-3);
+    sim.g[1] = -9.81;
+    pfb_err err;
+    pfb_params p;
+    ck_assert(params_init(&p, pfb_solver_muller.params, "muller", &err) == 0);
+    void *st = NULL;
+    ck_assert(pfb_solver_muller.create(&p, &sim, &st, &err) == 0);
+    const double dt = 1e-3;
+    const int N = 500;
+    for (int s = 0; s < N; s++)
+        ck_assert(pfb_solver_muller.step(st, &sim, dt, &err) == 0);
+    double t = N * dt;
+    double want[3] = {x[0] + v[0] * t, x[1] + v[1] * t - 0.5 * 9.81 * t * t, x[2] + v[2] * t};
+    for (int k = 0; k < 3; k++)
+        ck_assert_msg(fabs(sim.p.x[k][0] - want[k]) <= N * 4 * DBL_EPSILON * (fabs(want[k]) + 1.0),
+                      "axis %d: %.17g vs %.17g", k, sim.p.x[k][0], want[k]);
+    ck_assert(fabs(sim.p.v[1][0] - (v[1] - 9.81 * t)) <= N * 4 * DBL_EPSILON * 10.0);
+    pfb_solver_muller.destroy(st);
+    params_free(&p);
+    sim_free(&sim);
+}
+END_TEST
+
+/* The calibrated rest density makes the initial lattice a rest state: an interior
+ * particle of the pool (farther than h from every wall and from the surface) has
+ * density rho0 up to summation round-off, hence zero pressure and acceleration g.
+ * Tolerance: k * (n_neighbours * eps * rho0) / (rho0 h) for the pressure force. */
+START_TEST(test_initial_lattice_is_at_rest)
+{
+    const char *const sets[] = {"run.spacing=0.02", NULL};
+    tu_run t;
+    tu_run_init(&t, "muller", "pool", sets);
+    pfb_sim sim;
+    void *st = NULL;
+    pfb_err err;
+    ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
+    ck_assert(pfb_solver_muller.step(st, &sim, 0.0, &err) == 0);
+    int fa = particles_find_field(&sim.p, "accel");
+    const double *a = sim.p.field[fa].data;
+    double h = 2.0 * 0.02, depth = 0.5, width = 1.0;
+    size_t interior = 0;
+    for (size_t i = 0; i < sim.p.n; i++) {
+        double xx = sim.p.x[0][i], yy = sim.p.x[1][i];
+        if (xx < h || xx > width - h || yy < h || yy > depth - h)
+            continue;
+        interior++;
+        ck_assert_msg(fabs(a[3 * i]) < 1e-9 && fabs(a[3 * i + 1] + 9.81) < 1e-9, "particle %zu: a = (%g, %g)", i,
+                      a[3 * i], a[3 * i + 1]);
+    }
+    ck_assert(interior > 100);
+    pfb_solver_muller.destroy(st);
+    sim_free(&sim);
+    tu_run_free(&t);
+}
+END_TEST
+
+/* ---- the settled pool ------------------------------------------------------------ */
+
+typedef struct pool_probe {
+    double ke, mass, derr_mean;
+    double t_avg;            /* frames from this time on are averaged */
+    long navg;
+    double planes[3];        /* horizontal planes, at depths D/4, D/2, 3D/4 */
+    double p_mech[3];        /* time-averaged pressure across each plane */
+    double p_eos[3];         /* time-averaged k (rho - rho0) of the particle layer at each plane */
+    double p_weight[3];      /* time-averaged weight above each plane per unit width */
+    double width, g, h, spacing;
+} pool_probe;
+
+/* The vertical eq. 10 force that particles above a plane receive from particles
+ * below it, per unit width: the mechanical pressure at that plane.  Also the mean
+ * state-equation pressure of the particle layer at the plane and the weight above. */
+static int probe_frame(void *ctx, const pfb_sim *sim, const void *state, long frame, const pfb_diag *d,
+                       pfb_err *err)
+{
+    (void)state;
+    (void)err;
+    (void)frame;
+    pool_probe *pp = ctx;
+    pp->ke = d->ke;
+    pp->mass = d->mass;
+    pp->derr_mean = d->density_err_mean;
+    if (sim->t < pp->t_avg)
+        return 0;
+    const pfb_particles *p = &sim->p;
+    const double *rho = p->field[particles_find_field(p, "density")].data;
+    const double *pr = p->field[particles_find_field(p, "pressure")].data;
+    pfb_kernel spiky;
+    pfb_err e2;
+    kernel_init(&spiky, PFB_KERNEL_SPIKY, 2, pp->h, &e2);
+    for (int c = 0; c < 3; c++) {
+        double y0 = pp->planes[c], fy = 0.0, psum = 0.0, ma = 0.0;
+        size_t np = 0;
+        for (size_t i = 0; i < p->n; i++) {
+            if (fabs(p->x[1][i] - y0) < 0.5 * pp->spacing) {
+                psum += pr[i];
+                np++;
+            }
+            if (p->x[1][i] <= y0)
+                continue;
+            ma += p->m[i];
+            for (size_t j = 0; j < p->n; j++) {
+                if (p->x[1][j] > y0)
+                    continue;
+                double dx = p->x[0][i] - p->x[0][j], dy = p->x[1][i] - p->x[1][j];
+                double r = sqrt(dx * dx + dy * dy);
+                if (r >= pp->h || r == 0)
+                    continue;
+                fy -= p->m[i] * p->m[j] * 0.5 * (pr[i] + pr[j]) / (rho[i] * rho[j]) * kernel_dw(&spiky, r) / r * dy;
+            }
+        }
+        pp->p_mech[c] += fy / pp->width;
+        pp->p_eos[c] += np ? psum / (double)np : 0.0;
+        pp->p_weight[c] += ma * pp->g / pp->width;
+    }
+    pp->navg++;
+    return 0;
+}
+
+/* A 2D pool (0.5 m x 0.5 m, spacing 0.025: 400 particles, defaults otherwise but no
+ * surface tension) settles for 3 s; frames at 120 Hz over the fourth second are
+ * averaged.  The average matters: the settled column keeps a vertical acoustic
+ * oscillation (period 4D/c = 0.08 s) whose instantaneous accelerations reach 0.2 g,
+ * while its mean acceleration over 12 periods is below 1% of g.  Then:
+ *  - the kinetic energy is below 1e-3 of M g D (settled);
+ *  - the mechanical pressure across planes at depth d = D/4, D/2, 3D/4 (d counted in
+ *    rest-density units: the mass above per unit width over rho) equals rho g d within
+ *    5%: that is the fluid carrying its weight by pressure (walls are frictionless);
+ *    the 5% covers the residual mean acceleration (1%) and the viscous and surface
+ *    stresses left in the settled state (measured: under 2%);
+ *  - the state-equation pressure k (rho - rho0) of the particle layer at each plane is
+ *    2/gamma times the mechanical one within 10%: in the continuum limit Müller's
+ *    symmetrised eq. 10, sum_j m_j (p_i + p_j)/(2 rho_j) grad W, is (1/2) grad p (the
+ *    p_i half integrates to zero), and on the lattice at h = 2 spacings the spiky
+ *    gradient's first moment is gamma = 0.886 (2D); the 10% covers the disorder of the
+ *    settled particles against that lattice value;
+ *  - the mean common-kernel density error is below 5%. */
+START_TEST(test_pool_settles_hydrostatic)
+{
+    const char *const sets[] = {"run.spacing=0.025", "run.t_end=4", "run.frames=480", "scene.width=0.5",
+                                "scene.depth=0.5", "scene.height=0.75", "solver.surface_tension=0", NULL};
+    tu_run t;
+    tu_run_init(&t, "muller", "pool", sets);
+    pool_probe pp;
+    memset(&pp, 0, sizeof pp);
+    pp.width = 0.5;
+    pp.g = 9.81;
+    pp.spacing = 0.025;
+    pp.h = 2.0 * pp.spacing;
+    pp.t_avg = 3.0;
+    const double D = 0.5, rho = 1000.0, gamma = 0.886;
+    for (int c = 0; c < 3; c++)
+        pp.planes[c] = D - D * (c + 1) / 4.0;
+    t.cfg.on_frame = probe_frame;
+    t.cfg.frame_ctx = &pp;
+    pfb_run_result res;
+    pfb_err err;
+    ck_assert_msg(run_execute(&t.cfg, &res, &err) == 0, "%s", err.msg);
+    ck_assert_msg(!res.unstable, "%s", res.reason);
+    ck_assert(pp.navg > 100);
+    ck_assert_msg(pp.ke < 1e-3 * pp.mass * pp.g * D, "not settled: ke %g", pp.ke);
+    for (int c = 0; c < 3; c++) {
+        double pm = pp.p_mech[c] / (double)pp.navg, pe = pp.p_eos[c] / (double)pp.navg;
+        double d = pp.p_weight[c] / (double)pp.navg / (rho * pp.g), want = rho * pp.g * d;
+        ck_assert_msg(fabs(pm - want) <= 0.05 * want, "depth %g: pressure %g vs rho g d %g", d, pm, want);
+        ck_assert_msg(fabs(pe / pm - 2.0 / gamma) <= 0.1 * 2.0 / gamma, "depth %g: p_eos / p_mech = %g, want %g",
+                      d, pe / pm, 2.0 / gamma);
+    }
+    ck_assert_msg(pp.derr_mean < 0.05, "mean density error %g", pp.derr_mean);
+    tu_run_free(&t);
+}
+END_TEST
+
+static Suite *muller_suite(void)
+{
+    Suite *s = suite_create("muller");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_pressure_viscosity_conserve_momentum);
+    tcase_add_test(tc, test_all_forces_vanish_on_symmetric_configuration);
+    tcase_add_test(tc, test_surface_tension_contracts_drop);
+    tcase_add_test(tc, test_leapfrog_free_fall_exact);
+    tcase_add_test(tc, test_initial_lattice_is_at_rest);
+    tcase_add_test(tc, test_pool_settles_hydrostatic);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(muller_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,56 @@
+/* testutil.h — build a run configuration from names and key=value overrides (tests only). */
+#ifndef PFB_TESTUTIL_H
+#define PFB_TESTUTIL_H
+
+#include <check.h>
+#include <string.h>
+
+#include "../core/run.h"
+
+typedef struct tu_run {
+    pfb_params run, scene, solver;
+    pfb_run_config cfg;
+} tu_run;
+
+/* Set up tables for solver/scene and apply "table.key=value" overrides (NULL-terminated). */
+static inline void tu_run_init(tu_run *t, const char *solver, const char *scene, const char *const *sets)
+{
+    pfb_err err;
+    memset(t, 0, sizeof *t);
+    const pfb_solver_ops *so = NULL;
+    const pfb_scene_def *sc = NULL;
+    ck_assert_msg(solver_lookup(solver, &so, &err) == 0, "%s", err.msg);
+    ck_assert_msg(scene_lookup(scene, &sc, &err) == 0, "%s", err.msg);
+    ck_assert_msg(params_init(&t->run, pfb_run_params, "run", &err) == 0, "%s", err.msg);
+    ck_assert_msg(params_init(&t->scene, sc->params, sc->name, &err) == 0, "%s", err.msg);
+    ck_assert_msg(params_init(&t->solver, so->params, so->name, &err) == 0, "%s", err.msg);
+    for (size_t i = 0; sets && sets[i]; i++) {
+        char key[128];
+        const char *eq = strchr(sets[i], '=');
+        ck_assert(eq != NULL);
+        const char *dot = strchr(sets[i], '.');
+        ck_assert(dot != NULL && dot < eq);
+        size_t klen = (size_t)(eq - dot - 1);
+        memcpy(key, dot + 1, klen);
+        key[klen] = '\0';
+        pfb_params *p = !strncmp(sets[i], "run.", 4)     ? &t->run
+                        : !strncmp(sets[i], "scene.", 6) ? &t->scene
+                                                         : &t->solver;
+        ck_assert_msg(params_set(p, key, eq + 1, &err) == 0, "%s", err.msg);
+    }
+    t->cfg.solver = so;
+    t->cfg.scene = sc;
+    t->cfg.run = &t->run;
+    t->cfg.scene_params = &t->scene;
+    t->cfg.solver_params = &t->solver;
+}
+
+/* Free the tables. */
+static inline void tu_run_free(tu_run *t)
+{
+    params_free(&t->run);
+    params_free(&t->scene);
+    params_free(&t->solver);
+}
+
+#endif
