@@ -39,10 +39,24 @@
  *  - The colour-field surface force is not pairwise antisymmetric (the paper's form), so
  *    it conserves momentum only where the configuration is symmetric; pressure and
  *    viscosity forces, as m_i a_i, are antisymmetric pair by pair.
+ *  - Viscosity (viscosity = -1, the default): mu = viscosity_alpha * rho0 * c * h with
+ *    alpha = 0.02.  Water's molecular mu = 1.0e-3 Pa s (set viscosity=1e-3) cannot keep
+ *    the method stable at any practical resolution: density uses poly6 but the pressure
+ *    force the spiky gradient, so the pressure force is not the gradient of an energy
+ *    and the lattice is subject to a flutter that grows at a rate ~c/h independent of
+ *    dt (measured: the 2D pool at spacing 0.02 with mu = 1e-3 gains kinetic energy 3x
+ *    its available potential energy in 0.5 s, the same at cfl 0.15, 0.05 and 0.01; with
+ *    alpha = 0.02, i.e. mu = 18 Pa s there, KE/(M g D) = 2.5e-5 after 3 s).  The paper
+ *    itself treats mu as a tuning value (its demos used 3.5 Pa s).
+ *  - The symmetrised pressure force of eq. 10 is (1/2) grad p in the continuum limit
+ *    (the p_i half sums to zero), so the state-equation pressure k (rho - rho0) of a
+ *    fluid at rest is about 2/gamma times the mechanical pressure, gamma = 0.886 the
+ *    spiky gradient's lattice moment at h = 2 spacings in 2D (tested in test_muller).
  *
- * Units: SI.  Defaults describe water at 20 C: rho0 = 1000 kg/m^3, mu = 1.0e-3 Pa s,
- * sigma = 0.0728 N/m; l = 7.065 1/m (the paper gives no value; a common choice);
- * h = 2 spacings (about 33 neighbours in 3D, 12 in 2D). */
+ * Units: SI.  Defaults describe water where the method allows: rho0 = 1000 kg/m^3 (as
+ * calibrated on the lattice), sigma = 0.0728 N/m; l = 7.065 1/m (the paper gives no
+ * value; a common choice); h = 2 spacings (about 33 neighbours in 3D, 12 in 2D);
+ * suggested time step with cfl = 0.15 of h (0.3 of the smoothing length h/2). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
