@@ -24,9 +24,9 @@ endif
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Werror
 # deferred (=): pkg-config runs after scripts/deps.sh has installed the packages
-PKGS := inih check
+PKGS := inih check gsl
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS = $(shell pkg-config --libs inih)
+PKG_LIBS = $(shell pkg-config --libs inih gsl)
 CHECK_LIBS = $(shell pkg-config --libs check)
 ALL_CFLAGS = -std=c11 $(OPT) $(WARN) -D_POSIX_C_SOURCE=200809L -I$(BUILD) $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lm

@@ -1,0 +1,31 @@
+/* fit.h — least-squares fit of a damped cosine (the drop experiment's signal).
+ *
+ * Model: y(t) = A exp(-beta t) cos(omega t + phi) + c, fitted with GSL's
+ * gsl_multifit_nlinear (trust region, Levenberg–Marquardt) from an initial guess
+ * taken from the zero crossings of y - mean(y) (omega), the largest excursion (A),
+ * the first sample (phi) and the decay of successive extrema (beta).  Standard
+ * errors are sqrt(diag(C)) * sqrt(chi^2 / (n - 5)), C = (J^T J)^-1 at the solution. */
+#ifndef PFB_FIT_H
+#define PFB_FIT_H
+
+#include <stddef.h>
+#include "error.h"
+
+enum { FIT_A = 0, FIT_BETA, FIT_OMEGA, FIT_PHI, FIT_C, FIT_NPAR };
+
+typedef struct pfb_fit_result {
+    double p[FIT_NPAR];      /* A, beta, omega, phi, c */
+    double err[FIT_NPAR];    /* standard errors */
+    double guess[FIT_NPAR];  /* the initial guess */
+    double chi2;             /* sum of squared residuals */
+    size_t dof;              /* n - 5 */
+    int iterations;
+} pfb_fit_result;
+
+/* Initial guess from zero crossings and extrema; fails when y has fewer than two crossings. */
+int fit_damped_cosine_guess(const double *t, const double *y, size_t n, double guess[FIT_NPAR], pfb_err *err);
+
+/* Fit the damped cosine to n >= 8 samples (t increasing). */
+int fit_damped_cosine(const double *t, const double *y, size_t n, pfb_fit_result *res, pfb_err *err);
+
+#endif

@@ -1,0 +1,129 @@
+/* test_fit.c — the damped-cosine fit recovers known parameters within its stated errors. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/fit.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#include "../core/rng.h"
+
+/* Standard normal deviate (Box–Muller) from the seeded generator. */
+static double normal(pfb_rng *r)
+{
+    double u1 = rng_uniform(r), u2 = rng_uniform(r);
+    if (u1 < 1e-300)
+        u1 = 1e-300;
+    return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+static void synth(double *t, double *y, size_t n, double T, const double p[FIT_NPAR], double noise, uint64_t seed)
+{
+    pfb_rng r;
+    rng_seed(&r, seed);
+    for (size_t i = 0; i < n; i++) {
+        t[i] = T * (double)i / (double)(n - 1);
+        y[i] = p[FIT_A] * exp(-p[FIT_BETA] * t[i]) * cos(p[FIT_OMEGA] * t[i] + p[FIT_PHI]) + p[FIT_C] +
+               noise * normal(&r);
+    }
+}
+
+/* Without noise the model is exact, so the fit must reach the true parameters to the
+ * solver's tolerance (1e-10 relative steps; we allow 1e-7 relative). */
+START_TEST(test_exact_signal)
+{
+    const double cases[][FIT_NPAR] = {
+        {0.05, 0.3, 6.0, 0.0, 1.0}, {1.0, 0.0, 1.3, 1.0, 0.0}, {0.2, 1.5, 20.0, -2.0, 0.5}, {0.1, 0.05, 2.5, 3.0, -0.2}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        double t[400], y[400];
+        double T = 4.0 * 2.0 * M_PI / cases[c][FIT_OMEGA];
+        synth(t, y, 400, T, cases[c], 0.0, 1);
+        pfb_fit_result res;
+        pfb_err err;
+        ck_assert_msg(fit_damped_cosine(t, y, 400, &res, &err) == 0, "%s", err.msg);
+        ck_assert_msg(fabs(res.p[FIT_OMEGA] - cases[c][FIT_OMEGA]) <= 1e-7 * cases[c][FIT_OMEGA], "case %zu omega %.12g",
+                      c, res.p[FIT_OMEGA]);
+        ck_assert_msg(fabs(res.p[FIT_BETA] - cases[c][FIT_BETA]) <= 1e-7 * cases[c][FIT_OMEGA], "case %zu beta %.12g", c,
+                      res.p[FIT_BETA]);
+        ck_assert_msg(fabs(res.p[FIT_A] - cases[c][FIT_A]) <= 1e-7 * cases[c][FIT_A], "case %zu A %.12g", c,
+                      res.p[FIT_A]);
+    }
+}
+END_TEST
+
+/* With Gaussian noise the estimates scatter by their standard errors: over 40 seeds,
+ * |omega_fit - omega| / err_omega must stay below 4 for every seed (a 4-sigma event has
+ * probability 6e-5) and be below 2 for at least 85% of seeds (95.4% expected; the
+ * binomial 3-sigma lower bound for 40 draws is 85%).  Same for beta.  This checks
+ * both the estimate and that the stated errors are honest. */
+START_TEST(test_noisy_signal_within_stated_error)
+{
+    const double p[FIT_NPAR] = {0.05, 0.4, 5.0, 0.3, 0.02};
+    int within2_w = 0, within2_b = 0;
+    const int seeds = 40;
+    for (int s = 0; s < seeds; s++) {
+        double t[300], y[300];
+        synth(t, y, 300, 5.0, p, 0.003, 100 + (uint64_t)s);
+        pfb_fit_result res;
+        pfb_err err;
+        ck_assert_msg(fit_damped_cosine(t, y, 300, &res, &err) == 0, "seed %d: %s", s, err.msg);
+        double zw = fabs(res.p[FIT_OMEGA] - p[FIT_OMEGA]) / res.err[FIT_OMEGA];
+        double zb = fabs(res.p[FIT_BETA] - p[FIT_BETA]) / res.err[FIT_BETA];
+        ck_assert_msg(zw < 4 && zb < 4, "seed %d: omega %g +- %g, beta %g +- %g", s, res.p[FIT_OMEGA],
+                      res.err[FIT_OMEGA], res.p[FIT_BETA], res.err[FIT_BETA]);
+        within2_w += zw < 2;
+        within2_b += zb < 2;
+    }
+    ck_assert_msg(within2_w >= 34 && within2_b >= 34, "within 2 sigma: omega %d, beta %d of %d", within2_w,
+                  within2_b, seeds);
+}
+END_TEST
+
+/* The initial guess from zero crossings is within 10% of omega for a lightly damped
+ * signal sampled over several periods (crossings are exact up to linear interpolation). */
+START_TEST(test_guess_from_zero_crossings)
+{
+    const double p[FIT_NPAR] = {1.0, 0.1, 3.0, 0.7, 0.0};
+    double t[500], y[500], g[FIT_NPAR];
+    synth(t, y, 500, 10.0, p, 0.0, 1);
+    pfb_err err;
+    ck_assert(fit_damped_cosine_guess(t, y, 500, g, &err) == 0);
+    ck_assert_msg(fabs(g[FIT_OMEGA] - 3.0) < 0.3, "omega guess %g", g[FIT_OMEGA]);
+}
+END_TEST
+
+/* A signal without two mean crossings cannot be fitted; the message says why. */
+START_TEST(test_no_oscillation_is_an_error)
+{
+    double t[50], y[50];
+    for (int i = 0; i < 50; i++) {
+        t[i] = i;
+        y[i] = exp(-0.1 * i);
+    }
+    pfb_fit_result res;
+    pfb_err err;
+    ck_assert(fit_damped_cosine(t, y, 50, &res, &err) != 0);
+    ck_assert_msg(strstr(err.msg, "crosses its mean") != NULL, "%s", err.msg);
+    ck_assert(fit_damped_cosine(t, y, 5, &res, &err) != 0);
+    ck_assert(strstr(err.msg, "at least 8") != NULL);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("fit");
+    TCase *tc = tcase_create("damped cosine");
+    tcase_add_test(tc, test_exact_signal);
+    tcase_add_test(tc, test_noisy_signal_within_stated_error);
+    tcase_add_test(tc, test_guess_from_zero_crossings);
+    tcase_add_test(tc, test_no_oscillation_is_an_error);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
