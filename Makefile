@@ -65,11 +65,14 @@ $(DEPS_STAMP): scripts/deps.sh
 	$(Q)bash scripts/deps.sh build
 	$(Q)mkdir -p $(dir $@) && touch $@
 
-# provenance: rewritten only when the commit or flags change
+# provenance: rewritten only when the commit or flags change; a dirty tree adds a hash
+# of its changes, so runs made from different uncommitted code never look current
 $(BUILD)/version_info.h: FORCE | $(DEPS_STAMP)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
-	if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c="$$c-dirty"; fi; \
+	if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain 2>/dev/null | grep -v '^?? data/')" ]; then \
+	  d=$$( (git diff HEAD; git ls-files -o --exclude-standard -z | xargs -0 cat 2>/dev/null) | sha1sum | cut -c1-8); \
+	  c="$$c-dirty-$$d"; fi; \
 	printf '#define PFB_COMMIT "%s"\n#define PFB_CFLAGS "%s"\n' "$$c" "$(strip $(subst ",,$(OPT) $(WARN) $(CFLAGS)))" > $@.new; \
 	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
 

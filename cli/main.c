@@ -7,10 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/output.h"
 #include "../core/params.h"
 #include "../core/run.h"
 #include "../core/scene.h"
 #include "../core/version.h"
+#include "../experiments/experiment.h"
 #include "../solvers/solver.h"
 
 #define EXIT_BAD 1
@@ -23,6 +25,7 @@ static void usage_main(FILE *f)
           "commands:\n"
           "  list                 solvers, scenes and every parameter with default, range and unit\n"
           "  run                  run one simulation and write series.csv, run.meta and frames\n"
+          "  exp                  run an experiment (volume, stability, drop) over the solvers\n"
           "  version              version, commit, compiler and flags\n"
           "\n"
           "'pfbench <command> --help' describes a command.\n",
@@ -114,7 +117,9 @@ static int cmd_list(int argc, char **argv)
             params_free(&p);
         }
     }
-    printf("\nexperiments:\n  (none yet)\n");
+    printf("\nexperiments:\n");
+    for (size_t i = 0; pfb_experiments[i]; i++)
+        printf("  %-10s %s\n", pfb_experiments[i]->name, pfb_experiments[i]->help);
     return 0;
 }
 
@@ -333,6 +338,99 @@ static int cmd_run(int argc, char **argv)
     return status;
 }
 
+/* ---- exp ----------------------------------------------------------------------- */
+
+static void usage_exp(FILE *f)
+{
+    fputs("usage: pfbench exp NAME [--solvers a,b,...] [--quick] [--force] [--presets DIR] --out DIR\n"
+          "\n"
+          "  NAME                 volume, stability or drop ('pfbench list' describes them)\n"
+          "  --solvers a,b        solvers to include (default: every registered solver)\n"
+          "  --quick              the reduced version (tests and CI; under a minute per solver)\n"
+          "  --force              rerun runs whose outputs are current\n"
+          "  --presets DIR        where NAME.ini presets live (default: scenes)\n"
+          "  --out DIR            output directory: tidy CSVs, NAME_summary.csv, runs/<id>/\n"
+          "\n"
+          "Runs whose run.meta records the same inputs (solver, scene, every parameter,\n"
+          "commit) are skipped, so an interrupted experiment resumes where it stopped.\n",
+          f);
+}
+
+static void log_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "%s\n", line);
+}
+
+static int cmd_exp(int argc, char **argv)
+{
+    const char *name = NULL, *out = NULL, *solvers_arg = NULL, *presets = "scenes";
+    int quick = 0, force = 0, rc = 0;
+    pfb_err err;
+    pfb_err_clear(&err);
+    for (int i = 2; i < argc && !rc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage_exp(stdout);
+            return 0;
+        } else if (!strcmp(a, "--quick")) {
+            quick = 1;
+        } else if (!strcmp(a, "--force")) {
+            force = 1;
+        } else if (!strcmp(a, "--out")) {
+            out = need_value(argc, argv, &i, &err, &rc);
+        } else if (!strcmp(a, "--solvers")) {
+            solvers_arg = need_value(argc, argv, &i, &err, &rc);
+        } else if (!strcmp(a, "--presets")) {
+            presets = need_value(argc, argv, &i, &err, &rc);
+        } else if (a[0] == '-') {
+            static const char *const opts[] = {"--quick", "--force", "--out", "--solvers", "--presets", "--help"};
+            const char *near = pfb_nearest(a, opts, sizeof opts / sizeof opts[0]);
+            rc = near ? pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; did you mean '%s'?", a, near)
+                      : pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; see pfbench exp --help", a);
+        } else if (!name) {
+            name = a;
+        } else {
+            rc = pfb_err_set(&err, PFB_EINVAL, "unexpected argument '%s'; valid: one experiment name", a);
+        }
+    }
+    const pfb_experiment *ex = NULL;
+    if (!rc && !name)
+        rc = pfb_err_set(&err, PFB_EINVAL, "missing experiment name; valid: volume, stability, drop");
+    if (!rc)
+        rc = experiment_lookup(name, &ex, &err);
+    if (!rc && !out)
+        rc = pfb_err_set(&err, PFB_EINVAL, "missing --out DIR");
+    const pfb_solver_ops *sel[64];
+    size_t nsel = 0;
+    if (!rc && solvers_arg) {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", solvers_arg);
+        for (char *tok = strtok(buf, ","); tok && !rc; tok = strtok(NULL, ",")) {
+            const pfb_solver_ops *so;
+            rc = solver_lookup(tok, &so, &err);
+            if (!rc && nsel < 64)
+                sel[nsel++] = so;
+        }
+    } else if (!rc) {
+        for (size_t i = 0; pfb_solvers[i] && nsel < 64; i++)
+            sel[nsel++] = pfb_solvers[i];
+    }
+    if (!rc)
+        rc = output_prepare_dir(out, &err);
+    if (!rc) {
+        pfb_exp_ctx ctx = {.out_dir = out, .preset_dir = presets, .quick = quick, .force = force,
+                           .solvers = sel, .nsolvers = nsel, .log = log_line};
+        fprintf(stderr, "pfbench exp %s%s -> %s\n", ex->name, quick ? " --quick" : "", out);
+        rc = ex->run(&ctx, &err);
+    }
+    if (rc) {
+        fprintf(stderr, "pfbench: %s\n", err.msg);
+        return EXIT_BAD;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -348,16 +446,19 @@ int main(int argc, char **argv)
         return cmd_list(argc, argv);
     if (!strcmp(cmd, "run"))
         return cmd_run(argc, argv);
+    if (!strcmp(cmd, "exp"))
+        return cmd_exp(argc, argv);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("pfbench %s\ncommit %s\ncompiler %s\ncflags %s\n", pfb_version(), pfb_commit(), pfb_compiler(),
                pfb_cflags());
         return 0;
     }
-    static const char *const cmds[] = {"list", "run", "version"};
-    const char *near = pfb_nearest(cmd, cmds, 3);
+    static const char *const cmds[] = {"list", "run", "exp", "version"};
+    const char *near = pfb_nearest(cmd, cmds, 4);
     if (near)
-        fprintf(stderr, "pfbench: unknown command '%s'; did you mean '%s'? valid: list, run, version\n", cmd, near);
+        fprintf(stderr, "pfbench: unknown command '%s'; did you mean '%s'? valid: list, run, exp, version\n", cmd,
+                near);
     else
-        fprintf(stderr, "pfbench: unknown command '%s'; valid: list, run, version\n", cmd);
+        fprintf(stderr, "pfbench: unknown command '%s'; valid: list, run, exp, version\n", cmd);
     return EXIT_BAD;
 }

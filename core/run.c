@@ -22,6 +22,7 @@ const pfb_param_spec pfb_run_params[] = {
     {"jitter", PFB_PARAM_DOUBLE, 0.0, 0.0, 0.4, "1", "random initial displacement, fraction of the spacing", NULL},
     {"snapshots", PFB_PARAM_CHOICE, 0, 0, 0, "", "particle snapshots per frame", "csv|vtp|none"},
     {"energy_limit", PFB_PARAM_DOUBLE, 10.0, 1.0, 1e12, "1", "kinetic energy above this multiple of the scene's energy scale is a blow-up", NULL},
+    {"volume_limit", PFB_PARAM_DOUBLE, 0.5, 0.0, 1.0, "1", "volume_rel below this at a frame is a blow-up (volume collapse); 0 = off", NULL},
     {"sort_every", PFB_PARAM_INT, 1, 0, 1e9, "1", "frames between re-sorting particles into cell order; 0 = never", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
@@ -72,6 +73,15 @@ int run_check_blowup(const pfb_sim *sim, double energy_scale, double energy_limi
     if (ke > energy_limit * energy_scale) {
         snprintf(reason, len, "energy growth: kinetic energy %g exceeds %g x scale %g at t=%.6g", ke, energy_limit,
                  energy_scale, sim->t);
+        return 1;
+    }
+    return 0;
+}
+
+int run_check_volume(const pfb_diag *d, double volume_limit, char *reason, size_t len)
+{
+    if (volume_limit > 0 && !(d->volume_rel >= volume_limit)) {
+        snprintf(reason, len, "volume collapse: volume_rel %g below %g at t=%.6g", d->volume_rel, volume_limit, d->t);
         return 1;
     }
     return 0;
@@ -145,12 +155,15 @@ static int write_meta(const pfb_run_config *cfg, const pfb_sim *sim, const pfb_r
     fprintf(f, "seconds_per_step = %.9g\n", res->steps ? res->wall_seconds / (double)res->steps : 0.0);
     fprintf(f, "energy_scale = %.10g\nlength_ref = %.10g\nv_ref = %.10g\n", res->energy_scale, sim->length_ref,
             sim->v_ref);
+    fprintf(f, "gravity = %.10g\n", sqrt(sim->g[0] * sim->g[0] + sim->g[1] * sim->g[1] + sim->g[2] * sim->g[2]));
     fprintf(f, "version = %s\ncommit = %s\ncompiler = %s\ncflags = %s\n", pfb_version(), pfb_commit(),
             pfb_compiler(), pfb_cflags());
     fprintf(f, "date = %s\nmachine = %s\n", date, machine);
     if (cfg->command_line)
         fprintf(f, "command = %s\n", cfg->command_line);
     fprintf(f, "citation = %s\n", cfg->solver->citation);
+    if (cfg->meta_extra)
+        fputs(cfg->meta_extra, f);
     meta_params(f, "run.", cfg->run);
     meta_params(f, "scene.", cfg->scene_params);
     meta_params(f, "solver.", cfg->solver_params);
@@ -248,8 +261,15 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
     res->last = d0;
     double gmag = sqrt(sim.g[0] * sim.g[0] + sim.g[1] * sim.g[1] + sim.g[2] * sim.g[2]);
     res->energy_scale = d0.ke + d0.mass * gmag * sim.length_ref + 0.5 * d0.mass * sim.v_ref * sim.v_ref;
+    if (cfg->solver->surface_tension) {
+        /* surface energy sigma * A, with A = dim V / L (exact for a disc or ball of radius L) */
+        double sigma = cfg->solver->surface_tension(state);
+        if (sigma > 0)
+            res->energy_scale += sigma * sim.dim * dc.vol_nominal / sim.length_ref;
+    }
     const double energy_limit = params_get(cfg->run, "energy_limit");
     const long sort_every = params_get_int(cfg->run, "sort_every");
+    const double volume_limit = params_get(cfg->run, "volume_limit");
     const double frame_dt = t_end / (double)res->frames;
     double t0 = now_seconds();
     for (long f = 1; f <= res->frames && !res->unstable; f++) {
@@ -279,6 +299,10 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
             goto done;
         res->last = d;
         res->frames_done = f;
+        if (run_check_volume(&d, volume_limit, res->reason, sizeof res->reason)) {
+            res->unstable = 1;
+            break;
+        }
         if (cfg->progress)
             cfg->progress(cfg->progress_ctx, (double)f / (double)res->frames);
     }

@@ -4,7 +4,11 @@
  * is the initial state.  After every step it checks for a blow-up — a non-finite
  * position or velocity, a particle outside the scene's domain, or kinetic energy
  * beyond energy_limit times the scene's energy scale
- * E = KE_0 + M |g| L_ref + M v_ref^2 / 2 — and stops cleanly, recording the reason. */
+ * E = KE_0 + M |g| L_ref + M v_ref^2 / 2 (+ sigma dim V / L_ref, the surface energy
+ * of a disc or ball of radius L_ref, when the solver has an explicit surface
+ * tension sigma) — and after every frame for a volume
+ * collapse (volume_rel below volume_limit, 0.5 by default, or not a number), and
+ * stops cleanly, recording the reason.  The frame that shows a collapse is written. */
 #ifndef PFB_RUN_H
 #define PFB_RUN_H
 
@@ -34,6 +38,7 @@ typedef struct pfb_run_config {
     int (*on_frame)(void *ctx, const pfb_sim *sim, const void *state, long frame, const pfb_diag *d,
                     pfb_err *err);
     void *frame_ctx;
+    const char *meta_extra;           /* extra "key = value" lines for run.meta (may be NULL) */
 } pfb_run_config;
 
 typedef struct pfb_run_result {
@@ -56,6 +61,9 @@ int run_setup(const pfb_run_config *cfg, pfb_sim *sim, void **state, pfb_err *er
 /* Check the current state for a blow-up; returns 1 and writes the cause into reason. */
 int run_check_blowup(const pfb_sim *sim, double energy_scale, double energy_limit, char *reason,
                      size_t len);
+
+/* Check a frame's volume: returns 1 and writes the cause if volume_rel < volume_limit (or NaN). */
+int run_check_volume(const pfb_diag *d, double volume_limit, char *reason, size_t len);
 
 /* Resolve dt and substeps from the run parameters and the solver's suggestion. */
 int run_timing(const pfb_run_config *cfg, const pfb_sim *sim, const void *state, double *dt,

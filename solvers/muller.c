@@ -318,6 +318,12 @@ static void muller_diag(const void *state, const pfb_sim *sim, double *values)
     values[2] = (double)s->n_surface;
 }
 
+static double muller_surface_tension(const void *state)
+{
+    const muller_state *s = state;
+    return s->sigma;
+}
+
 const pfb_solver_ops pfb_solver_muller = {
     "muller",
     "M. Mueller, D. Charypar, M. Gross. Particle-based fluid simulation for interactive applications. SCA 2003",
@@ -327,4 +333,5 @@ const pfb_solver_ops pfb_solver_muller = {
     muller_destroy,
     muller_suggest_dt,
     muller_diag_names,
-    muller_diag};
+    muller_diag,
+    muller_surface_tension};

@@ -12,7 +12,9 @@
  *  - create and step take a pfb_err, so a failure says what went wrong;
  *  - suggest_dt returns the solver's own stability-limited time step (CFL and
  *    force criteria) used when the user gives no --dt;
- *  - an optional diag hook appends solver-specific columns to series.csv. */
+ *  - an optional diag hook appends solver-specific columns to series.csv;
+ *  - an optional surface_tension hook reports an explicit sigma, for the drop
+ *    experiment's comparison with Rayleigh's frequency. */
 #ifndef PFB_SOLVER_H
 #define PFB_SOLVER_H
 
@@ -36,6 +38,9 @@ typedef struct pfb_solver_ops {
     const char *const *diag_names;
     /* Values of those columns for the current state (may be NULL). */
     void (*diag)(const void *state, const pfb_sim *sim, double *values);
+    /* The explicit surface tension coefficient sigma (N/m) the method uses, or NaN
+     * when it has none (used to compare drop frequencies with Rayleigh's; may be NULL). */
+    double (*surface_tension)(const void *state);
 } pfb_solver_ops;
 
 /* Look up a solver by name; NULL if unknown. */

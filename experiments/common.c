@@ -1,0 +1,475 @@
+/* common.c — what every experiment driver shares: presets, make-style runs, CSVs. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/output.h"
+#include "../core/version.h"
+#include "experiment.h"
+
+extern const pfb_experiment pfb_exp_volume, pfb_exp_stability, pfb_exp_drop;
+
+const pfb_experiment *const pfb_experiments[] = {&pfb_exp_volume, &pfb_exp_stability, &pfb_exp_drop, NULL};
+
+int experiment_lookup(const char *name, const pfb_experiment **out, pfb_err *err)
+{
+    const char *names[16];
+    size_t n = 0;
+    for (size_t i = 0; pfb_experiments[i]; i++) {
+        if (!strcmp(pfb_experiments[i]->name, name)) {
+            *out = pfb_experiments[i];
+            return PFB_OK;
+        }
+        names[n++] = pfb_experiments[i]->name;
+    }
+    const char *near = pfb_nearest(name, names, n);
+    if (near)
+        return pfb_err_set(err, PFB_EINVAL, "unknown experiment '%s'; did you mean '%s'? valid: volume, stability, drop",
+                           name, near);
+    return pfb_err_set(err, PFB_EINVAL, "unknown experiment '%s'; valid: volume, stability, drop", name);
+}
+
+void exp_log(const pfb_exp_ctx *ctx, const char *fmt, ...)
+{
+    if (!ctx->log)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    ctx->log(ctx->log_ctx, line);
+}
+
+const char *exp_status_word(const exp_run_out *out)
+{
+    return out->unstable ? "unstable" : "ok";
+}
+
+void exp_reason(const exp_run_out *out, char *buf, size_t len)
+{
+    const char *r = out->unstable ? out->status + (strncmp(out->status, "unstable: ", 10) ? 0 : 10) : "";
+    snprintf(buf, len, "%s", r);
+    for (char *p = buf; *p; p++)
+        if (*p == ',' || *p == '"' || *p == '\n')
+            *p = ';';
+}
+
+/* ---- CSV tables ----------------------------------------------------------------- */
+
+void csv_table_free(csv_table *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->ncol; i++)
+        free(t->names[i]);
+    free(t->names);
+    free(t->data);
+    memset(t, 0, sizeof *t);
+}
+
+int csv_table_col(const csv_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->ncol; i++)
+        if (!strcmp(t->names[i], name))
+            return (int)i;
+    return -1;
+}
+
+double csv_table_get(const csv_table *t, size_t r, int c)
+{
+    if (c < 0 || (size_t)c >= t->ncol || r >= t->nrow)
+        return NAN;
+    return t->data[r * t->ncol + (size_t)c];
+}
+
+int csv_table_load(csv_table *t, const char *path, pfb_err *err)
+{
+    memset(t, 0, sizeof *t);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return pfb_err_set(err, PFB_EIO, "cannot open '%s': %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int rc = PFB_OK;
+    if ((len = getline(&line, &cap, f)) <= 0) {
+        rc = pfb_err_set(err, PFB_EIO, "'%s' is empty; valid: a CSV with a header row", path);
+        goto done;
+    }
+    line[strcspn(line, "\r\n")] = '\0';
+    for (char *tok = strtok(line, ","); tok; tok = strtok(NULL, ",")) {
+        char **nn = realloc(t->names, (t->ncol + 1) * sizeof *nn);
+        if (!nn || !(nn[t->ncol] = strdup(tok))) {
+            if (nn)
+                t->names = nn;
+            rc = pfb_err_set(err, PFB_ENOMEM, "out of memory reading '%s'", path);
+            goto done;
+        }
+        t->names = nn;
+        t->ncol++;
+    }
+    while ((len = getline(&line, &cap, f)) > 0) {
+        if (line[0] == '\n')
+            continue;
+        if ((t->nrow + 1) * t->ncol > t->cap) {
+            size_t nc = t->cap ? 2 * t->cap : 64 * t->ncol;
+            double *d = realloc(t->data, nc * sizeof *d);
+            if (!d) {
+                rc = pfb_err_set(err, PFB_ENOMEM, "out of memory reading '%s'", path);
+                goto done;
+            }
+            t->data = d;
+            t->cap = nc;
+        }
+        char *p = line;
+        for (size_t c = 0; c < t->ncol; c++) {
+            char *end;
+            double v = strtod(p, &end);
+            if (end == p)
+                v = NAN;
+            t->data[t->nrow * t->ncol + c] = v;
+            p = strchr(p, ',');
+            if (!p) {
+                for (size_t k = c + 1; k < t->ncol; k++)
+                    t->data[t->nrow * t->ncol + k] = NAN;
+                break;
+            }
+            p++;
+        }
+        t->nrow++;
+    }
+done:
+    free(line);
+    fclose(f);
+    if (rc)
+        csv_table_free(t);
+    return rc;
+}
+
+/* ---- tidy CSV output -------------------------------------------------------------- */
+
+int exp_csv_open(exp_csv *c, const pfb_exp_ctx *ctx, const char *name, const char *header, pfb_err *err)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->path, sizeof c->path, "%s/%s", ctx->out_dir, name);
+    c->f = open_memstream(&c->buf, &c->len);
+    if (!c->f)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory for '%s'", c->path);
+    fprintf(c->f, "%s\n", header);
+    return PFB_OK;
+}
+
+int exp_csv_close(exp_csv *c, pfb_err *err)
+{
+    if (!c->f)
+        return PFB_OK;
+    fclose(c->f);
+    c->f = NULL;
+    int rc = output_write_file(c->path, c->buf, c->len, err);
+    free(c->buf);
+    c->buf = NULL;
+    return rc;
+}
+
+/* ---- parameters for one run -------------------------------------------------------- */
+
+typedef struct exp_tables {
+    pfb_params run, scene, solver;
+    const pfb_scene_def *sc;
+} exp_tables;
+
+static void tables_free(exp_tables *t)
+{
+    params_free(&t->run);
+    params_free(&t->scene);
+    params_free(&t->solver);
+}
+
+static int tables_build(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_tables *t, pfb_err *err)
+{
+    memset(t, 0, sizeof *t);
+    int rc = scene_lookup(spec->scene, &t->sc, err);
+    if (!rc)
+        rc = params_init(&t->run, pfb_run_params, "run", err);
+    if (!rc)
+        rc = params_init(&t->scene, t->sc->params, t->sc->name, err);
+    if (!rc)
+        rc = params_init(&t->solver, spec->solver->params, spec->solver->name, err);
+    if (rc)
+        return rc;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.ini", ctx->preset_dir, spec->experiment);
+    if (access(path, R_OK) == 0) {
+        pfb_ini_target targets[] = {{spec->solver->name, &t->solver}};
+        const char *ignore[64];
+        size_t nign = 0;
+        for (size_t i = 0; pfb_solvers[i] && nign < 64; i++)
+            if (pfb_solvers[i] != spec->solver)
+                ignore[nign++] = pfb_solvers[i]->name;
+        rc = params_load_ini(path, targets, 1, ignore, nign, err);
+        if (rc)
+            return rc;
+    }
+    for (size_t i = 0; spec->sets && spec->sets[i]; i++) {
+        const char *s = spec->sets[i], *dot = strchr(s, '.'), *eq = strchr(s, '=');
+        if (!dot || !eq || dot > eq)
+            return pfb_err_set(err, PFB_EINVAL, "experiment setting '%s' is malformed; valid: table.key=value", s);
+        char key[128];
+        size_t klen = (size_t)(eq - dot - 1);
+        if (klen >= sizeof key)
+            return pfb_err_set(err, PFB_EINVAL, "experiment setting '%s' has too long a key", s);
+        memcpy(key, dot + 1, klen);
+        key[klen] = '\0';
+        pfb_params *p = !strncmp(s, "run.", 4) ? &t->run : !strncmp(s, "scene.", 6) ? &t->scene : &t->solver;
+        rc = params_set(p, key, eq + 1, err);
+        if (rc)
+            return rc;
+    }
+    return PFB_OK;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* Hash of everything that determines a run's result. */
+static uint64_t tables_hash(const exp_run_spec *spec, const exp_tables *t)
+{
+    uint64_t h = 1469598103934665603ULL;
+    h = fnv1a(h, spec->experiment);
+    h = fnv1a(h, spec->solver->name);
+    h = fnv1a(h, spec->scene);
+    h = fnv1a(h, pfb_commit());
+    const pfb_params *tabs[3] = {&t->run, &t->scene, &t->solver};
+    char buf[64];
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < tabs[k]->n; i++) {
+            params_format(tabs[k], i, buf, sizeof buf);
+            h = fnv1a(h, tabs[k]->spec[i].name);
+            h = fnv1a(h, "=");
+            h = fnv1a(h, buf);
+            h = fnv1a(h, "\n");
+        }
+    for (size_t i = 0; spec->extra && spec->extra->names && spec->extra->names[i]; i++)
+        h = fnv1a(h, spec->extra->names[i]);
+    return h;
+}
+
+/* Value of key in a run.meta file (first match), or "" if absent. */
+static void meta_get(const char *path, const char *key, char *out, size_t len)
+{
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[2048];
+    size_t klen = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, key, klen) && !strncmp(line + klen, " = ", 3)) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(out, len, "%s", line + klen + 3);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static double meta_double(const char *path, const char *key)
+{
+    char buf[128];
+    meta_get(path, key, buf, sizeof buf);
+    return buf[0] ? strtod(buf, NULL) : NAN;
+}
+
+/* ---- per-frame extras ------------------------------------------------------------- */
+
+typedef struct extra_buf {
+    const exp_extra *x;
+    size_t ncol, nrow, cap;
+    double *rows;          /* t followed by the values */
+} extra_buf;
+
+static int extra_frame(void *ctx, const pfb_sim *sim, const void *state, long frame, const pfb_diag *d, pfb_err *err)
+{
+    (void)state;
+    (void)frame;
+    (void)d;
+    extra_buf *b = ctx;
+    if ((b->nrow + 1) * (b->ncol + 1) > b->cap) {
+        size_t nc = b->cap ? 2 * b->cap : 256 * (b->ncol + 1);
+        double *r = realloc(b->rows, nc * sizeof *r);
+        if (!r)
+            return pfb_err_set(err, PFB_ENOMEM, "out of memory recording frame extras");
+        b->rows = r;
+        b->cap = nc;
+    }
+    double *row = b->rows + b->nrow * (b->ncol + 1);
+    row[0] = sim->t;
+    b->x->row(b->x->ctx, sim, row + 1);
+    b->nrow++;
+    return PFB_OK;
+}
+
+static int extra_write(const extra_buf *b, const char *path, pfb_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory writing '%s'", path);
+    fputs("t", f);
+    for (size_t c = 0; c < b->ncol; c++)
+        fprintf(f, ",%s", b->x->names[c]);
+    fputc('\n', f);
+    for (size_t r = 0; r < b->nrow; r++) {
+        for (size_t c = 0; c <= b->ncol; c++)
+            fprintf(f, "%s%.12g", c ? "," : "", b->rows[r * (b->ncol + 1) + c]);
+        fputc('\n', f);
+    }
+    fclose(f);
+    int rc = output_write_file(path, text, len, err);
+    free(text);
+    return rc;
+}
+
+/* ---- runs ---------------------------------------------------------------------------- */
+
+void exp_run_out_free(exp_run_out *out)
+{
+    csv_table_free(&out->series);
+    csv_table_free(&out->extra);
+}
+
+int exp_run(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_run_out *out, pfb_err *err)
+{
+    memset(out, 0, sizeof *out);
+    exp_tables t;
+    int rc = tables_build(ctx, spec, &t, err);
+    if (!rc)
+        rc = params_set(&t.run, "snapshots", "none", err);
+    if (rc) {
+        tables_free(&t);
+        return rc;
+    }
+    uint64_t hash = tables_hash(spec, &t);
+    char dir[4096], meta[4200], series[4200], extra[4200], want[64], have[64];
+    snprintf(dir, sizeof dir, "%s/runs/%s", ctx->out_dir, spec->id);
+    snprintf(meta, sizeof meta, "%s/run.meta", dir);
+    snprintf(series, sizeof series, "%s/series.csv", dir);
+    snprintf(extra, sizeof extra, "%s/extra.csv", dir);
+    snprintf(want, sizeof want, "%016llx", (unsigned long long)hash);
+    int has_extra = spec->extra && spec->extra->names;
+    meta_get(meta, "inputs", have, sizeof have);
+    int current = !ctx->force && !strcmp(have, want) && access(series, R_OK) == 0 &&
+                  (!has_extra || access(extra, R_OK) == 0);
+    if (current) {
+        out->skipped = 1;
+        exp_log(ctx, "  %-40s current, skipped", spec->id);
+    } else {
+        remove(extra); /* a stale extra.csv must not pass for this run's */
+        char meta_extra[256];
+        snprintf(meta_extra, sizeof meta_extra, "experiment = %s\nrun_id = %s\ninputs = %s\n", spec->experiment,
+                 spec->id, want);
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "pfbench exp %s%s (run %s)", spec->experiment, ctx->quick ? " --quick" : "",
+                 spec->id);
+        extra_buf eb = {spec->extra, 0, 0, 0, NULL};
+        if (has_extra)
+            while (spec->extra->names[eb.ncol])
+                eb.ncol++;
+        pfb_run_config cfg = {.solver = spec->solver,
+                              .scene = t.sc,
+                              .run = &t.run,
+                              .scene_params = &t.scene,
+                              .solver_params = &t.solver,
+                              .out_dir = dir,
+                              .command_line = cmd,
+                              .meta_extra = meta_extra,
+                              .on_frame = has_extra ? extra_frame : NULL,
+                              .frame_ctx = &eb};
+        pfb_run_result res;
+        rc = run_execute(&cfg, &res, err);
+        if (!rc && has_extra)
+            rc = extra_write(&eb, extra, err);
+        free(eb.rows);
+        if (!rc)
+            exp_log(ctx, "  %-40s %s (%.1f s)", spec->id, res.unstable ? res.reason : "ok", res.wall_seconds);
+    }
+    tables_free(&t);
+    if (rc)
+        return rc;
+    meta_get(meta, "status", out->status, sizeof out->status);
+    out->unstable = strncmp(out->status, "ok", 2) != 0;
+    out->dt = meta_double(meta, "dt");
+    out->wall_seconds = meta_double(meta, "wall_seconds");
+    out->t_end = meta_double(meta, "t_end");
+    out->length_ref = meta_double(meta, "length_ref");
+    out->v_ref = meta_double(meta, "v_ref");
+    out->gravity = meta_double(meta, "gravity");
+    out->steps = (long)meta_double(meta, "steps");
+    out->substeps = (long)meta_double(meta, "substeps");
+    out->n = (size_t)meta_double(meta, "n_particles");
+    rc = csv_table_load(&out->series, series, err);
+    if (!rc && has_extra)
+        rc = csv_table_load(&out->extra, extra, err);
+    if (rc)
+        exp_run_out_free(out);
+    return rc;
+}
+
+/* Build spec's simulation and solver once, hand them to fn, and free them. */
+static int with_state(const pfb_exp_ctx *ctx, const exp_run_spec *spec,
+                      void (*fn)(const pfb_solver_ops *so, const void *state, const pfb_sim *sim, double *v),
+                      double *value, pfb_err *err)
+{
+    exp_tables t;
+    int rc = tables_build(ctx, spec, &t, err);
+    if (rc) {
+        tables_free(&t);
+        return rc;
+    }
+    pfb_run_config cfg = {.solver = spec->solver, .scene = t.sc, .run = &t.run, .scene_params = &t.scene,
+                          .solver_params = &t.solver};
+    pfb_sim sim;
+    memset(&sim, 0, sizeof sim);
+    void *state = NULL;
+    rc = run_setup(&cfg, &sim, &state, err);
+    if (!rc)
+        fn(spec->solver, state, &sim, value);
+    spec->solver->destroy(state);
+    sim_free(&sim);
+    tables_free(&t);
+    return rc;
+}
+
+static void get_dt(const pfb_solver_ops *so, const void *state, const pfb_sim *sim, double *v)
+{
+    *v = so->suggest_dt ? so->suggest_dt(state, sim) : 1.0 / 30.0;
+}
+
+static void get_sigma(const pfb_solver_ops *so, const void *state, const pfb_sim *sim, double *v)
+{
+    (void)sim;
+    *v = so->surface_tension ? so->surface_tension(state) : NAN;
+}
+
+int exp_suggest_dt(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double *dt, pfb_err *err)
+{
+    return with_state(ctx, spec, get_dt, dt, err);
+}
+
+int exp_surface_tension(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double *sigma, pfb_err *err)
+{
+    return with_state(ctx, spec, get_sigma, sigma, err);
+}

@@ -1,0 +1,137 @@
+/* experiment.h — experiment drivers and the helpers they share.
+ *
+ * An experiment runs every selected solver through the same setups (geometry,
+ * spacing, gravity, duration), each solver's parameters coming from the
+ * experiment's preset file scenes/<experiment>.ini ([<solver>] sections, which say
+ * how the values were chosen), and writes tidy CSVs (one header row, one
+ * observation per row) plus <experiment>_summary.csv into the output directory.
+ *
+ * Each run lives in OUT/runs/<id>/ with its series.csv and run.meta.  run.meta
+ * records `inputs = <hash>` of everything that determines the run (solver, scene,
+ * every effective parameter, the code's commit); a rerun skips a run whose run.meta
+ * has the same hash and whose files are all there (make-style), so an interrupted
+ * experiment resumes where it stopped. */
+#ifndef PFB_EXPERIMENT_H
+#define PFB_EXPERIMENT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../core/error.h"
+#include "../core/run.h"
+#include "../solvers/solver.h"
+
+typedef struct pfb_exp_ctx {
+    const char *out_dir;                    /* experiment output directory */
+    const char *preset_dir;                 /* where <experiment>.ini presets live ("scenes") */
+    int quick;                              /* reduced version (tests, CI) */
+    int force;                              /* rerun even when current */
+    const pfb_solver_ops *const *solvers;   /* selected solvers */
+    size_t nsolvers;
+    void (*log)(void *ctx, const char *line); /* progress lines (may be NULL) */
+    void *log_ctx;
+} pfb_exp_ctx;
+
+typedef struct pfb_experiment {
+    const char *name;
+    const char *help;
+    int (*run)(const pfb_exp_ctx *ctx, pfb_err *err);
+} pfb_experiment;
+
+/* The registry, NULL-terminated. */
+extern const pfb_experiment *const pfb_experiments[];
+
+/* Look up an experiment by name, or fail naming the valid ones. */
+int experiment_lookup(const char *name, const pfb_experiment **out, pfb_err *err);
+
+/* ---- numeric CSV tables ------------------------------------------------------ */
+
+typedef struct csv_table {
+    size_t ncol, nrow, cap;
+    char **names;
+    double *data;              /* row-major nrow x ncol */
+} csv_table;
+
+/* Read a numeric CSV with one header row (non-numeric cells read as NaN). */
+int csv_table_load(csv_table *t, const char *path, pfb_err *err);
+
+/* Index of a column, or -1. */
+int csv_table_col(const csv_table *t, const char *name);
+
+/* Value at row r of column c. */
+double csv_table_get(const csv_table *t, size_t r, int c);
+
+/* Free a table (accepts a zeroed struct). */
+void csv_table_free(csv_table *t);
+
+/* ---- runs -------------------------------------------------------------------- */
+
+/* Per-frame extra values an experiment records (e.g. a deformation signal); they are
+ * written to extra.csv in the run directory so a skipped run can reload them. */
+typedef struct exp_extra {
+    const char *const *names;  /* column names, NULL-terminated (NULL: none) */
+    /* fill one row for this frame */
+    void (*row)(void *ctx, const pfb_sim *sim, double *values);
+    void *ctx;
+} exp_extra;
+
+typedef struct exp_run_spec {
+    const char *experiment;    /* preset file name and hash salt */
+    const char *id;            /* run directory name under OUT/runs */
+    const pfb_solver_ops *solver;
+    const char *scene;
+    const char *const *sets;   /* "run.key=value", "scene.key=value", "solver.key=value"; NULL-terminated */
+    const exp_extra *extra;    /* may be NULL */
+} exp_run_spec;
+
+typedef struct exp_run_out {
+    int skipped;               /* 1 if the run was current and not rerun */
+    int unstable;
+    char status[320];          /* "ok" or "unstable: REASON" */
+    double dt, wall_seconds, t_end, length_ref, v_ref, gravity;
+    long steps, substeps;
+    size_t n;
+    csv_table series;          /* series.csv */
+    csv_table extra;           /* extra.csv (empty without extras) */
+} exp_run_out;
+
+/* Run spec (or reuse its current outputs) and load its series and extras. */
+int exp_run(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_run_out *out, pfb_err *err);
+
+/* Free what exp_run loaded. */
+void exp_run_out_free(exp_run_out *out);
+
+/* The solver's suggested time step for spec's setup (creates and destroys it once). */
+int exp_suggest_dt(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double *dt, pfb_err *err);
+
+/* The solver's explicit surface tension for spec's setup, or NaN. */
+int exp_surface_tension(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double *sigma, pfb_err *err);
+
+/* ---- output ------------------------------------------------------------------ */
+
+/* A tidy CSV being built in memory; written atomically by exp_csv_close. */
+typedef struct exp_csv {
+    FILE *f;
+    char *buf;
+    size_t len;
+    char path[4096];
+} exp_csv;
+
+/* Start OUT/name with the given header line (no newline). */
+int exp_csv_open(exp_csv *c, const pfb_exp_ctx *ctx, const char *name, const char *header, pfb_err *err);
+
+/* Write the file atomically and free the buffer. */
+int exp_csv_close(exp_csv *c, pfb_err *err);
+
+/* "ok" or "unstable" and, for CSV cells, the reason with commas replaced by ';' ("" if ok). */
+const char *exp_status_word(const exp_run_out *out);
+void exp_reason(const exp_run_out *out, char *buf, size_t len);
+
+/* Print a progress line through ctx->log. */
+void exp_log(const pfb_exp_ctx *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif

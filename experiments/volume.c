@@ -1,0 +1,150 @@
+/* volume.c — volume conservation: geometric volume and density error over time in
+ * pool and dam_break (2D and 3D), and the long-time volume error against substeps.
+ *
+ * Outputs (tidy, one observation per row):
+ *   volume_series.csv     solver,scene,dim,t,volume_rel,density_err_mean,density_err_max
+ *   volume_substeps.csv   solver,scene,dim,substeps,dt,status,reason,vol_err_final,vol_err_late,density_err_mean_late
+ *   volume_summary.csv    solver,scene,dim,n,dt,status,reason,vol_err_final,vol_err_late,vol_min,
+ *                         density_err_mean_late,density_err_max_late,wall_seconds
+ * "late" = the mean over frames with t >= 3/4 t_end; vol_err = |volume_rel - 1|.
+ *
+ * The substep sweep keeps the frame interval fixed at F = 16 dt_s, dt_s the solver's
+ * own suggested step for the setup, and runs 1, 2, 4, 8, 16 substeps per frame: 16
+ * is the solver's suggested step, fewer substeps are 2x to 16x coarser.  (A fixed
+ * 1/30 s frame would put every explicit SPH method far beyond its stability limit
+ * at every substep count; this way each solver is swept around its own step.) */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "experiment.h"
+
+typedef struct vol_setup {
+    const char *scene;
+    int dim;
+    double spacing[2];     /* full, quick */
+} vol_setup;
+
+static const vol_setup setups[] = {
+    {"pool", 2, {0.02, 0.05}},
+    {"pool", 3, {0.05, 0.1}},
+    {"dam_break", 2, {0.01, 0.025}},
+    {"dam_break", 3, {0.025, 0.05}},
+};
+
+typedef struct late_stats {
+    double vol_final, vol_late, vol_min, derr_mean_late, derr_max_late;
+} late_stats;
+
+static late_stats stats_of(const csv_table *s, double t_end)
+{
+    late_stats st = {NAN, 0.0, INFINITY, 0.0, 0.0};
+    int ct = csv_table_col(s, "t"), cv = csv_table_col(s, "volume_rel");
+    int cm = csv_table_col(s, "density_err_mean"), cx = csv_table_col(s, "density_err_max");
+    size_t nlate = 0;
+    for (size_t r = 0; r < s->nrow; r++) {
+        double v = csv_table_get(s, r, cv);
+        st.vol_min = fmin(st.vol_min, v);
+        st.vol_final = fabs(v - 1.0);
+        if (csv_table_get(s, r, ct) >= 0.75 * t_end - 1e-12) {
+            st.vol_late += fabs(v - 1.0);
+            st.derr_mean_late += csv_table_get(s, r, cm);
+            st.derr_max_late += csv_table_get(s, r, cx);
+            nlate++;
+        }
+    }
+    if (nlate) {
+        st.vol_late /= (double)nlate;
+        st.derr_mean_late /= (double)nlate;
+        st.derr_max_late /= (double)nlate;
+    } else {
+        st.vol_late = st.derr_mean_late = st.derr_max_late = NAN;
+    }
+    return st;
+}
+
+static int volume_run(const pfb_exp_ctx *ctx, pfb_err *err)
+{
+    const int q = ctx->quick ? 1 : 0;
+    const double t_end = q ? 0.5 : 2.0;
+    exp_csv series, subs, summary;
+    memset(&series, 0, sizeof series);
+    memset(&subs, 0, sizeof subs);
+    memset(&summary, 0, sizeof summary);
+    int rc = exp_csv_open(&series, ctx, "volume_series.csv",
+                          "solver,scene,dim,t,volume_rel,density_err_mean,density_err_max", err);
+    if (!rc)
+        rc = exp_csv_open(&subs, ctx, "volume_substeps.csv",
+                          "solver,scene,dim,substeps,dt,status,reason,vol_err_final,vol_err_late,density_err_mean_late", err);
+    if (!rc)
+        rc = exp_csv_open(&summary, ctx, "volume_summary.csv",
+                          "solver,scene,dim,n,dt,status,reason,vol_err_final,vol_err_late,vol_min,density_err_mean_late,"
+                          "density_err_max_late,wall_seconds",
+                          err);
+    for (size_t si = 0; si < ctx->nsolvers && !rc; si++) {
+        const pfb_solver_ops *so = ctx->solvers[si];
+        for (size_t k = 0; k < sizeof setups / sizeof setups[0] && !rc; k++) {
+            const vol_setup *su = &setups[k];
+            char id[128], dim[32], spacing[64], tend[64];
+            snprintf(id, sizeof id, "%s_%s_%dd", so->name, su->scene, su->dim);
+            snprintf(dim, sizeof dim, "run.dim=%d", su->dim);
+            snprintf(spacing, sizeof spacing, "run.spacing=%.17g", su->spacing[q]);
+            snprintf(tend, sizeof tend, "run.t_end=%.17g", t_end);
+            const char *sets[] = {dim, spacing, tend, NULL};
+            exp_run_spec spec = {"volume", id, so, su->scene, sets, NULL};
+            exp_run_out out;
+            rc = exp_run(ctx, &spec, &out, err);
+            if (rc)
+                break;
+            const csv_table *s = &out.series;
+            int ct = csv_table_col(s, "t"), cv = csv_table_col(s, "volume_rel");
+            int cm = csv_table_col(s, "density_err_mean"), cx = csv_table_col(s, "density_err_max");
+            for (size_t r = 0; r < s->nrow; r++)
+                fprintf(series.f, "%s,%s,%d,%.9g,%.10g,%.10g,%.10g\n", so->name, su->scene, su->dim,
+                        csv_table_get(s, r, ct), csv_table_get(s, r, cv), csv_table_get(s, r, cm),
+                        csv_table_get(s, r, cx));
+            late_stats st = stats_of(s, t_end);
+            char reason[320];
+            exp_reason(&out, reason, sizeof reason);
+            fprintf(summary.f, "%s,%s,%d,%zu,%.10g,%s,%s,%.10g,%.10g,%.10g,%.10g,%.10g,%.4f\n", so->name, su->scene,
+                    su->dim, out.n, out.dt, exp_status_word(&out), reason, st.vol_final, st.vol_late, st.vol_min, st.derr_mean_late,
+                    st.derr_max_late, out.wall_seconds);
+            exp_run_out_free(&out);
+
+            /* substep sweep, 2D only (cost) */
+            if (su->dim != 2)
+                continue;
+            double dt_s;
+            rc = exp_suggest_dt(ctx, &spec, &dt_s, err);
+            if (rc)
+                break;
+            double F = 16.0 * dt_s;
+            long frames = lround(fmax(1.0, floor(t_end / F)));
+            for (int sub = 1; sub <= 16 && !rc; sub *= 2) {
+                char sid[160], ssub[64], sfr[64], stend[64];
+                snprintf(sid, sizeof sid, "%s_%s_%dd_sub%02d", so->name, su->scene, su->dim, sub);
+                snprintf(ssub, sizeof ssub, "run.substeps=%d", sub);
+                snprintf(sfr, sizeof sfr, "run.frames=%ld", frames);
+                snprintf(stend, sizeof stend, "run.t_end=%.17g", (double)frames * F);
+                const char *ssets[] = {dim, spacing, stend, ssub, sfr, NULL};
+                exp_run_spec sspec = {"volume", sid, so, su->scene, ssets, NULL};
+                rc = exp_run(ctx, &sspec, &out, err);
+                if (rc)
+                    break;
+                late_stats ss = stats_of(&out.series, (double)frames * F);
+                exp_reason(&out, reason, sizeof reason);
+                fprintf(subs.f, "%s,%s,%d,%d,%.10g,%s,%s,%.10g,%.10g,%.10g\n", so->name, su->scene, su->dim, sub,
+                        out.dt, exp_status_word(&out), reason, ss.vol_final, ss.vol_late, ss.derr_mean_late);
+                exp_run_out_free(&out);
+            }
+        }
+    }
+    int rc2 = exp_csv_close(&series, err);
+    int rc3 = exp_csv_close(&subs, err);
+    int rc4 = exp_csv_close(&summary, err);
+    return rc ? rc : rc2 ? rc2 : rc3 ? rc3 : rc4;
+}
+
+const pfb_experiment pfb_exp_volume = {
+    "volume", "volume and density error over time in pool and dam_break; long-time volume error against substeps",
+    volume_run};
