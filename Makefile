@@ -3,6 +3,9 @@
 #   make              build bin/pfbench
 #   make test         build and run the Check suites (alias: make check)
 #   make test SANITIZE=1   the same under AddressSanitizer + UBSan (separate build dir)
+#   make experiments  run the volume, stability and drop experiments into data/
+#                     (QUICK=1: the reduced versions into data/quick/); reruns resume
+#   make figures      draw every figure from the experiments into plots/out/ (PDF, PNG)
 #   make clean        remove build products
 #
 # Variables: CC (gcc or clang), CFLAGS (appended last), SANITIZE=1, V=1 (show commands).
@@ -54,7 +57,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_STAMP := build/.deps-build
 
-.PHONY: all test check clean deps FORCE
+.PHONY: all test check clean deps experiments figures FORCE
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -103,6 +106,29 @@ test: $(TEST_BIN) $(BIN)
 	test $$fail -eq 0
 
 check: test
+
+# ---- experiments and figures ----------------------------------------------------
+QUICK ?= 0
+ifeq ($(QUICK),1)
+EXP_DIR := data/quick
+EXP_FLAGS := --quick
+else
+EXP_DIR := data
+EXP_FLAGS :=
+endif
+EXPERIMENTS := volume stability drop
+FIGURES := $(basename $(notdir $(filter-out plots/style.gp,$(wildcard plots/*.gp))))
+
+experiments: bin/pfbench
+	$(Q)for e in $(EXPERIMENTS); do bin/pfbench exp $$e $(EXP_FLAGS) --out $(EXP_DIR)/$$e || exit 1; done
+
+figures: experiments
+	$(Q)bash scripts/deps.sh figures
+	$(Q)mkdir -p plots/out
+	$(Q)for f in $(FIGURES); do \
+	  echo "  GNUPLOT $$f"; \
+	  gnuplot -e "datadir='$(EXP_DIR)'; outdir='plots/out'; name='$$f'" plots/$$f.gp || exit 1; \
+	done
 
 clean:
 	rm -rf build bin

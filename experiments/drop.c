@@ -1,6 +1,7 @@
 /* drop.c — mode-2 oscillation of a free drop: frequency, damping, Rayleigh, R-scaling.
  *
- * The drop scene starts as a volume-preserving mode-2 stretch (amplitude 0.05).  The
+ * The drop scene starts as a volume-preserving mode-2 stretch (amplitude 0.05);
+ * frames are written at 120 Hz.  The
  * deformation signal is the normalised difference of second moments about the
  * centre of mass:
  *   2D  D = (I_xx - I_yy) / (I_xx + I_yy)              (the stretch is along x)
@@ -96,7 +97,9 @@ static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 snprintf(spacing, sizeof spacing, "run.spacing=%.17g", su->spacing[q]);
                 snprintf(tend, sizeof tend, "run.t_end=%.17g", t_end);
                 snprintf(rad, sizeof rad, "scene.radius=%.17g", R);
-                const char *sets[] = {dim, spacing, tend, rad, "run.frames=0", "scene.perturb=shape",
+                char frames[64];
+                snprintf(frames, sizeof frames, "run.frames=%ld", lround(120.0 * t_end));
+                const char *sets[] = {dim, spacing, tend, rad, frames, "scene.perturb=shape",
                                       "scene.amplitude=0.05", NULL};
                 exp_run_spec spec = {"drop", id, so, "drop", sets, &extra};
                 exp_run_out out;

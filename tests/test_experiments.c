@@ -1,0 +1,232 @@
+/* test_experiments.c — the experiment drivers, the blow-up classifier and the volume measure. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/diag.h"
+#include "../experiments/experiment.h"
+#include "testutil.h"
+
+/* ---- the stability classifier ------------------------------------------------------- */
+
+/* A small resting lattice with a domain around it, for the classifier tests. */
+static void small_sim(pfb_sim *sim)
+{
+    pfb_err err;
+    ck_assert(sim_init(sim, 2, 1, &err) == 0);
+    sim->spacing = 0.1;
+    for (int k = 0; k < 2; k++) {
+        sim->domain_lo[k] = -1.0;
+        sim->domain_hi[k] = 1.0;
+    }
+    for (int i = 0; i < 10; i++) {
+        double x[3] = {0.1 * i - 0.45, 0.0, 0.0}, v[3] = {0.0, 0.0, 0.0};
+        ck_assert(particles_add(&sim->p, x, v, 1.0, &err) == 0);
+    }
+}
+
+/* Each reason of the run loop is flagged, and only its own: a NaN velocity is
+ * "non-finite", a particle past the domain is "escaped", kinetic energy above
+ * limit x scale is "energy growth", volume_rel below the limit is "volume collapse". */
+START_TEST(test_classifier_reasons)
+{
+    pfb_sim sim;
+    char reason[256];
+    small_sim(&sim);
+    ck_assert_int_eq(run_check_blowup(&sim, 1.0, 10.0, reason, sizeof reason), 0);
+
+    sim.p.v[1][3] = NAN;
+    ck_assert_int_eq(run_check_blowup(&sim, 1.0, 10.0, reason, sizeof reason), 1);
+    ck_assert_msg(!strncmp(reason, "non-finite", 10), "%s", reason);
+    sim.p.v[1][3] = 0.0;
+
+    sim.p.x[0][5] = 1.5;
+    ck_assert_int_eq(run_check_blowup(&sim, 1.0, 10.0, reason, sizeof reason), 1);
+    ck_assert_msg(!strncmp(reason, "escaped", 7), "%s", reason);
+    sim.p.x[0][5] = 0.05;
+
+    /* KE = 10 * 1/2 * 1 * 2^2 = 20: above 10 x 1, not above 10 x 3 */
+    for (size_t i = 0; i < sim.p.n; i++)
+        sim.p.v[0][i] = 2.0;
+    ck_assert_int_eq(run_check_blowup(&sim, 3.0, 10.0, reason, sizeof reason), 0);
+    ck_assert_int_eq(run_check_blowup(&sim, 1.0, 10.0, reason, sizeof reason), 1);
+    ck_assert_msg(!strncmp(reason, "energy growth", 13), "%s", reason);
+
+    pfb_diag d;
+    memset(&d, 0, sizeof d);
+    d.volume_rel = 0.7;
+    ck_assert_int_eq(run_check_volume(&d, 0.5, reason, sizeof reason), 0);
+    d.volume_rel = 0.4;
+    ck_assert_int_eq(run_check_volume(&d, 0.5, reason, sizeof reason), 1);
+    ck_assert_msg(!strncmp(reason, "volume collapse", 15), "%s", reason);
+    d.volume_rel = NAN;
+    ck_assert_int_eq(run_check_volume(&d, 0.5, reason, sizeof reason), 1);
+    ck_assert_int_eq(run_check_volume(&d, 0.0, reason, sizeof reason), 0); /* 0 = off */
+    sim_free(&sim);
+}
+END_TEST
+
+/* ---- the volume measure --------------------------------------------------------------- */
+
+/* The raw measure of {c > 1/2} for a lattice block (pool) and a disc/ball (drop)
+ * equals the nominal volume n spacing^dim within the discretisation error.  For a
+ * uniform half-space the c = 1/2 contour of the colour field lies exactly on the face
+ * (the kernel is symmetric); the lattice sum and the sample grid move it by a small
+ * fraction of a spacing (measured: 0.013 s for the 2D block, 0.016 s for the disc,
+ * 0.031 s for the ball, 0.038 s for the 3D block, always inward).  The bound allows
+ * 0.1 spacing across the whole boundary: |V - V0| / V0 <= 0.1 s A / V0, A the
+ * boundary measure (perimeter in 2D, area in 3D). */
+START_TEST(test_volume_measure_nominal)
+{
+    struct {
+        const char *scene;
+        int dim;
+        const char *spacing;
+        double A_over_V; /* boundary measure over volume */
+    } cases[] = {
+        {"pool", 2, "0.02", 2.0 * (1.0 + 0.5) / 0.5},               /* 1 x 0.5 rectangle */
+        {"pool", 3, "0.05", 2.0 * (0.5 + 0.25 + 0.5) / 0.25},      /* 1 x 0.5 x 0.5 box */
+        {"drop", 2, "0.005", 2.0 / 0.1},                           /* disc R = 0.1 */
+        {"drop", 3, "0.01", 3.0 / 0.1},                            /* ball R = 0.1 */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char dim[32], sp[64];
+        snprintf(dim, sizeof dim, "run.dim=%d", cases[c].dim);
+        snprintf(sp, sizeof sp, "run.spacing=%s", cases[c].spacing);
+        const char *const sets[] = {dim, sp, "scene.amplitude=0", NULL};
+        tu_run t;
+        tu_run_init(&t, "muller", cases[c].scene, !strcmp(cases[c].scene, "drop") ? sets : (const char *const[]){dim, sp, NULL});
+        pfb_sim sim;
+        void *st = NULL;
+        pfb_err err;
+        ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
+        pfb_diag_ctx dc;
+        ck_assert(diag_init(&dc, &sim, &err) == 0);
+        double s = sim.spacing, V0 = dc.vol_nominal, rel = fabs(dc.vol_raw0 - V0) / V0;
+        double bound = 0.1 * s * cases[c].A_over_V;
+        ck_assert_msg(rel <= bound, "%s %dD: raw volume %g vs nominal %g (rel %g, bound %g)", cases[c].scene,
+                      cases[c].dim, dc.vol_raw0, V0, rel, bound);
+        diag_free(&dc);
+        t.cfg.solver->destroy(st);
+        sim_free(&sim);
+        tu_run_free(&t);
+    }
+}
+END_TEST
+
+/* ---- the drivers --------------------------------------------------------------------- */
+
+typedef struct log_count {
+    int skipped, lines;
+} log_count;
+
+static void count_log(void *ctx, const char *line)
+{
+    log_count *lc = ctx;
+    lc->lines++;
+    if (strstr(line, "current, skipped"))
+        lc->skipped++;
+}
+
+/* The first line of path, without the newline. */
+static void header_of(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "missing %s", path);
+    ck_assert(fgets(buf, (int)len, f) != NULL);
+    buf[strcspn(buf, "\n")] = '\0';
+    fclose(f);
+}
+
+static size_t rows_of(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert(f != NULL);
+    size_t n = 0;
+    int ch, last = '\n';
+    while ((ch = fgetc(f)) != EOF) {
+        if (ch == '\n')
+            n++;
+        last = ch;
+    }
+    fclose(f);
+    return n - (last == '\n' ? 1 : 0);
+}
+
+/* Each experiment's --quick run writes its CSVs with the documented columns and at
+ * least one row, keeps run.meta per run, and a second run skips every run (all are
+ * current) and rewrites identical CSVs. */
+START_TEST(test_quick_experiments)
+{
+    static const struct {
+        const char *exp, *file, *header;
+    } files[] = {
+        {"volume", "volume_series.csv", "solver,scene,dim,t,volume_rel,density_err_mean,density_err_max"},
+        {"volume", "volume_substeps.csv",
+         "solver,scene,dim,substeps,dt,status,reason,vol_err_final,vol_err_late,density_err_mean_late"},
+        {"volume", "volume_summary.csv",
+         "solver,scene,dim,n,dt,status,reason,vol_err_final,vol_err_late,vol_min,density_err_mean_late,"
+         "density_err_max_late,wall_seconds"},
+        {"stability", "stability_runs.csv",
+         "solver,scene,dim,k,dt,dt_rel,dt_nd,status,reason,t_end_reached,com_err,shape_err,wall_seconds,steps"},
+        {"stability", "stability_summary.csv",
+         "solver,scene,dim,dt_suggested,dt_max_stable,dt_max_stable_nd,dt_max_stable_rel,first_unstable_reason"},
+        {"drop", "drop_signal.csv", "solver,dim,radius,t,deformation"},
+        {"drop", "drop_fits.csv",
+         "solver,dim,radius,n,status,reason,omega,omega_err,beta,beta_err,amplitude,omega_rayleigh,omega_ratio,"
+         "sigma_eff,fit"},
+        {"drop", "drop_summary.csv", "solver,dim,sigma,exponent,exponent_err,sigma_eff_mean,omega_ratio_mean,n_fitted"},
+    };
+    const pfb_experiment *ex = pfb_experiments[_i];
+    char dir[] = "/tmp/pfb_exp_XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    size_t nsolvers = 0;
+    while (pfb_solvers[nsolvers])
+        nsolvers++;
+    log_count lc = {0, 0};
+    pfb_exp_ctx ctx = {.out_dir = dir, .preset_dir = "scenes", .quick = 1, .solvers = pfb_solvers,
+                       .nsolvers = nsolvers, .log = count_log, .log_ctx = &lc};
+    pfb_err err;
+    ck_assert_msg(ex->run(&ctx, &err) == 0, "%s: %s", ex->name, err.msg);
+    ck_assert(lc.lines > 0 && lc.skipped == 0);
+    char path[512], head[512];
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        if (strcmp(files[f].exp, ex->name))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, files[f].file);
+        header_of(path, head, sizeof head);
+        ck_assert_str_eq(head, files[f].header);
+        ck_assert_msg(rows_of(path) >= 1, "%s has no rows", path);
+    }
+    /* rerun: everything current */
+    int runs = lc.lines;
+    lc.lines = lc.skipped = 0;
+    ck_assert_msg(ex->run(&ctx, &err) == 0, "%s: %s", ex->name, err.msg);
+    ck_assert_int_eq(lc.skipped, runs);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert(system(cmd) == 0);
+}
+END_TEST
+
+int main(void)
+{
+    size_t nexp = 0;
+    while (pfb_experiments[nexp])
+        nexp++;
+    Suite *s = suite_create("experiments");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 900);
+    tcase_add_test(tc, test_classifier_reasons);
+    tcase_add_test(tc, test_volume_measure_nominal);
+    tcase_add_loop_test(tc, test_quick_experiments, 0, (int)nexp);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
