@@ -68,13 +68,14 @@ $(DEPS_STAMP): scripts/deps.sh
 	$(Q)bash scripts/deps.sh build
 	$(Q)mkdir -p $(dir $@) && touch $@
 
-# provenance: rewritten only when the commit or flags change; a dirty tree adds a hash
-# of its changes, so runs made from different uncommitted code never look current
+# provenance: rewritten only when the commit or flags change; uncommitted changes to
+# the code add a hash of them, so runs made from different code never look current
+CODE_DIRS := core solvers experiments cli Makefile
 $(BUILD)/version_info.h: FORCE | $(DEPS_STAMP)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
-	if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain 2>/dev/null | grep -v '^?? data/')" ]; then \
-	  d=$$( (git diff HEAD; git ls-files -o --exclude-standard -z | xargs -0 cat 2>/dev/null) | sha1sum | cut -c1-8); \
+	if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain -- $(CODE_DIRS) 2>/dev/null)" ]; then \
+	  d=$$( (git diff HEAD -- $(CODE_DIRS); git ls-files -o --exclude-standard -z -- $(CODE_DIRS) | xargs -0 cat 2>/dev/null) | sha1sum | cut -c1-8); \
 	  c="$$c-dirty-$$d"; fi; \
 	printf '#define PFB_COMMIT "%s"\n#define PFB_CFLAGS "%s"\n' "$$c" "$(strip $(subst ",,$(OPT) $(WARN) $(CFLAGS)))" > $@.new; \
 	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
@@ -125,7 +126,8 @@ experiments: bin/pfbench
 figures: experiments
 	$(Q)bash scripts/deps.sh figures
 	$(Q)mkdir -p plots/out
-	$(Q)for f in $(FIGURES); do \
+	$(Q)export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}; \
+	for f in $(FIGURES); do \
 	  echo "  GNUPLOT $$f"; \
 	  gnuplot -e "datadir='$(EXP_DIR)'; outdir='plots/out'; name='$$f'" plots/$$f.gp || exit 1; \
 	done

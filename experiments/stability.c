@@ -3,9 +3,10 @@
  * For each solver and setup, dt = dt_s * 2^k with dt_s the solver's own suggested
  * step, k = kmax-10..kmax (11 runs, 3.0 decades; every other one with --quick), where
  * kmax = min(7, floor(log2(T / (4 dt_s)))) so that the largest step still leaves four
- * steps in the run's duration T.  Frames are every 1/30 s, or every step when dt > 1/30 s;
- * the effective dt (the frame interval divided by a whole number of substeps) is
- * what is recorded.  Each run is stable, or unstable with the run loop's reason:
+ * steps in the run's duration T.  A frame is the largest whole number of steps not
+ * longer than 1/30 s (one step when dt > 1/30 s), the duration the whole number of
+ * frames closest below T, so every dt is exactly dt_s 2^k.  Each run is stable, or
+ * unstable with the run loop's reason:
  *   non-finite   a position or velocity is NaN or infinite;
  *   escaped      a particle left the scene's domain (the tank plus 10% per side;
  *                10 R around the drop);
@@ -135,15 +136,16 @@ static int stability_run(const pfb_exp_ctx *ctx, pfb_err *err)
             int got = 0;
             for (int i = 0; i < nk && !rc; i++, got++) {
                 int k = kmin + i * kstep;
+                /* frames every whole number of steps, at most 30 per second, so dt is exact */
                 double dt = dt_s * ldexp(1.0, k);
-                double F = fmax(1.0 / 30.0, dt);
+                long sub = lround(fmax(1.0, floor(1.0 / (30.0 * dt) + 1e-9)));
+                double F = (double)sub * dt;
                 long frames = lround(fmax(1.0, floor(T / F + 1e-9)));
-                long sub = lround(fmax(1.0, round(T / (double)frames / dt)));
                 char id[160], sfr[64], ssub[64], stend[64];
                 snprintf(id, sizeof id, "%s_k%+d", base, k);
                 snprintf(sfr, sizeof sfr, "run.frames=%ld", frames);
                 snprintf(ssub, sizeof ssub, "run.substeps=%ld", sub);
-                snprintf(stend, sizeof stend, "run.t_end=%.17g", T);
+                snprintf(stend, sizeof stend, "run.t_end=%.17g", (double)frames * F);
                 const char *sets[] = {dim, spacing, stend, sfr, ssub, NULL};
                 exp_run_spec spec = {"stability", id, so, su->scene, sets, NULL};
                 rc = exp_run(ctx, &spec, &outs[i], err);
