@@ -129,53 +129,6 @@ typedef struct run_tables {
     pfb_params run, scene, solver;
 } run_tables;
 
-/* --set KEY=VALUE: an explicit prefix picks the table; a bare key must be unique. */
-static int apply_set(run_tables *t, const char *arg, pfb_err *err)
-{
-    const char *eq = strchr(arg, '=');
-    if (!eq || eq == arg)
-        return pfb_err_set(err, PFB_EINVAL, "--set '%s' is malformed; valid: KEY=VALUE", arg);
-    char key[128];
-    size_t klen = (size_t)(eq - arg);
-    if (klen >= sizeof key)
-        return pfb_err_set(err, PFB_EINVAL, "--set key '%.*s...' is too long", 32, arg);
-    memcpy(key, arg, klen);
-    key[klen] = '\0';
-    const char *val = eq + 1;
-    struct {
-        const char *prefix;
-        pfb_params *p;
-    } tab[3] = {{"solver.", &t->solver}, {"scene.", &t->scene}, {"run.", &t->run}};
-    for (int i = 0; i < 3; i++) {
-        size_t pl = strlen(tab[i].prefix);
-        if (strncmp(key, tab[i].prefix, pl) == 0)
-            return params_set(tab[i].p, key + pl, val, err);
-    }
-    int found = -1, count = 0;
-    for (int i = 0; i < 3; i++)
-        if (params_find(tab[i].p, key) >= 0) {
-            found = i;
-            count++;
-        }
-    if (count > 1)
-        return pfb_err_set(err, PFB_EINVAL, "--set key '%s' is ambiguous; valid: solver.%s, scene.%s or run.%s", key,
-                           key, key, key);
-    if (count == 1)
-        return params_set(tab[found].p, key, val, err);
-    /* unknown everywhere: suggest the nearest name over all tables */
-    const char *names[256];
-    size_t n = 0;
-    for (int i = 0; i < 3; i++)
-        for (size_t j = 0; j < tab[i].p->n && n < 256; j++)
-            names[n++] = tab[i].p->spec[j].name;
-    const char *near = pfb_nearest(key, names, n);
-    if (near)
-        return pfb_err_set(err, PFB_EINVAL, "unknown parameter '%s' for %s and %s; did you mean '%s'?",
-                           key, t->solver.owner, t->scene.owner, near);
-    return pfb_err_set(err, PFB_EINVAL, "unknown parameter '%s' for %s, %s and run; 'pfbench list' shows the valid ones",
-                       key, t->solver.owner, t->scene.owner);
-}
-
 typedef struct progress_ctx {
     int last;
 } progress_ctx;
@@ -291,7 +244,7 @@ static int cmd_run(int argc, char **argv)
         if (done)
             continue;
         if (!strcmp(a, "--set"))
-            rc = apply_set(&t, argv[++i], &err);
+            rc = run_apply_setting(&t.run, &t.scene, &t.solver, argv[++i], &err);
         else if (!strcmp(a, "--solver") || !strcmp(a, "--scene") || !strcmp(a, "--out") || !strcmp(a, "--config"))
             i++;
     }

@@ -47,6 +47,52 @@ int run_setup(const pfb_run_config *cfg, pfb_sim *sim, void **state, pfb_err *er
     return cfg->solver->create(cfg->solver_params, sim, state, err);
 }
 
+int run_apply_setting(pfb_params *run, pfb_params *scene, pfb_params *solver, const char *arg, pfb_err *err)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg)
+        return pfb_err_set(err, PFB_EINVAL, "setting '%s' is malformed; valid: KEY=VALUE", arg);
+    char key[128];
+    size_t klen = (size_t)(eq - arg);
+    if (klen >= sizeof key)
+        return pfb_err_set(err, PFB_EINVAL, "setting key '%.*s...' is too long", 32, arg);
+    memcpy(key, arg, klen);
+    key[klen] = '\0';
+    const char *val = eq + 1;
+    struct {
+        const char *prefix;
+        pfb_params *p;
+    } tab[3] = {{"solver.", solver}, {"scene.", scene}, {"run.", run}};
+    for (int i = 0; i < 3; i++) {
+        size_t pl = strlen(tab[i].prefix);
+        if (strncmp(key, tab[i].prefix, pl) == 0)
+            return params_set(tab[i].p, key + pl, val, err);
+    }
+    int found = -1, count = 0;
+    for (int i = 0; i < 3; i++)
+        if (params_find(tab[i].p, key) >= 0) {
+            found = i;
+            count++;
+        }
+    if (count > 1)
+        return pfb_err_set(err, PFB_EINVAL, "parameter '%s' is ambiguous; valid: solver.%s, scene.%s or run.%s", key,
+                           key, key, key);
+    if (count == 1)
+        return params_set(tab[found].p, key, val, err);
+    /* unknown everywhere: suggest the nearest name over all tables */
+    const char *names[256];
+    size_t n = 0;
+    for (int i = 0; i < 3; i++)
+        for (size_t j = 0; j < tab[i].p->n && n < 256; j++)
+            names[n++] = tab[i].p->spec[j].name;
+    const char *near = pfb_nearest(key, names, n);
+    if (near)
+        return pfb_err_set(err, PFB_EINVAL, "unknown parameter '%s' for %s and %s; did you mean '%s'?",
+                           key, solver->owner, scene->owner, near);
+    return pfb_err_set(err, PFB_EINVAL, "unknown parameter '%s' for %s, %s and run; 'pfbench list' shows the valid ones",
+                       key, solver->owner, scene->owner);
+}
+
 int run_check_blowup(const pfb_sim *sim, double energy_scale, double energy_limit, char *reason, size_t len)
 {
     const pfb_particles *p = &sim->p;

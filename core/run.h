@@ -55,6 +55,11 @@ typedef struct pfb_run_result {
     pfb_diag last;                    /* diagnostics of the last frame written */
 } pfb_run_result;
 
+/* Apply one "KEY=VALUE" setting: a run., scene. or solver. prefix picks the table;
+ * a bare key must name exactly one parameter (else: ambiguous, or unknown with the
+ * nearest valid name). */
+int run_apply_setting(pfb_params *run, pfb_params *scene, pfb_params *solver, const char *setting, pfb_err *err);
+
 /* Build the simulation of cfg (scene, jitter) and create the solver state. */
 int run_setup(const pfb_run_config *cfg, pfb_sim *sim, void **state, pfb_err *err);
 

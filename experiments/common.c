@@ -217,17 +217,7 @@ static int tables_build(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_ta
             return rc;
     }
     for (size_t i = 0; spec->sets && spec->sets[i]; i++) {
-        const char *s = spec->sets[i], *dot = strchr(s, '.'), *eq = strchr(s, '=');
-        if (!dot || !eq || dot > eq)
-            return pfb_err_set(err, PFB_EINVAL, "experiment setting '%s' is malformed; valid: table.key=value", s);
-        char key[128];
-        size_t klen = (size_t)(eq - dot - 1);
-        if (klen >= sizeof key)
-            return pfb_err_set(err, PFB_EINVAL, "experiment setting '%s' has too long a key", s);
-        memcpy(key, dot + 1, klen);
-        key[klen] = '\0';
-        pfb_params *p = !strncmp(s, "run.", 4) ? &t->run : !strncmp(s, "scene.", 6) ? &t->scene : &t->solver;
-        rc = params_set(p, key, eq + 1, err);
+        rc = run_apply_setting(&t->run, &t->scene, &t->solver, spec->sets[i], err);
         if (rc)
             return rc;
     }

@@ -24,20 +24,8 @@ static inline void tu_run_init(tu_run *t, const char *solver, const char *scene,
     ck_assert_msg(params_init(&t->run, pfb_run_params, "run", &err) == 0, "%s", err.msg);
     ck_assert_msg(params_init(&t->scene, sc->params, sc->name, &err) == 0, "%s", err.msg);
     ck_assert_msg(params_init(&t->solver, so->params, so->name, &err) == 0, "%s", err.msg);
-    for (size_t i = 0; sets && sets[i]; i++) {
-        char key[128];
-        const char *eq = strchr(sets[i], '=');
-        ck_assert(eq != NULL);
-        const char *dot = strchr(sets[i], '.');
-        ck_assert(dot != NULL && dot < eq);
-        size_t klen = (size_t)(eq - dot - 1);
-        memcpy(key, dot + 1, klen);
-        key[klen] = '\0';
-        pfb_params *p = !strncmp(sets[i], "run.", 4)     ? &t->run
-                        : !strncmp(sets[i], "scene.", 6) ? &t->scene
-                                                         : &t->solver;
-        ck_assert_msg(params_set(p, key, eq + 1, &err) == 0, "%s", err.msg);
-    }
+    for (size_t i = 0; sets && sets[i]; i++)
+        ck_assert_msg(run_apply_setting(&t->run, &t->scene, &t->solver, sets[i], &err) == 0, "%s", err.msg);
     t->cfg.solver = so;
     t->cfg.scene = sc;
     t->cfg.run = &t->run;
