@@ -8,11 +8,12 @@
  *                         density_err_mean_late,density_err_max_late,wall_seconds
  * "late" = the mean over frames with t >= 3/4 t_end; vol_err = |volume_rel - 1|.
  *
- * The substep sweep keeps the frame interval fixed at F = 16 dt_s, dt_s the solver's
- * own suggested step for the setup, and runs 1, 2, 4, 8, 16 substeps per frame: 16
- * is the solver's suggested step, fewer substeps are 2x to 16x coarser.  (A fixed
- * 1/30 s frame would put every explicit SPH method far beyond its stability limit
- * at every substep count; this way each solver is swept around its own step.) */
+ * The substep sweep (2D setups) divides the solver's own suggested step dt_s (1/30 s
+ * for clavet, the paper's frame; the CFL step for the SPH methods) into s = 1, 2, 4,
+ * 8, 16 substeps: dt = dt_s / s; the column `substeps` is s.  Frames are m base steps,
+ * m the most that fit in 1/30 s, so every run writes the same frames.  (A fixed
+ * 1/30 s frame with 1-16 substeps would put every explicit SPH method beyond its
+ * stability limit at every count; this way each solver is refined from its own step.) */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -118,12 +119,14 @@ static int volume_run(const pfb_exp_ctx *ctx, pfb_err *err)
             rc = exp_suggest_dt(ctx, &spec, &dt_s, err);
             if (rc)
                 break;
-            double F = 16.0 * dt_s;
-            long frames = lround(fmax(1.0, floor(t_end / F)));
+            /* frames of m base steps, m the most that fit in 1/30 s (at least 1) */
+            long m = lround(fmax(1.0, floor(1.0 / (30.0 * dt_s) + 1e-9)));
+            double F = (double)m * dt_s;
+            long frames = lround(fmax(1.0, floor(t_end / F + 1e-9)));
             for (int sub = 1; sub <= 16 && !rc; sub *= 2) {
                 char sid[160], ssub[64], sfr[64], stend[64];
                 snprintf(sid, sizeof sid, "%s_%s_%dd_sub%02d", so->name, su->scene, su->dim, sub);
-                snprintf(ssub, sizeof ssub, "run.substeps=%d", sub);
+                snprintf(ssub, sizeof ssub, "run.substeps=%ld", (long)sub * m);
                 snprintf(sfr, sizeof sfr, "run.frames=%ld", frames);
                 snprintf(stend, sizeof stend, "run.t_end=%.17g", (double)frames * F);
                 const char *ssets[] = {dim, spacing, stend, ssub, sfr, NULL};

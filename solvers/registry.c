@@ -4,9 +4,11 @@
 #include "solver.h"
 
 extern const pfb_solver_ops pfb_solver_muller;
+extern const pfb_solver_ops pfb_solver_clavet;
 
 const pfb_solver_ops *const pfb_solvers[] = {
     &pfb_solver_muller,
+    &pfb_solver_clavet,
     NULL};
 
 const pfb_solver_ops *solver_find(const char *name)
