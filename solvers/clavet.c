@@ -33,6 +33,11 @@
  *    is at rest density; h_factor > 0 sets h = h_factor spacing instead.
  *  - Viscosity: sigma' = 0 and beta' = 0.1 (the paper recommends only beta for
  *    low-viscosity fluids and gives no values).
+ *  - Stickiness: k_stick' = 0 (off) and d_stick' = 0.05 (5 cm with L0 = 1 m): under
+ *    gravity a particle's predicted position drops g dt^2 = 1.1 cm per 1/30 s step
+ *    (2.2 cm from rest after the first), so a band thinner than that cannot catch it; k_stick >= 4 g / d_stick holds a particle (the maximal impulse of
+ *    eq. 12, dt k_stick d_stick / 4, beats g dt), and the discrete attraction stays
+ *    stable while k_stick dt^2 (1 - 2 d / d_stick) < 4 at the balance point.
  *  - Relaxation order: a permutation of particle ids drawn once from the run's
  *    seed and kept (Algorithm 2's "randomized but not modified").  relaxation =
  *    jacobi instead computes every particle's displacement from the same positions
@@ -40,6 +45,11 @@
  *    particles' pressures), ordered by particle id: order-independent, parallel-
  *    friendly, and bit-identical for any storage order.  Viscosity impulses are
  *    then gathered the same way.  The sequential mode (the paper's) is the default.
+ *  - Algorithm 4 as printed adjusts rest lengths only for neighbour pairs (q < 1); a
+ *    spring's rest length then never exceeds h (it moves towards r < h), so no spring
+ *    would ever be removed.  We add springs over neighbour pairs as printed but adjust
+ *    every spring's rest length with its current length, so a spring stretched beyond
+ *    h is removed once its rest length follows past h, as the text describes.
  *  - Springs (springs = true) are keyed by particle ids in an open-addressing hash
  *    table (O(1) add, remove, lookup), so the framework's reordering of storage
  *    does not disturb them; separate alpha and gamma for stretch and compression.
@@ -78,7 +88,7 @@ static const pfb_param_spec clavet_params[] = {
     {"friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "mu of eq. 11: 0 slip, 1 no-slip", NULL},
     {"collision_radius", PFB_PARAM_DOUBLE, 0.5, 0.0, 5.0, "spacing", "particle collision radius R", NULL},
     {"k_stick", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e6, "1/frame^2", "stickiness (eq. 12); 0 = off", NULL},
-    {"d_stick", PFB_PARAM_DOUBLE, 0.002, 0.0, 1.0, "L0", "stickiness range (eq. 12)", NULL},
+    {"d_stick", PFB_PARAM_DOUBLE, 0.05, 0.0, 1.0, "L0", "stickiness range (eq. 12)", NULL},
     {"relaxation", PFB_PARAM_CHOICE, 0, 0, 0, "", "sequential (the paper) or jacobi", "sequential|jacobi"},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
@@ -208,6 +218,7 @@ typedef struct clavet_state {
     size_t *index_of;     /* id -> storage index, rebuilt each step */
     size_t nindex;
     int f_prev;           /* particle field: previous position (3) */
+    int f_rho, f_rho_near; /* particle fields: density and near-density (eqs. 1, 4) */
     double *dx;           /* jacobi workspace: 3 n */
     double *P, *Pn;       /* jacobi workspace: pressures */
     size_t *row;          /* jacobi workspace: one neighbour row sorted by id */
@@ -293,6 +304,10 @@ static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->d_stick = params_get(p, "d_stick") * L0;
     s->jacobi = params_get_int(p, "relaxation") == 1;
     int rc = particles_add_field(&sim->p, "x_prev", 3, &s->f_prev, err);
+    if (!rc)
+        rc = particles_add_field(&sim->p, "rho", 1, &s->f_rho, err);
+    if (!rc)
+        rc = particles_add_field(&sim->p, "rho_near", 1, &s->f_rho_near, err);
     if (rc) {
         clavet_destroy(s);
         return rc;
@@ -444,7 +459,8 @@ static int apply_viscosity_jacobi(clavet_state *s, pfb_sim *sim, const pfb_nlist
     return PFB_OK;
 }
 
-/* Algorithm 4 with eq. 8: add springs below h, change rest lengths, remove those beyond h. */
+/* Algorithm 4 with eq. 8: add springs between neighbours closer than h (rest length
+ * h), change every spring's rest length, remove springs whose rest length exceeds h. */
 static int adjust_springs(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, double dt, pfb_err *err)
 {
     pfb_particles *p = &sim->p;
@@ -452,23 +468,19 @@ static int adjust_springs(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, do
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
             size_t j = nl->idx[q];
             uint64_t a = p->id[i], b = p->id[j];
-            if (a > b)
+            if (a > b || sqrt(nl->r2[q]) / s->h >= 1.0)
                 continue;
-            double u[3], r = pair_vec(p, sim->dim, i, j, u);
-            if (r / s->h >= 1.0)
-                continue;
-            int64_t k = springs_find(&s->sp, a, b);
-            if (k < 0) {
-                if (springs_add(&s->sp, a, b, s->h))
-                    return pfb_err_set(err, PFB_ENOMEM, "out of memory adding springs");
-                k = (int64_t)s->sp.n - 1;
-            }
-            double L = s->sp.s[k].L;
-            if (r > L + s->gamma_s * L) /* stretch */
-                s->sp.s[k].L = L + dt * s->alpha_s * (r - L - s->gamma_s * L);
-            else if (r < L - s->gamma_c * L) /* compress */
-                s->sp.s[k].L = L - dt * s->alpha_c * (L - s->gamma_c * L - r);
+            if (springs_find(&s->sp, a, b) < 0 && springs_add(&s->sp, a, b, s->h))
+                return pfb_err_set(err, PFB_ENOMEM, "out of memory adding springs");
         }
+    for (size_t k = 0; k < s->sp.n; k++) {
+        double u[3], L = s->sp.s[k].L;
+        double r = pair_vec(p, sim->dim, s->index_of[s->sp.s[k].a], s->index_of[s->sp.s[k].b], u);
+        if (r > L + s->gamma_s * L) /* stretch */
+            s->sp.s[k].L = L + dt * s->alpha_s * (r - L - s->gamma_s * L);
+        else if (r < L - s->gamma_c * L) /* compress */
+            s->sp.s[k].L = L - dt * s->alpha_c * (L - s->gamma_c * L - r);
+    }
     for (size_t k = 0; k < s->sp.n;)
         if (s->sp.s[k].L > s->h)
             springs_remove(&s->sp, k);
@@ -510,6 +522,8 @@ static void double_density_relaxation(const clavet_state *s, pfb_sim *sim, const
         }
         double P = s->k * (rho - s->rho0);  /* eq. 2 */
         double Pn = s->k_near * rho_near;    /* eq. 5 */
+        p->field[s->f_rho].data[i] = rho;
+        p->field[s->f_rho_near].data[i] = rho_near;
         double dx[3] = {0, 0, 0};
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
             size_t j = nl->idx[q];
@@ -556,6 +570,8 @@ static int double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, const
                 }
             }
             if (pass == 0) {
+                p->field[s->f_rho].data[i] = rho;
+                p->field[s->f_rho_near].data[i] = rho_near;
                 s->P[i] = s->k * (rho - s->rho0); /* eq. 2 */
                 s->Pn[i] = s->k_near * rho_near;   /* eq. 5 */
             } else {
@@ -672,14 +688,18 @@ static double clavet_suggest_dt(const void *state, const pfb_sim *sim)
     return T0;
 }
 
-static const char *const clavet_diag_names[] = {"h", "springs", NULL};
+static const char *const clavet_diag_names[] = {"h", "springs", "spring_rest_mean", NULL};
 
 static void clavet_diag(const void *state, const pfb_sim *sim, double *values)
 {
     (void)sim;
     const clavet_state *s = state;
+    double L = 0.0;
+    for (size_t k = 0; k < s->sp.n; k++)
+        L += s->sp.s[k].L;
     values[0] = s->h;
     values[1] = (double)s->sp.n;
+    values[2] = s->sp.n ? L / (double)s->sp.n : NAN;
 }
 
 const pfb_solver_ops pfb_solver_clavet = {
