@@ -231,9 +231,111 @@ static const pfb_scene_def scene_drop = {
     "drop", "free drop with a mode-2 perturbation, no gravity, no walls", drop_params, {0.005, 0.01}, 2.0,
     drop_build};
 
+/* ---- blob: a ball set in mode-2 motion, for elastic and plastic materials ---- */
+
+static const pfb_param_spec blob_params[] = {
+    {"radius", PFB_PARAM_DOUBLE, 0.1, 1e-4, 1e2, "m", "blob radius R", NULL},
+    {"speed", PFB_PARAM_DOUBLE, 0.5, 0.0, 100.0, "m/s", "surface speed U of the initial mode-2 stretching flow", NULL},
+    {"gravity", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e4, "m/s^2", "gravitational acceleration (along -y)", NULL},
+    {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "material density for particle masses", NULL},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+/* A lattice ball at rest shape, given the divergence-free mode-2 velocity field of
+ * the drop scene (2D U (x, -y)/R; 3D U (-x, 2y, -z)/(2R)): it stretches, and an
+ * elastic material returns to the ball (Clavet 2005 Figs. 5 and 12). */
+static int blob_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
+{
+    const int dim = sim->dim;
+    double R = params_get(sp, "radius"), U = params_get(sp, "speed"), rho = params_get(sp, "density");
+    int rc = check_resolution(sim, R, "blob radius", err);
+    if (rc)
+        return rc;
+    double s = sim->spacing;
+    long nhalf = lround(ceil(R / s));
+    double lo[3] = {-(nhalf + 0.5) * s, -(nhalf + 0.5) * s, dim == 3 ? -(nhalf + 0.5) * s : 0.0};
+    double hi[3] = {(nhalf + 0.5) * s, (nhalf + 0.5) * s, dim == 3 ? (nhalf + 0.5) * s : 0.0};
+    ball_ctx b = {R * R, dim};
+    rc = fill_box(sim, lo, hi, rho, keep_ball, &b, err);
+    if (rc)
+        return rc;
+    pfb_particles *p = &sim->p;
+    for (size_t i = 0; i < p->n; i++) {
+        if (dim == 2) {
+            p->v[0][i] = U * p->x[0][i] / R;
+            p->v[1][i] = -U * p->x[1][i] / R;
+        } else {
+            p->v[0][i] = -0.5 * U * p->x[0][i] / R;
+            p->v[1][i] = U * p->x[1][i] / R;
+            p->v[2][i] = -0.5 * U * p->x[2][i] / R;
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        sim->domain_lo[k] = k < dim ? -10.0 * R : 0.0;
+        sim->domain_hi[k] = k < dim ? 10.0 * R : 0.0;
+    }
+    sim->rho_ref = rho;
+    sim->g[1] = -params_get(sp, "gravity");
+    sim->length_ref = R;
+    sim->v_ref = fmax(U, 1.0);
+    return PFB_OK;
+}
+
+static const pfb_scene_def scene_blob = {
+    "blob", "a ball set stretching by a mode-2 flow (elastic and plastic materials)", blob_params, {0.01, 0.02},
+    2.0, blob_build};
+
+/* ---- sphere_drip: fluid poured on a sphere slides under it and drips -------- */
+
+static const pfb_param_spec drip_params[] = {
+    {"radius", PFB_PARAM_DOUBLE, 0.1, 1e-3, 1e2, "m", "sphere (circle in 2D) radius Rs", NULL},
+    {"layer", PFB_PARAM_DOUBLE, 0.3, 0.05, 2.0, "1", "fluid layer height over the sphere, in units of Rs", NULL},
+    {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "material density for particle masses", NULL},
+    {"gravity", PFB_PARAM_DOUBLE, 9.81, 0.0, 1e4, "m/s^2", "gravitational acceleration (along -y)", NULL},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+/* A sphere obstacle of radius Rs at the origin with a fluid block (width 1.6 Rs)
+ * resting on its top, inside a closed tank [-3Rs, 3Rs]^dim: the fluid slides down
+ * the sides and, with stickiness, along the underside where it gathers into a drop
+ * (Clavet 2005 Fig. 7). */
+static int drip_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
+{
+    const int dim = sim->dim;
+    double Rs = params_get(sp, "radius"), H = params_get(sp, "layer") * Rs, rho = params_get(sp, "density");
+    int rc = check_resolution(sim, H, "fluid layer", err);
+    if (rc)
+        return rc;
+    pfb_shape ball, tank;
+    memset(&ball, 0, sizeof ball);
+    memset(&tank, 0, sizeof tank);
+    ball.type = PFB_SHAPE_SPHERE;
+    ball.radius = Rs;
+    tank.type = PFB_SHAPE_BOX;
+    tank.inside = 1;
+    for (int k = 0; k < 3; k++) {
+        tank.half[k] = 3.0 * Rs;
+        sim->domain_lo[k] = k < dim ? -3.3 * Rs : 0.0;
+        sim->domain_hi[k] = k < dim ? 3.3 * Rs : 0.0;
+    }
+    rc = boundaries_add(&sim->walls, &ball, err);
+    if (!rc)
+        rc = boundaries_add(&sim->walls, &tank, err);
+    double lo[3] = {-0.8 * Rs, Rs, dim == 3 ? -0.8 * Rs : 0.0}, hi[3] = {0.8 * Rs, Rs + H, dim == 3 ? 0.8 * Rs : 0.0};
+    if (!rc)
+        rc = fill_box(sim, lo, hi, rho, NULL, NULL, err);
+    sim->rho_ref = rho;
+    sim->g[1] = -params_get(sp, "gravity");
+    sim->length_ref = Rs;
+    sim->v_ref = sqrt(2.0 * fmax(params_get(sp, "gravity"), 1e-12) * 4.0 * Rs);
+    return rc;
+}
+
+static const pfb_scene_def scene_drip = {
+    "sphere_drip", "fluid on a sphere slides under it and forms a drop (with stickiness)", drip_params,
+    {0.01, 0.02}, 2.0, drip_build};
+
 /* ---- registry ---------------------------------------------------------------- */
 
-const pfb_scene_def *const pfb_scenes[] = {&scene_pool, &scene_dam, &scene_drop, NULL};
+const pfb_scene_def *const pfb_scenes[] = {&scene_pool, &scene_dam, &scene_drop, &scene_blob, &scene_drip, NULL};
 
 int scene_lookup(const char *name, const pfb_scene_def **out, pfb_err *err)
 {

@@ -14,16 +14,19 @@
  *   Algorithm 6  rigid bodies: issue 7 (the shared walls here are kinematic).
  *
  * Units.  The paper's typical values are given in its own units: time in frames
- * (Delta t = 1 means 1/30 s) and an unstated length unit L0 (length_unit): 1 m by
- * default, i.e. the paper's numbers read as metres per frame^2; length_unit = 0
- * takes L0 = h instead, so that behaviour depends on resolution only through h (it
- * is 40x softer at h = 2.3 cm and the 2D pool collapses to half its volume within
- * 0.27 s under SI gravity; with 1 m it keeps 75%: measured).  With T0 = 1/30 s:
+ * (Delta t = 1 means 1/30 s) and an unstated length unit L0 (length_unit).  By
+ * default L0 = h (length_unit = 0), so behaviour depends on resolution only through
+ * h.  Measured consequences, both recorded for the calibration still to do (issue 4):
+ * with L0 = h the 2D pool and dam break at the default spacing (about 100 particle
+ * layers deep) compress to half their volume within 0.27 s under SI gravity (the
+ * stiffness k L0 / T0^2 is too soft for that depth); with L0 = 1 m they keep 65-75%
+ * of their volume, but a 2D blob at spacing 0.01 explodes in the first frames (the
+ * near-pressure displacement per step reaches several h).  With T0 = 1/30 s:
  *   k = k' L0 / T0^2,  k_near = k_near' L0 / T0^2   (displacement = dt^2 P ...),
  *   k_spring = k_spring' / T0^2,  alpha = alpha' / T0,
  *   sigma (linear viscosity) = sigma' / T0,  beta (quadratic) = beta' / L0,
- *   k_stick = k_stick' / T0^2,  d_stick = d_stick' L0 (the interaction radius h is
- *   set from the lattice, below, not from L0),
+ *   k_stick = k_stick' / T0^2 (d_stick is given in metres; the interaction radius h
+ *   is set from the lattice, below, not from L0),
  * where primes are the parameters below, in the paper's units.  rho0 = 10 is a
  * dimensionless neighbour count (eq. 1) and needs no conversion.
  *
@@ -33,9 +36,10 @@
  *    is at rest density; h_factor > 0 sets h = h_factor spacing instead.
  *  - Viscosity: sigma' = 0 and beta' = 0.1 (the paper recommends only beta for
  *    low-viscosity fluids and gives no values).
- *  - Stickiness: k_stick' = 0 (off) and d_stick' = 0.05 (5 cm with L0 = 1 m): under
- *    gravity a particle's predicted position drops g dt^2 = 1.1 cm per 1/30 s step
- *    (2.2 cm from rest after the first), so a band thinner than that cannot catch it; k_stick >= 4 g / d_stick holds a particle (the maximal impulse of
+ *  - Stickiness: k_stick' = 0 (off) and d_stick = 0.05 m: under gravity a particle's
+ *    predicted position drops g dt^2 = 1.1 cm per 1/30 s step (2.2 cm from rest
+ *    after the first), so a thinner band cannot catch it; k_stick >= 4 g / d_stick
+ *    holds a particle (the maximal impulse of
  *    eq. 12, dt k_stick d_stick / 4, beats g dt), and the discrete attraction stays
  *    stable while k_stick dt^2 (1 - 2 d / d_stick) < 4 at the balance point.
  *  - Relaxation order: a permutation of particle ids drawn once from the run's
@@ -50,6 +54,11 @@
  *    would ever be removed.  We add springs over neighbour pairs as printed but adjust
  *    every spring's rest length with its current length, so a spring stretched beyond
  *    h is removed once its rest length follows past h, as the text describes.
+ *  - New springs rest at h (Algorithm 4), where the (1 - L/h) factor of Algorithm 3
+ *    makes them exert nothing until plasticity shortens them; an elastic body with
+ *    alpha = 0 therefore has no rest shape.  spring_init = distance gives the springs
+ *    created in the first step their initial length as rest length (the initial
+ *    shape is the rest shape), for the elastic-blob scenes; later springs rest at h.
  *  - Springs (springs = true) are keyed by particle ids in an open-addressing hash
  *    table (O(1) add, remove, lookup), so the framework's reordering of storage
  *    does not disturb them; separate alpha and gamma for stretch and compression.
@@ -73,13 +82,14 @@
 
 static const pfb_param_spec clavet_params[] = {
     {"h_factor", PFB_PARAM_DOUBLE, 0.0, 0.0, 10.0, "1", "interaction radius h in spacings; 0 = lattice density equals rho0", NULL},
-    {"length_unit", PFB_PARAM_DOUBLE, 1.0, 0.0, 1e3, "m", "the paper's length unit L0; 0 = h", NULL},
+    {"length_unit", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e3, "m", "the paper's length unit L0; 0 = h", NULL},
     {"rho0", PFB_PARAM_DOUBLE, 10.0, 0.1, 1000.0, "1", "rest density (eq. 2), a neighbour count", NULL},
     {"k", PFB_PARAM_DOUBLE, 0.004, 0.0, 100.0, "L0/frame^2", "stiffness (eq. 2)", NULL},
     {"k_near", PFB_PARAM_DOUBLE, 0.01, 0.0, 100.0, "L0/frame^2", "near stiffness (eq. 5)", NULL},
     {"sigma", PFB_PARAM_DOUBLE, 0.0, 0.0, 100.0, "1/frame", "linear viscosity (Algorithm 5)", NULL},
     {"beta", PFB_PARAM_DOUBLE, 0.1, 0.0, 100.0, "1/L0", "quadratic viscosity (Algorithm 5)", NULL},
     {"springs", PFB_PARAM_BOOL, 0, 0, 1, "", "elastic springs (Algorithms 3, 4); false = pure fluid", NULL},
+    {"spring_init", PFB_PARAM_CHOICE, 0, 0, 0, "", "new springs' rest length: h (Algorithm 4) or distance (the first step's pairs keep their initial distance: a rest shape)", "h|distance"},
     {"k_spring", PFB_PARAM_DOUBLE, 0.3, 0.0, 100.0, "1/frame^2", "spring stiffness (Algorithm 3)", NULL},
     {"alpha_stretch", PFB_PARAM_DOUBLE, 0.3, 0.0, 100.0, "1/frame", "plasticity when stretched (eq. 8)", NULL},
     {"alpha_compress", PFB_PARAM_DOUBLE, 0.3, 0.0, 100.0, "1/frame", "plasticity when compressed (eq. 8)", NULL},
@@ -88,7 +98,7 @@ static const pfb_param_spec clavet_params[] = {
     {"friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "mu of eq. 11: 0 slip, 1 no-slip", NULL},
     {"collision_radius", PFB_PARAM_DOUBLE, 0.5, 0.0, 5.0, "spacing", "particle collision radius R", NULL},
     {"k_stick", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e6, "1/frame^2", "stickiness (eq. 12); 0 = off", NULL},
-    {"d_stick", PFB_PARAM_DOUBLE, 0.05, 0.0, 1.0, "L0", "stickiness range (eq. 12)", NULL},
+    {"d_stick", PFB_PARAM_DOUBLE, 0.05, 0.0, 10.0, "m", "stickiness range (eq. 12)", NULL},
     {"relaxation", PFB_PARAM_CHOICE, 0, 0, 0, "", "sequential (the paper) or jacobi", "sequential|jacobi"},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
@@ -213,6 +223,8 @@ typedef struct clavet_state {
     double h, rho0, k, k_near, sigma, beta, k_spring;
     double alpha_s, alpha_c, gamma_s, gamma_c, mu, R, k_stick, d_stick;
     int springs, jacobi;
+    int spring_init_distance; /* first step's springs rest at their distance */
+    long steps;
     uint64_t *order;      /* relaxation order: particle ids, drawn once */
     size_t norder;
     size_t *index_of;     /* id -> storage index, rebuilt each step */
@@ -293,6 +305,7 @@ static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->sigma = params_get(p, "sigma") / T0;
     s->beta = params_get(p, "beta") / L0;
     s->springs = params_get_int(p, "springs");
+    s->spring_init_distance = params_get_int(p, "spring_init") == 1;
     s->k_spring = params_get(p, "k_spring") / (T0 * T0);
     s->alpha_s = params_get(p, "alpha_stretch") / T0;
     s->alpha_c = params_get(p, "alpha_compress") / T0;
@@ -301,7 +314,7 @@ static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->mu = params_get(p, "friction");
     s->R = params_get(p, "collision_radius") * sim->spacing;
     s->k_stick = params_get(p, "k_stick") / (T0 * T0);
-    s->d_stick = params_get(p, "d_stick") * L0;
+    s->d_stick = params_get(p, "d_stick");
     s->jacobi = params_get_int(p, "relaxation") == 1;
     int rc = particles_add_field(&sim->p, "x_prev", 3, &s->f_prev, err);
     if (!rc)
@@ -470,7 +483,8 @@ static int adjust_springs(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, do
             uint64_t a = p->id[i], b = p->id[j];
             if (a > b || sqrt(nl->r2[q]) / s->h >= 1.0)
                 continue;
-            if (springs_find(&s->sp, a, b) < 0 && springs_add(&s->sp, a, b, s->h))
+            double L0 = (s->spring_init_distance && s->steps == 0) ? sqrt(nl->r2[q]) : s->h;
+            if (springs_find(&s->sp, a, b) < 0 && springs_add(&s->sp, a, b, L0))
                 return pfb_err_set(err, PFB_ENOMEM, "out of memory adding springs");
         }
     for (size_t k = 0; k < s->sp.n; k++) {
@@ -677,6 +691,7 @@ static int clavet_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
         for (int k = 0; k < dim; k++)
             p->v[k][i] = (p->x[k][i] - xp[3 * i + (size_t)k]) / dt;
     sim_positions_changed(sim);
+    s->steps++;
     return PFB_OK;
 }
 
