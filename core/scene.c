@@ -166,6 +166,42 @@ static int keep_ball(const double x[3], const void *ctx)
     return r2 < b->r2;
 }
 
+/* A lattice ball (disc in 2D) of radius R centred on a lattice site at the origin,
+ * with the free-drop domain of 10 R around it. */
+static int fill_ball(pfb_sim *sim, double R, double rho, pfb_err *err)
+{
+    const int dim = sim->dim;
+    double s = sim->spacing;
+    long nhalf = lround(ceil(R / s));
+    double lo[3] = {-(nhalf + 0.5) * s, -(nhalf + 0.5) * s, dim == 3 ? -(nhalf + 0.5) * s : 0.0};
+    double hi[3] = {(nhalf + 0.5) * s, (nhalf + 0.5) * s, dim == 3 ? (nhalf + 0.5) * s : 0.0};
+    ball_ctx b = {R * R, dim};
+    for (int k = 0; k < 3; k++) {
+        sim->domain_lo[k] = k < dim ? -10.0 * R : 0.0;
+        sim->domain_hi[k] = k < dim ? 10.0 * R : 0.0;
+    }
+    sim->rho_ref = rho;
+    sim->length_ref = R;
+    return fill_box(sim, lo, hi, rho, keep_ball, &b, err);
+}
+
+/* The mode-2 potential flow, divergence-free, with surface speed U on a ball of
+ * radius R: 2D v = U (x, -y)/R; 3D v = U (-x, 2y, -z)/(2R). */
+static void set_mode2_velocity(pfb_sim *sim, double U, double R)
+{
+    pfb_particles *p = &sim->p;
+    for (size_t i = 0; i < p->n; i++) {
+        if (sim->dim == 2) {
+            p->v[0][i] = U * p->x[0][i] / R;
+            p->v[1][i] = -U * p->x[1][i] / R;
+        } else {
+            p->v[0][i] = -0.5 * U * p->x[0][i] / R;
+            p->v[1][i] = U * p->x[1][i] / R;
+            p->v[2][i] = -0.5 * U * p->x[2][i] / R;
+        }
+    }
+}
+
 static int drop_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
 {
     const int dim = sim->dim;
@@ -174,13 +210,7 @@ static int drop_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
     int rc = check_resolution(sim, R, "drop radius", err);
     if (rc)
         return rc;
-    /* lattice centred on the origin: cells of the box [-R, R]^dim, shifted so a site is at 0 */
-    double s = sim->spacing;
-    long nhalf = lround(ceil(R / s));
-    double lo[3] = {-(nhalf + 0.5) * s, -(nhalf + 0.5) * s, dim == 3 ? -(nhalf + 0.5) * s : 0.0};
-    double hi[3] = {(nhalf + 0.5) * s, (nhalf + 0.5) * s, dim == 3 ? (nhalf + 0.5) * s : 0.0};
-    ball_ctx b = {R * R, dim};
-    rc = fill_box(sim, lo, hi, rho, keep_ball, &b, err);
+    rc = fill_ball(sim, R, rho, err);
     if (rc)
         return rc;
     pfb_particles *p = &sim->p;
@@ -200,26 +230,8 @@ static int drop_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
             }
         }
     } else {
-        /* Mode-2 potential flow, divergence-free: 2D v = U (x, -y)/R; 3D v = U (-x, 2y, -z)/(2R),
-         * U = amplitude * R * (1/s). */
-        double U = eps * R;
-        for (size_t i = 0; i < p->n; i++) {
-            if (dim == 2) {
-                p->v[0][i] = U * p->x[0][i] / R;
-                p->v[1][i] = -U * p->x[1][i] / R;
-            } else {
-                p->v[0][i] = -0.5 * U * p->x[0][i] / R;
-                p->v[1][i] = U * p->x[1][i] / R;
-                p->v[2][i] = -0.5 * U * p->x[2][i] / R;
-            }
-        }
+        set_mode2_velocity(sim, eps * R, R); /* U = amplitude * R * (1/s) */
     }
-    for (int k = 0; k < 3; k++) {
-        sim->domain_lo[k] = k < dim ? -10.0 * R : 0.0;
-        sim->domain_hi[k] = k < dim ? 10.0 * R : 0.0;
-    }
-    sim->rho_ref = rho;
-    sim->length_ref = R;
     /* speed scale for blow-up detection: 1 m/s, faster than any intact drop of these
      * sizes moves (the capillary speed sqrt(sigma / (rho R)) of a 1 cm water drop is
      * 0.09 m/s), and the perturbation's own speed if larger */
@@ -245,37 +257,15 @@ static const pfb_param_spec blob_params[] = {
  * elastic material returns to the ball (Clavet 2005 Figs. 5 and 12). */
 static int blob_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
 {
-    const int dim = sim->dim;
     double R = params_get(sp, "radius"), U = params_get(sp, "speed"), rho = params_get(sp, "density");
     int rc = check_resolution(sim, R, "blob radius", err);
     if (rc)
         return rc;
-    double s = sim->spacing;
-    long nhalf = lround(ceil(R / s));
-    double lo[3] = {-(nhalf + 0.5) * s, -(nhalf + 0.5) * s, dim == 3 ? -(nhalf + 0.5) * s : 0.0};
-    double hi[3] = {(nhalf + 0.5) * s, (nhalf + 0.5) * s, dim == 3 ? (nhalf + 0.5) * s : 0.0};
-    ball_ctx b = {R * R, dim};
-    rc = fill_box(sim, lo, hi, rho, keep_ball, &b, err);
+    rc = fill_ball(sim, R, rho, err);
     if (rc)
         return rc;
-    pfb_particles *p = &sim->p;
-    for (size_t i = 0; i < p->n; i++) {
-        if (dim == 2) {
-            p->v[0][i] = U * p->x[0][i] / R;
-            p->v[1][i] = -U * p->x[1][i] / R;
-        } else {
-            p->v[0][i] = -0.5 * U * p->x[0][i] / R;
-            p->v[1][i] = U * p->x[1][i] / R;
-            p->v[2][i] = -0.5 * U * p->x[2][i] / R;
-        }
-    }
-    for (int k = 0; k < 3; k++) {
-        sim->domain_lo[k] = k < dim ? -10.0 * R : 0.0;
-        sim->domain_hi[k] = k < dim ? 10.0 * R : 0.0;
-    }
-    sim->rho_ref = rho;
+    set_mode2_velocity(sim, U, R);
     sim->g[1] = -params_get(sp, "gravity");
-    sim->length_ref = R;
     sim->v_ref = fmax(U, 1.0);
     return PFB_OK;
 }

@@ -30,14 +30,7 @@ static void *create(pfb_sim *sim, const char *const *sets)
 {
     pfb_err err;
     pfb_params p;
-    ck_assert(params_init(&p, pfb_solver_clavet.params, "clavet", &err) == 0);
-    for (size_t i = 0; sets && sets[i]; i++) {
-        char key[64];
-        const char *eq = strchr(sets[i], '=');
-        memcpy(key, sets[i], (size_t)(eq - sets[i]));
-        key[eq - sets[i]] = '\0';
-        ck_assert_msg(params_set(&p, key, eq + 1, &err) == 0, "%s", err.msg);
-    }
+    tu_solver_params(&p, &pfb_solver_clavet, sets);
     void *st = NULL;
     ck_assert_msg(pfb_solver_clavet.create(&p, sim, &st, &err) == 0, "%s", err.msg);
     params_free(&p);

@@ -35,14 +35,7 @@ static void *accel_at_rest(pfb_sim *sim, const char *const *sets, int *fa)
 {
     pfb_err err;
     pfb_params p;
-    ck_assert(params_init(&p, pfb_solver_muller.params, "muller", &err) == 0);
-    for (size_t i = 0; sets && sets[i]; i++) {
-        char key[64];
-        const char *eq = strchr(sets[i], '=');
-        memcpy(key, sets[i], (size_t)(eq - sets[i]));
-        key[eq - sets[i]] = '\0';
-        ck_assert_msg(params_set(&p, key, eq + 1, &err) == 0, "%s", err.msg);
-    }
+    tu_solver_params(&p, &pfb_solver_muller, sets);
     void *state = NULL;
     ck_assert_msg(pfb_solver_muller.create(&p, sim, &state, &err) == 0, "%s", err.msg);
     ck_assert_msg(pfb_solver_muller.step(state, sim, 0.0, &err) == 0, "%s", err.msg);

@@ -33,6 +33,21 @@ static inline void tu_run_init(tu_run *t, const char *solver, const char *scene,
     t->cfg.solver_params = &t->solver;
 }
 
+/* A solver's parameter table with "key=value" overrides applied (NULL-terminated). */
+static inline void tu_solver_params(pfb_params *p, const pfb_solver_ops *so, const char *const *sets)
+{
+    pfb_err err;
+    ck_assert(params_init(p, so->params, so->name, &err) == 0);
+    for (size_t i = 0; sets && sets[i]; i++) {
+        const char *eq = strchr(sets[i], '=');
+        char key[64];
+        ck_assert(eq != NULL && (size_t)(eq - sets[i]) < sizeof key);
+        memcpy(key, sets[i], (size_t)(eq - sets[i]));
+        key[eq - sets[i]] = '\0';
+        ck_assert_msg(params_set(p, key, eq + 1, &err) == 0, "%s", err.msg);
+    }
+}
+
 /* Free the tables. */
 static inline void tu_run_free(tu_run *t)
 {
