@@ -79,6 +79,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/diag.h"
+#include "../core/kernels.h"
 #include "../core/rng.h"
 #include "solver.h"
 
@@ -259,19 +261,16 @@ static void clavet_destroy(void *state)
     free(s);
 }
 
-/* Eq. 1 summed over an infinite lattice of spacing 1 for radius hs (in spacings). */
+/* Eq. 1 summed over an infinite lattice of spacing 1 for radius hs (in spacings):
+ * the shared lattice sum of the (1 - q)^2 kernel without its normalisation and
+ * without the particle itself (eq. 1 runs over neighbours only). */
 static double lattice_rho(int dim, double hs)
 {
-    int reach = (int)ceil(hs), kz = dim == 3 ? reach : 0;
-    double sum = 0.0;
-    for (int k = -kz; k <= kz; k++)
-        for (int j = -reach; j <= reach; j++)
-            for (int i = -reach; i <= reach; i++) {
-                double q = sqrt((double)(i * i + j * j + k * k)) / hs;
-                if ((i || j || k) && q < 1.0)
-                    sum += (1.0 - q) * (1.0 - q);
-            }
-    return sum;
+    pfb_kernel w;
+    pfb_err err;
+    if (kernel_init(&w, PFB_KERNEL_CLAVET2, dim, hs, &err))
+        return NAN;
+    return (lattice_density(&w, 1.0, 1.0) - kernel_w(&w, 0.0)) / w.norm;
 }
 
 static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err)
