@@ -25,13 +25,16 @@ BUILD ?= build/$(notdir $(CC))
 OPT := -O2 -g
 endif
 
+# OpenMP for the solvers' parallel loops (results never depend on the thread count);
+# OPENMP= builds without it
+OPENMP ?= -fopenmp
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Werror
 # deferred (=): pkg-config runs after scripts/deps.sh has installed the packages
 PKGS := inih check gsl
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs inih gsl)
 CHECK_LIBS = $(shell pkg-config --libs check)
-ALL_CFLAGS = -std=c11 $(OPT) $(WARN) -D_POSIX_C_SOURCE=200809L -I$(BUILD) $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
+ALL_CFLAGS = -std=c11 $(OPT) $(OPENMP) $(WARN) -D_POSIX_C_SOURCE=200809L -I$(BUILD) $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lm
 
 ifeq ($(V),1)
@@ -77,7 +80,7 @@ $(BUILD)/version_info.h: FORCE | $(DEPS_STAMP)
 	if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain -- $(CODE_DIRS) 2>/dev/null)" ]; then \
 	  d=$$( (git diff HEAD -- $(CODE_DIRS); git ls-files -o --exclude-standard -z -- $(CODE_DIRS) | xargs -0 cat 2>/dev/null) | sha1sum | cut -c1-8); \
 	  c="$$c-dirty-$$d"; fi; \
-	printf '#define PFB_COMMIT "%s"\n#define PFB_CFLAGS "%s"\n' "$$c" "$(strip $(subst ",,$(OPT) $(WARN) $(CFLAGS)))" > $@.new; \
+	printf '#define PFB_COMMIT "%s"\n#define PFB_CFLAGS "%s"\n' "$$c" "$(strip $(subst ",,$(OPT) $(OPENMP) $(WARN) $(CFLAGS)))" > $@.new; \
 	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
 
 $(BUILD)/core/version.o: $(BUILD)/version_info.h

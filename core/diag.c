@@ -32,16 +32,33 @@ int diag_init(pfb_diag_ctx *c, const pfb_sim *sim, pfb_err *err)
     return PFB_OK;
 }
 
-double lattice_density(const pfb_kernel *w, double spacing, double mass)
+double lattice_sum(int dim, double reach, double (*f)(double r, void *ctx), void *ctx)
 {
-    int reach = (int)ceil(w->h / spacing);
-    int kz = w->dim == 3 ? reach : 0;
+    int m = (int)ceil(reach);
+    int kz = dim == 3 ? m : 0;
     double sum = 0.0;
     for (int k = -kz; k <= kz; k++)
-        for (int j = -reach; j <= reach; j++)
-            for (int i = -reach; i <= reach; i++)
-                sum += kernel_w(w, spacing * sqrt((double)(i * i + j * j + k * k)));
-    return mass * sum;
+        for (int j = -m; j <= m; j++)
+            for (int i = -m; i <= m; i++)
+                sum += f(sqrt((double)(i * i + j * j + k * k)), ctx);
+    return sum;
+}
+
+struct kernel_at_spacing {
+    const pfb_kernel *w;
+    double spacing;
+};
+
+static double kernel_term(double r, void *ctx)
+{
+    const struct kernel_at_spacing *k = ctx;
+    return kernel_w(k->w, k->spacing * r);
+}
+
+double lattice_density(const pfb_kernel *w, double spacing, double mass)
+{
+    struct kernel_at_spacing k = {w, spacing};
+    return mass * lattice_sum(w->dim, w->h / spacing, kernel_term, &k);
 }
 
 void diag_free(pfb_diag_ctx *c)

@@ -58,6 +58,12 @@ int diag_compute(pfb_diag_ctx *c, const pfb_sim *sim, pfb_diag *d, pfb_err *err)
  * spacing, the particle itself included: the rest density of a full neighbourhood. */
 double lattice_density(const pfb_kernel *w, double spacing, double mass);
 
+/* Sum of f(r) over the points of the infinite square (2D) or cubic (3D) lattice of
+ * unit spacing with every coordinate within reach of the origin (the origin, r = 0,
+ * included); r is the point's distance from the origin.  f must vanish beyond
+ * reach. */
+double lattice_sum(int dim, double reach, double (*f)(double r, void *ctx), void *ctx);
+
 /* Only the cheap O(n) quantities (energies, momenta, extents); no kernel sums. */
 void diag_basic(const pfb_sim *sim, pfb_diag *d);
 

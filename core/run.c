@@ -23,6 +23,7 @@ const pfb_param_spec pfb_run_params[] = {
     {"snapshots", PFB_PARAM_CHOICE, 0, 0, 0, "", "particle snapshots per frame", "csv|vtp|none"},
     {"energy_limit", PFB_PARAM_DOUBLE, 10.0, 1.0, 1e12, "1", "kinetic energy above this multiple of the scene's energy scale is a blow-up", NULL},
     {"volume_limit", PFB_PARAM_DOUBLE, 0.5, 0.0, 1.0, "1", "volume_rel below this at a frame is a blow-up (volume collapse); 0 = off", NULL},
+    {"threads", PFB_PARAM_INT, 0, 0, 1024, "1", "threads for parallel solver loops; 0 = OpenMP's default (OMP_NUM_THREADS or all cores); results do not depend on it", NULL},
     {"sort_every", PFB_PARAM_INT, 1, 0, 1e9, "1", "frames between re-sorting particles into cell order; 0 = never", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
@@ -37,6 +38,7 @@ int run_setup(const pfb_run_config *cfg, pfb_sim *sim, void **state, pfb_err *er
     if (rc)
         return rc;
     sim->spacing = spacing;
+    sim->threads = params_get_int(cfg->run, "threads");
     rc = cfg->scene->build(cfg->scene_params, sim, err);
     if (rc)
         return rc;
@@ -44,6 +46,11 @@ int run_setup(const pfb_run_config *cfg, pfb_sim *sim, void **state, pfb_err *er
         return pfb_err_set(err, PFB_EINVAL, "scene %s at spacing %g has no particles; valid: a smaller spacing",
                            cfg->scene->name, spacing);
     scene_jitter(sim, params_get(cfg->run, "jitter"));
+    if (params_get_int(cfg->run, "sort_every") > 0) { /* canonical storage order from the start */
+        rc = sim_sort_particles(sim, 2.0 * spacing, err);
+        if (rc)
+            return rc;
+    }
     return cfg->solver->create(cfg->solver_params, sim, state, err);
 }
 

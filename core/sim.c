@@ -1,6 +1,10 @@
 /* sim.c — simulation state and the cached neighbour list handed to solvers. */
 #include "sim.h"
 
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <string.h>
 
 int sim_init(pfb_sim *sim, int dim, uint64_t seed, pfb_err *err)
@@ -48,6 +52,17 @@ int sim_neighbours(pfb_sim *sim, double h, const pfb_nlist **out, pfb_err *err)
     return PFB_OK;
 }
 
+int sim_threads(const pfb_sim *sim)
+{
+    if (sim->threads > 0)
+        return sim->threads;
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
 void sim_positions_changed(pfb_sim *sim)
 {
     sim->nl_h = 0.0;
@@ -59,5 +74,24 @@ int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
     if (rc)
         return rc;
     sim_positions_changed(sim);
-    return particles_permute(&sim->p, grid_sort_permutation(&sim->grid), err);
+    /* cell order, and by id within a cell: the storage order after a sort depends
+     * only on positions and ids, not on the order before it */
+    const pfb_grid *g = &sim->grid;
+    const uint64_t *id = sim->p.id;
+    size_t n = sim->p.n, *perm = malloc((n ? n : 1) * sizeof *perm);
+    if (!perm)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory sorting %zu particles", n);
+    memcpy(perm, grid_sort_permutation(g), n * sizeof *perm);
+    for (size_t c = 0; c < g->ntable; c++)
+        for (size_t a = g->cell_start[c] + 1; a < g->cell_start[c + 1]; a++) {
+            size_t v = perm[a], b = a;
+            while (b > g->cell_start[c] && id[perm[b - 1]] > id[v]) {
+                perm[b] = perm[b - 1];
+                b--;
+            }
+            perm[b] = v;
+        }
+    rc = particles_permute(&sim->p, perm, err);
+    free(perm);
+    return rc;
 }

@@ -23,6 +23,7 @@ typedef struct pfb_sim {
     double domain_hi[3];
     double length_ref;       /* characteristic length of the scene (m), e.g. fluid height */
     double v_ref;            /* characteristic speed of the scene (m/s) */
+    int threads;             /* threads for a solver's parallel loops; 0 = the OpenMP default */
     pfb_particles p;
     pfb_boundaries walls;
     pfb_rng rng;
@@ -44,10 +45,17 @@ void sim_free(pfb_sim *sim);
  * and reused while positions have not been declared changed (sim_positions_changed). */
 int sim_neighbours(pfb_sim *sim, double h, const pfb_nlist **out, pfb_err *err);
 
+/* Threads a parallel loop should use: sim->threads, or the OpenMP default when 0
+ * (1 without OpenMP). */
+int sim_threads(const pfb_sim *sim);
+
 /* Declare that positions changed, invalidating the cached neighbour list. */
 void sim_positions_changed(pfb_sim *sim);
 
-/* Reorder particle storage into grid-cell order (locality); invalidates the list. */
+/* Reorder particle storage into grid-cell order (locality), by id within a cell,
+ * so the order after a sort depends only on positions and ids; invalidates the
+ * list.  The run sorts before the solver is created and then every sort_every
+ * frames, so every neighbour row is in a canonical order. */
 int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err);
 
 #endif

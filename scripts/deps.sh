@@ -12,7 +12,7 @@ build=(build-essential pkg-config libgsl-dev check libqhull-dev libinih-dev)
 figures=(gnuplot-nox fonts-dejavu-core)
 paper=(texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern latexmk)
 bench=(hyperfine valgrind)
-clang=(clang)
+clang=(clang libomp-dev)
 
 want=()
 [ $# -eq 0 ] && set -- build

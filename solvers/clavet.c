@@ -14,14 +14,8 @@
  *   Algorithm 6  rigid bodies: issue 7 (the shared walls here are kinematic).
  *
  * Units.  The paper's typical values are given in its own units: time in frames
- * (Delta t = 1 means 1/30 s) and an unstated length unit L0 (length_unit).  By
- * default L0 = h (length_unit = 0), so behaviour depends on resolution only through
- * h.  Measured consequences, both recorded for the calibration still to do (issue 4):
- * with L0 = h the 2D pool and dam break at the default spacing (about 100 particle
- * layers deep) compress to half their volume within 0.27 s under SI gravity (the
- * stiffness k L0 / T0^2 is too soft for that depth); with L0 = 1 m they keep 65-75%
- * of their volume, but a 2D blob at spacing 0.01 explodes in the first frames (the
- * near-pressure displacement per step reaches several h).  With T0 = 1/30 s:
+ * (Delta t = 1 means T0 = 1/30 s) and an unstated length unit L0 (length_unit; by
+ * default L0 = h, so behaviour depends on resolution only through h):
  *   k = k' L0 / T0^2,  k_near = k_near' L0 / T0^2   (displacement = dt^2 P ...),
  *   k_spring = k_spring' / T0^2,  alpha = alpha' / T0,
  *   sigma (linear viscosity) = sigma' / T0,  beta (quadratic) = beta' / L0,
@@ -30,10 +24,31 @@
  * where primes are the parameters below, in the paper's units.  rho0 = 10 is a
  * dimensionless neighbour count (eq. 1) and needs no conversion.
  *
+ * Sound speed and calibration (the paper is silent; derived here).  Eq. 6 exchanges
+ * pair accelerations a_ij = P (1-q) + P_near (1-q)^2 along r_ij, so a uniform state
+ * has the virial pressure p/m = n/(2 dim) sum_j a_ij r_ij (n: number density).  Its
+ * zero fixes the rest state; its slope the bulk sound speed
+ *   c^2 = d(p/m)/dn = (k rho S1 + k_near rho_near S2) / (2 dim),
+ *   S1 = sum_j (1-q) r_j,  S2 = sum_j (1-q)^2 r_j   (lattice sums, continuum limit).
+ * With the paper's values and L0 = h, c is about 8 h per second (0.3 m/s at h = 4 cm):
+ * the hydrostatic compression g H / c^2 of a fluid H deep is then of order H/h, and
+ * under SI gravity a pool 100 particles deep collapses.  The paper's remedy is more
+ * steps per frame (§8: "up to 10 timesteps per frame ... when volume conservation was
+ * critical"; low-viscosity liquids need "numerous timesteps per frame").  Hence
+ * sound_speed > 0 scales k and k_near together (their ratio, which shapes the
+ * surface, kept) to c = sound_speed v_ref, the weakly compressible criterion of the
+ * SPH back ends (10 v_ref: density variations ~1%); and the suggested step keeps
+ * the paper's per-step Courant number c dt / h (its k, k_near, L0 = h, dt = T0),
+ * i.e. dt = T0 c_paper / c.  The default (sound_speed = 0) is the paper's values.
+ *
  * Choices where the paper is silent:
- *  - h: by default (h_factor = 0) the smallest h, in spacings, at which the initial
- *    lattice has density rho0 (eq. 1 summed over the lattice), so the initial state
- *    is at rest density; h_factor > 0 sets h = h_factor spacing instead.
+ *  - h: by default (h_factor = 0) the h, in spacings, at which the initial lattice
+ *    has zero virial pressure, k (rho - rho0) S1 + k_near rho_near S2 = 0: the
+ *    initial state is at rest.  The near-pressure is always repulsive, so that
+ *    lattice has rho < rho0 (2D: h = 3.75 spacings, rho = 6.3, against 4.56 spacings
+ *    for rho = rho0); with rho = rho0 instead, the fluid expands until the pressure
+ *    balances the near-pressure (measured: +30% area in 2D).  h_factor > 0 sets h
+ *    = h_factor spacing.
  *  - Viscosity: sigma' = 0 and beta' = 0.1 (the paper recommends only beta for
  *    low-viscosity fluids and gives no values).
  *  - Stickiness: k_stick' = 0 (off) and d_stick = 0.05 m: under gravity a particle's
@@ -46,9 +61,14 @@
  *    seed and kept (Algorithm 2's "randomized but not modified").  relaxation =
  *    jacobi instead computes every particle's displacement from the same positions
  *    in gather form (each particle sums -D/2 over its neighbours, using both
- *    particles' pressures), ordered by particle id: order-independent, parallel-
- *    friendly, and bit-identical for any storage order.  Viscosity impulses are
- *    then gathered the same way.  The sequential mode (the paper's) is the default.
+ *    particles' pressures): order-independent and parallel (OpenMP over particles;
+ *    each particle sums its neighbour row in the row's order, which the framework
+ *    makes canonical, so any thread count and any initial storage order give the
+ *    same bits).  Viscosity impulses are then gathered the same way.  What differs
+ *    from the paper's sequential mode: a particle relaxed late in the sequence sees
+ *    its neighbours already moved, so the sequential mode propagates a correction
+ *    across many neighbours in one sweep (Gauss-Seidel), jacobi by one neighbourhood
+ *    (stiffer fluids need smaller steps).  Springs and collisions stay sequential.
  *  - Algorithm 4 as printed adjusts rest lengths only for neighbour pairs (q < 1); a
  *    spring's rest length then never exceeds h (it moves towards r < h), so no spring
  *    would ever be removed.  We add springs over neighbour pairs as printed but adjust
@@ -57,8 +77,9 @@
  *  - New springs rest at h (Algorithm 4), where the (1 - L/h) factor of Algorithm 3
  *    makes them exert nothing until plasticity shortens them; an elastic body with
  *    alpha = 0 therefore has no rest shape.  spring_init = distance gives the springs
- *    created in the first step their initial length as rest length (the initial
- *    shape is the rest shape), for the elastic-blob scenes; later springs rest at h.
+ *    created in the first step their length at the start of that step (before the
+ *    prediction) as rest length, so the initial shape is the rest shape (elastic
+ *    blob scenes); later springs rest at h.
  *  - Springs (springs = true) are keyed by particle ids in an open-addressing hash
  *    table (O(1) add, remove, lookup), so the framework's reordering of storage
  *    does not disturb them; separate alpha and gamma for stretch and compression.
@@ -69,10 +90,9 @@
  *    -I dt (velocities are recomputed from positions at the end of the step);
  *    particles still inside are then extracted to phi = R.  Stickiness (eq. 12)
  *    acts within d_stick of the collision surface phi = R.
- *  - Suggested step: the paper's frame 1/30 s, divided by sqrt(k / k_paper) when the
- *    stiffnesses are raised above the paper's values (keeping dt^2 k, the per-step
- *    displacement scale of eq. 6), and at most h / (2 v_ref) so that a particle at
- *    the scene's characteristic speed moves at most half an interaction radius.
+ *  - Suggested step: T0 c_paper / c when c exceeds the paper's c_paper (see above),
+ *    else the paper's frame T0; and at most h / (2 v_ref) so that a particle at the
+ *    scene's characteristic speed moves at most half an interaction radius.
  *  - Gravity and every parameter are per step; dt is the run's step. */
 #include <math.h>
 #include <stdint.h>
@@ -105,6 +125,7 @@ static const pfb_param_spec clavet_params[] = {
     {"collision_radius", PFB_PARAM_DOUBLE, 0.5, 0.0, 5.0, "spacing", "particle collision radius R", NULL},
     {"k_stick", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e6, "1/frame^2", "stickiness (eq. 12); 0 = off", NULL},
     {"d_stick", PFB_PARAM_DOUBLE, 0.05, 0.0, 10.0, "m", "stickiness range (eq. 12)", NULL},
+    {"sound_speed", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e4, "v_ref", "0 = k, k_near as given; > 0: both scaled, ratio kept, to a bulk sound speed of this many v_ref", NULL},
     {"relaxation", PFB_PARAM_CHOICE, 0, 0, 0, "", "sequential (the paper) or jacobi", "sequential|jacobi"},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
@@ -228,7 +249,8 @@ static void springs_free(spring_set *ss)
 typedef struct clavet_state {
     double h, rho0, k, k_near, sigma, beta, k_spring;
     double alpha_s, alpha_c, gamma_s, gamma_c, mu, R, k_stick, d_stick;
-    double k_rel;         /* max(k'/0.004, k_near'/0.01): stiffness over the paper's */
+    double c;             /* bulk sound speed of eqs. 2, 5, 6 (m/s) */
+    double c_paper;       /* the same with the paper's k, k_near and L0 = h */
     int springs, jacobi;
     int spring_init_distance; /* first step's springs rest at their distance */
     long steps;
@@ -240,8 +262,6 @@ typedef struct clavet_state {
     int f_rho, f_rho_near; /* particle fields: density and near-density (eqs. 1, 4) */
     double *dx;           /* jacobi workspace: 3 n */
     double *P, *Pn;       /* jacobi workspace: pressures */
-    size_t *row;          /* jacobi workspace: one neighbour row sorted by id */
-    size_t rowcap;
     size_t cap;
     spring_set sp;
 } clavet_state;
@@ -256,21 +276,82 @@ static void clavet_destroy(void *state)
     free(s->dx);
     free(s->P);
     free(s->Pn);
-    free(s->row);
     springs_free(&s->sp);
     free(s);
 }
 
-/* Eq. 1 summed over an infinite lattice of spacing 1 for radius hs (in spacings):
- * the shared lattice sum of the (1 - q)^2 kernel without its normalisation and
- * without the particle itself (eq. 1 runs over neighbours only). */
-static double lattice_rho(int dim, double hs)
+/* The four sums over the neighbours of a lattice site (eq. 1's N(i): 0 < r < h) that
+ * fix the rest state and the sound speed: rho = sum (1-q)^2 (eq. 1), rho_near =
+ * sum (1-q)^3 (eq. 4), S1 = sum (1-q) r and S2 = sum (1-q)^2 r (r in spacings),
+ * the virials of eq. 6's two kernels. */
+typedef struct lattice_sums {
+    double rho, rho_near, S1, S2;
+} lattice_sums;
+
+struct sum_term {
+    double hs;
+    int a, with_r;
+};
+
+static double sum_term_at(double r, void *ctx)
 {
-    pfb_kernel w;
-    pfb_err err;
-    if (kernel_init(&w, PFB_KERNEL_CLAVET2, dim, hs, &err))
-        return NAN;
-    return (lattice_density(&w, 1.0, 1.0) - kernel_w(&w, 0.0)) / w.norm;
+    const struct sum_term *t = ctx;
+    double q = r / t->hs;
+    if (r == 0.0 || q >= 1.0)
+        return 0.0;
+    double w = 1.0;
+    for (int i = 0; i < t->a; i++)
+        w *= 1.0 - q;
+    return t->with_r ? w * r : w;
+}
+
+static lattice_sums lattice_sums_at(int dim, double hs)
+{
+    struct sum_term t[4] = {{hs, 2, 0}, {hs, 3, 0}, {hs, 1, 1}, {hs, 2, 1}};
+    lattice_sums L;
+    L.rho = lattice_sum(dim, hs, sum_term_at, &t[0]);
+    L.rho_near = lattice_sum(dim, hs, sum_term_at, &t[1]);
+    L.S1 = lattice_sum(dim, hs, sum_term_at, &t[2]);
+    L.S2 = lattice_sum(dim, hs, sum_term_at, &t[3]);
+    return L;
+}
+
+/* The virial of eq. 6 per particle of a uniform lattice, sum_j |D_ij| r_ij / dt^2
+ * (in spacings): zero when the lattice is in equilibrium (no bulk pressure). */
+static double lattice_virial(const lattice_sums *L, double rho0, double k, double k_near)
+{
+    return k * (L->rho - rho0) * L->S1 + k_near * L->rho_near * L->S2;
+}
+
+/* Bulk sound speed squared (m^2/s^2) of eqs. 2, 5, 6 about a uniform state in
+ * equilibrium at spacing s: the pair accelerations a_ij = P (1-q) + P_near (1-q)^2
+ * give the virial pressure p/m = n/(2 dim) sum_j a_ij r_ij; at zero virial,
+ * c^2 = d(p/m)/dn = (k rho S1 + k_near rho_near S2) s / (2 dim), taking the sums
+ * proportional to the number density n (the continuum limit); k in m/s^2. */
+static double sound_speed2(const lattice_sums *L, int dim, double s, double k, double k_near)
+{
+    return (k * L->rho * L->S1 + k_near * L->rho_near * L->S2) * s / (2.0 * dim);
+}
+
+/* h in spacings at which the lattice is in equilibrium (zero virial); with k_near = 0
+ * that is eq. 1's lattice density equal to rho0.  The virial is negative for h just
+ * above one spacing (rho << rho0) and grows with h: bisect.  Returns 0 when no root
+ * lies below 10 spacings. */
+static double equilibrium_h(int dim, double rho0, double k, double k_near)
+{
+    double lo = 1.0, hi = 10.0;
+    lattice_sums L = lattice_sums_at(dim, hi);
+    if (!(lattice_virial(&L, rho0, k, k_near) > 0.0))
+        return 0.0;
+    for (int it = 0; it < 60; it++) {
+        double mid = 0.5 * (lo + hi);
+        L = lattice_sums_at(dim, mid);
+        if (lattice_virial(&L, rho0, k, k_near) < 0.0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
 }
 
 static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err)
@@ -280,33 +361,44 @@ static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     if (!s)
         return pfb_err_set(err, PFB_ENOMEM, "out of memory creating the clavet solver");
     s->rho0 = params_get(p, "rho0");
+    const double kp = params_get(p, "k"), knp = params_get(p, "k_near");
     double hf = params_get(p, "h_factor");
     if (hf == 0.0) {
-        /* the lattice density grows monotonically with h: bisect for rho0 */
-        double lo = 1.0, hi = 10.0;
-        if (lattice_rho(sim->dim, hi) < s->rho0) {
+        hf = equilibrium_h(sim->dim, s->rho0, kp, knp);
+        if (hf == 0.0) {
             clavet_destroy(s);
             return pfb_err_set(err, PFB_EINVAL,
-                               "clavet: rho0 = %g needs h beyond 10 spacings; valid: a smaller rho0 or set h_factor",
-                               s->rho0);
+                               "clavet: no h up to 10 spacings puts the lattice at rest with rho0 = %g, k = %g, "
+                               "k_near = %g; valid: k > 0 and a smaller rho0, or h_factor > 0",
+                               s->rho0, kp, knp);
         }
-        for (int it = 0; it < 60; it++) {
-            double mid = 0.5 * (lo + hi);
-            if (lattice_rho(sim->dim, mid) < s->rho0)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        hf = hi;
     }
     const double h = hf * sim->spacing;
     s->h = h;
     double L0 = params_get(p, "length_unit");
     if (L0 == 0.0)
         L0 = h;
-    s->k = params_get(p, "k") * L0 / (T0 * T0);
-    s->k_rel = fmax(params_get(p, "k") / 0.004, params_get(p, "k_near") / 0.01);
-    s->k_near = params_get(p, "k_near") * L0 / (T0 * T0);
+    s->k = kp * L0 / (T0 * T0);
+    s->k_near = knp * L0 / (T0 * T0);
+    const lattice_sums L = lattice_sums_at(sim->dim, hf);
+    double c2 = sound_speed2(&L, sim->dim, sim->spacing, s->k, s->k_near);
+    const double cfac = params_get(p, "sound_speed");
+    if (cfac > 0.0) { /* scale both stiffnesses, their ratio kept, to c = cfac v_ref */
+        double c_target = cfac * sim->v_ref;
+        if (!(c2 > 0.0) || !(c_target > 0.0)) {
+            clavet_destroy(s);
+            return pfb_err_set(err, PFB_EINVAL,
+                               "clavet: sound_speed = %g needs k or k_near > 0 and a scene speed v_ref > 0 "
+                               "(v_ref = %g m/s); valid: sound_speed = 0 or nonzero stiffness",
+                               cfac, sim->v_ref);
+        }
+        s->k *= c_target * c_target / c2;
+        s->k_near *= c_target * c_target / c2;
+        c2 = c_target * c_target;
+    }
+    s->c = sqrt(c2);
+    /* the paper's per-step Courant number c dt / h: its k, k_near with L0 = h at dt = T0 */
+    s->c_paper = sqrt(sound_speed2(&L, sim->dim, sim->spacing, 0.004 * h / (T0 * T0), 0.01 * h / (T0 * T0)));
     s->sigma = params_get(p, "sigma") / T0;
     s->beta = params_get(p, "beta") / L0;
     s->springs = params_get_int(p, "springs");
@@ -377,29 +469,6 @@ static int ensure_workspace(clavet_state *s, const pfb_particles *p, pfb_err *er
     return PFB_OK;
 }
 
-/* Row i of the neighbour list sorted by particle id (jacobi mode: sums in an order
- * that does not depend on storage order); returns its length. */
-static size_t sorted_row(clavet_state *s, const pfb_particles *p, const pfb_nlist *nl, size_t i)
-{
-    size_t len = nl->start[i + 1] - nl->start[i];
-    if (len > s->rowcap) {
-        size_t *r = realloc(s->row, len * sizeof *r);
-        if (!r)
-            return (size_t)-1;
-        s->row = r;
-        s->rowcap = len;
-    }
-    for (size_t a = 0; a < len; a++) {
-        size_t j = nl->idx[nl->start[i] + a], b = a;
-        while (b > 0 && p->id[s->row[b - 1]] > p->id[j]) {
-            s->row[b] = s->row[b - 1];
-            b--;
-        }
-        s->row[b] = j;
-    }
-    return len;
-}
-
 /* r_ij = x_j - x_i, its length and unit vector; returns the length. */
 static inline double pair_vec(const pfb_particles *p, int dim, size_t i, size_t j, double u[3])
 {
@@ -443,19 +512,20 @@ static void apply_viscosity(const clavet_state *s, pfb_sim *sim, const pfb_nlist
 }
 
 /* Algorithm 5 in gather form (jacobi): every particle sums its own half impulses
- * from the same velocities, neighbours in id order. */
-static int apply_viscosity_jacobi(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, double dt, pfb_err *err)
+ * from the same velocities over its neighbour row (canonical order, see sim.h);
+ * rows are independent, so any thread count gives the same bits. */
+static void apply_viscosity_jacobi(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, double dt)
 {
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
+    const long n = (long)p->n;
     double *dv = s->dx;
-    for (size_t i = 0; i < p->n; i++) {
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim))
+    for (long ii = 0; ii < n; ii++) {
+        size_t i = (size_t)ii;
         double acc[3] = {0, 0, 0};
-        size_t len = sorted_row(s, p, nl, i);
-        if (len == (size_t)-1)
-            return pfb_err_set(err, PFB_ENOMEM, "out of memory sorting neighbours");
-        for (size_t q = 0; q < len; q++) {
-            size_t j = s->row[q];
+        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
+            size_t j = nl->idx[q];
             double u[3], r = pair_vec(p, dim, i, j, u), qq = r / s->h;
             if (qq >= 1.0 || r == 0)
                 continue;
@@ -471,10 +541,10 @@ static int apply_viscosity_jacobi(clavet_state *s, pfb_sim *sim, const pfb_nlist
         for (int k = 0; k < 3; k++)
             dv[3 * i + (size_t)k] = acc[k];
     }
-    for (size_t i = 0; i < p->n; i++)
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim))
+    for (long ii = 0; ii < n; ii++)
         for (int k = 0; k < dim; k++)
-            p->v[k][i] += dv[3 * i + (size_t)k];
-    return PFB_OK;
+            p->v[k][ii] += dv[3 * (size_t)ii + (size_t)k];
 }
 
 /* Algorithm 4 with eq. 8: add springs between neighbours closer than h (rest length
@@ -488,7 +558,16 @@ static int adjust_springs(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, do
             uint64_t a = p->id[i], b = p->id[j];
             if (a > b || sqrt(nl->r2[q]) / s->h >= 1.0)
                 continue;
-            double L0 = (s->spring_init_distance && s->steps == 0) ? sqrt(nl->r2[q]) : s->h;
+            double L0 = s->h;
+            if (s->spring_init_distance && s->steps == 0) { /* the initial shape, before the prediction */
+                const double *xp = p->field[s->f_prev].data;
+                double r2 = 0.0;
+                for (int k = 0; k < sim->dim; k++) {
+                    double d = xp[3 * j + (size_t)k] - xp[3 * i + (size_t)k];
+                    r2 += d * d;
+                }
+                L0 = sqrt(r2);
+            }
             if (springs_find(&s->sp, a, b) < 0 && springs_add(&s->sp, a, b, L0))
                 return pfb_err_set(err, PFB_ENOMEM, "out of memory adding springs");
         }
@@ -561,47 +640,54 @@ static void double_density_relaxation(const clavet_state *s, pfb_sim *sim, const
 }
 
 /* Jacobi variant: pressures from the same positions, each particle gathers
- * -D_ij/2 (its own pressure) and +D_ji/2 (its neighbour's) over its neighbours. */
-static int double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, double dt,
-                                            pfb_err *err)
+ * -D_ij/2 (its own pressure) and +D_ji/2 (its neighbour's) over its neighbour row.
+ * Rows are independent and summed in their canonical order: any thread count gives
+ * the same bits. */
+static void double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, double dt)
 {
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < p->n; i++) {
-            size_t len = sorted_row(s, p, nl, i);
-            if (len == (size_t)-1)
-                return pfb_err_set(err, PFB_ENOMEM, "out of memory sorting neighbours");
-            double rho = 0.0, rho_near = 0.0, acc[3] = {0, 0, 0};
-            for (size_t q = 0; q < len; q++) {
-                size_t j = s->row[q];
-                double u[3], qq = pair_vec(p, dim, i, j, u) / s->h;
-                if (qq >= 1.0)
-                    continue;
-                double w = 1.0 - qq;
-                if (pass == 0) { /* eqs. 1 and 4 */
-                    rho += w * w;
-                    rho_near += w * w * w;
-                } else { /* eq. 6, both halves of the pair's exchange */
-                    double D = dt * dt * ((s->P[i] + s->P[j]) * w + (s->Pn[i] + s->Pn[j]) * w * w);
-                    for (int k = 0; k < dim; k++)
-                        acc[k] -= 0.5 * D * u[k];
-                }
-            }
-            if (pass == 0) {
-                p->field[s->f_rho].data[i] = rho;
-                p->field[s->f_rho_near].data[i] = rho_near;
-                s->P[i] = s->k * (rho - s->rho0); /* eq. 2 */
-                s->Pn[i] = s->k_near * rho_near;   /* eq. 5 */
-            } else {
-                for (int k = 0; k < 3; k++)
-                    s->dx[3 * i + (size_t)k] = acc[k];
-            }
+    const long n = (long)p->n;
+    const int nt = sim_threads(sim);
+    double *rho_f = p->field[s->f_rho].data, *rho_near_f = p->field[s->f_rho_near].data;
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (long ii = 0; ii < n; ii++) { /* eqs. 1, 4, 2, 5 */
+        size_t i = (size_t)ii;
+        double rho = 0.0, rho_near = 0.0;
+        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
+            double u[3], qq = pair_vec(p, dim, i, nl->idx[q], u) / s->h;
+            if (qq >= 1.0)
+                continue;
+            double w = 1.0 - qq;
+            rho += w * w;
+            rho_near += w * w * w;
         }
-    for (size_t i = 0; i < p->n; i++)
+        rho_f[i] = rho;
+        rho_near_f[i] = rho_near;
+        s->P[i] = s->k * (rho - s->rho0);
+        s->Pn[i] = s->k_near * rho_near;
+    }
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (long ii = 0; ii < n; ii++) { /* eq. 6, both halves of each pair's exchange */
+        size_t i = (size_t)ii;
+        double acc[3] = {0, 0, 0};
+        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
+            size_t j = nl->idx[q];
+            double u[3], qq = pair_vec(p, dim, i, j, u) / s->h;
+            if (qq >= 1.0)
+                continue;
+            double w = 1.0 - qq;
+            double D = dt * dt * ((s->P[i] + s->P[j]) * w + (s->Pn[i] + s->Pn[j]) * w * w);
+            for (int k = 0; k < dim; k++)
+                acc[k] -= 0.5 * D * u[k];
+        }
+        for (int k = 0; k < 3; k++)
+            s->dx[3 * i + (size_t)k] = acc[k];
+    }
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (long ii = 0; ii < n; ii++)
         for (int k = 0; k < dim; k++)
-            p->x[k][i] += s->dx[3 * i + (size_t)k];
-    return PFB_OK;
+            p->x[k][ii] += s->dx[3 * (size_t)ii + (size_t)k];
 }
 
 /* §6.1 eqs. 9-11 and §6.2 eq. 12 against the shared boundaries, then extraction. */
@@ -662,11 +748,9 @@ static int clavet_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     rc = sim_neighbours(sim, s->h, &nl, err);
     if (rc)
         return rc;
-    if (s->jacobi) { /* lines 4-5 */
-        rc = apply_viscosity_jacobi(s, sim, nl, dt, err);
-        if (rc)
-            return rc;
-    } else
+    if (s->jacobi) /* lines 4-5 */
+        apply_viscosity_jacobi(s, sim, nl, dt);
+    else
         apply_viscosity(s, sim, nl, dt);
     double *xp = p->field[s->f_prev].data;
     for (size_t i = 0; i < p->n; i++) /* lines 6-10: save and predict */
@@ -685,11 +769,9 @@ static int clavet_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
             return rc;
         apply_spring_displacements(s, sim, dt);
     }
-    if (s->jacobi) { /* line 16 */
-        rc = double_density_relaxation_jacobi(s, sim, nl, dt, err);
-        if (rc)
-            return rc;
-    } else
+    if (s->jacobi) /* line 16 */
+        double_density_relaxation_jacobi(s, sim, nl, dt);
+    else
         double_density_relaxation(s, sim, nl, dt);
     resolve_collisions(s, sim, dt, sim->t + dt); /* line 17 */
     for (size_t i = 0; i < p->n; i++) /* lines 18-20 */
@@ -707,14 +789,14 @@ static double clavet_suggest_dt(const void *state, const pfb_sim *sim)
 {
     const clavet_state *s = state;
     double dt = T0;
-    if (s->k_rel > 1.0)
-        dt /= sqrt(s->k_rel);
+    if (s->c > s->c_paper)
+        dt *= s->c_paper / s->c;
     if (sim->v_ref > 0)
         dt = fmin(dt, 0.5 * s->h / sim->v_ref);
     return dt;
 }
 
-static const char *const clavet_diag_names[] = {"h", "springs", "spring_rest_mean", NULL};
+static const char *const clavet_diag_names[] = {"h", "c", "springs", "spring_rest_mean", NULL};
 
 static void clavet_diag(const void *state, const pfb_sim *sim, double *values)
 {
@@ -724,8 +806,9 @@ static void clavet_diag(const void *state, const pfb_sim *sim, double *values)
     for (size_t k = 0; k < s->sp.n; k++)
         L += s->sp.s[k].L;
     values[0] = s->h;
-    values[1] = (double)s->sp.n;
-    values[2] = s->sp.n ? L / (double)s->sp.n : NAN;
+    values[1] = s->c;
+    values[2] = (double)s->sp.n;
+    values[3] = s->sp.n ? L / (double)s->sp.n : NAN;
 }
 
 const pfb_solver_ops pfb_solver_clavet = {
