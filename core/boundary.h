@@ -32,6 +32,8 @@ typedef struct pfb_shape {
     double vel[3];        /* constant translation velocity */
     double amp[3];        /* oscillation amplitude */
     double omega;         /* oscillation angular frequency (rad/s) */
+    int heated;           /* 1: the wall holds the temperature below (thermal solvers) */
+    double temperature;   /* wall temperature (solver's temperature units) when heated */
 } pfb_shape;
 
 typedef struct pfb_boundaries {

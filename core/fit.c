@@ -43,6 +43,26 @@ static int model_df(const gsl_vector *x, void *data, gsl_matrix *J)
     return GSL_SUCCESS;
 }
 
+size_t fit_ringdown_window(const double *y, size_t n, double frac)
+{
+    if (n <= 8)
+        return n;
+    size_t q0 = n - n / 4;
+    double c = 0.0;
+    for (size_t i = q0; i < n; i++)
+        c += y[i];
+    c /= (double)(n - q0);
+    double a0 = fabs(y[0] - c);
+    size_t last = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(y[i] - c) > frac * a0)
+            last = i;
+    size_t w = last + 1 + (last + 1) / 4;
+    if (w < 8)
+        w = 8;
+    return w < n ? w : n;
+}
+
 int fit_damped_cosine_guess(const double *t, const double *y, size_t n, double g[FIT_NPAR], pfb_err *err)
 {
     if (n < 8)

@@ -25,6 +25,16 @@ typedef struct pfb_fit_result {
 /* Initial guess from zero crossings and extrema; fails when y has fewer than two crossings. */
 int fit_damped_cosine_guess(const double *t, const double *y, size_t n, double guess[FIT_NPAR], pfb_err *err);
 
+/* The ring-down window of a decaying signal: the number of leading samples to fit.
+ * With c the mean of the last quarter of the samples (the settled value) and a0 =
+ * |y[0] - c| the initial excursion, the window ends at the last sample whose
+ * excursion |y - c| still exceeds frac a0, extended by a quarter of its length (so
+ * the fit sees the approach to c); at least min(n, 8) samples.  A strongly damped
+ * signal followed by a long noisy tail is then fitted over its ring-down only,
+ * where the tail's noise would otherwise set the zero crossings of the guess; a
+ * weakly damped signal keeps every sample. */
+size_t fit_ringdown_window(const double *y, size_t n, double frac);
+
 /* Fit the damped cosine to n >= 8 samples (t increasing). */
 int fit_damped_cosine(const double *t, const double *y, size_t n, pfb_fit_result *res, pfb_err *err);
 

@@ -18,10 +18,17 @@
  * Outputs:
  *   drop_signal.csv   solver,dim,radius,t,deformation
  *   drop_fits.csv     solver,dim,radius,n,status,reason,omega,omega_err,beta,beta_err,amplitude,
- *                     omega_rayleigh,omega_ratio,sigma_eff,fit
- *   drop_summary.csv  solver,dim,sigma,exponent,exponent_err,sigma_eff_mean,omega_ratio_mean,n_fitted
- * A radius whose signal does not oscillate (fewer than two mean crossings) or whose
- * run blew up has fit = none and empty numbers. */
+ *                     omega_rayleigh,omega_ratio,sigma_eff,fit,t_half,omega_half
+ *   drop_summary.csv  solver,dim,sigma,exponent,exponent_err,sigma_eff_mean,omega_ratio_mean,n_fitted,
+ *                     exponent_half,exponent_half_err,n_half
+ * The fit uses the ring-down window (core/fit.h: up to the last sample whose
+ * excursion from the settled value exceeds 10% of the initial one, plus a quarter),
+ * so a strongly damped drop (clavet) is fitted over its ring-down, not over a long
+ * tail of particle noise.  Independently of the fit, t_half is the time of the first
+ * extremum past the settled value (half a period however strong the damping;
+ * omega_half = pi / t_half, and exponent_half its R-scaling exponent).  A radius whose
+ * signal does not oscillate (fewer than two mean crossings) or whose run blew up
+ * has fit = none and empty numbers. */
 #include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +36,10 @@
 
 #include "../core/fit.h"
 #include "experiment.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 
 static const char *const signal_names[] = {"deformation", NULL};
 
@@ -64,6 +75,34 @@ typedef struct drop_setup {
 static const drop_setup setups[] = {{2, {0.005, 0.01}}, {3, {0.01, 0.02}}};
 static const double radii[2][4] = {{0.05, 0.07, 0.1, 0.14}, {0.06, 0.08, 0.1, 0.12}};
 
+/* Time of the first extremum of y past its settled value c (the mean of the last
+ * quarter) on the side opposite to y[0]: half a period for an oscillation, however
+ * strongly damped.  The search runs from the first crossing of c (index i1) to the
+ * crossing back or 3 i1, whichever is first (the extremum of a cosine lies a
+ * quarter period past the crossing, which is itself a quarter period in).  NAN
+ * when y never crosses c. */
+static double first_extremum(const double *t, const double *y, size_t n)
+{
+    if (n < 8)
+        return NAN;
+    size_t q0 = n - n / 4;
+    double c = 0.0;
+    for (size_t i = q0; i < n; i++)
+        c += y[i];
+    c /= (double)(n - q0);
+    double sgn = y[0] >= c ? 1.0 : -1.0;
+    size_t i1 = 0;
+    while (i1 < n && sgn * (y[i1] - c) > 0)
+        i1++;
+    if (i1 == n || i1 == 0)
+        return NAN;
+    size_t best = i1, end = 3 * i1 < n ? 3 * i1 : n;
+    for (size_t i = i1; i < end && sgn * (y[i] - c) <= 0; i++)
+        if (sgn * (y[i] - c) < sgn * (y[best] - c))
+            best = i;
+    return t[best];
+}
+
 static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
     const int q = ctx->quick ? 1 : 0;
@@ -77,18 +116,20 @@ static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
     if (!rc)
         rc = exp_csv_open(&fits, ctx, "drop_fits.csv",
                           "solver,dim,radius,n,status,reason,omega,omega_err,beta,beta_err,amplitude,omega_rayleigh,"
-                          "omega_ratio,sigma_eff,fit",
+                          "omega_ratio,sigma_eff,fit,t_half,omega_half",
                           err);
     if (!rc)
         rc = exp_csv_open(&summary, ctx, "drop_summary.csv",
-                          "solver,dim,sigma,exponent,exponent_err,sigma_eff_mean,omega_ratio_mean,n_fitted", err);
+                          "solver,dim,sigma,exponent,exponent_err,sigma_eff_mean,omega_ratio_mean,n_fitted,"
+                              "exponent_half,exponent_half_err,n_half",
+                              err);
     exp_extra extra = {signal_names, deformation_row, NULL};
     for (size_t si = 0; si < ctx->nsolvers && !rc; si++) {
         const pfb_solver_ops *so = ctx->solvers[si];
         for (size_t u = 0; u < sizeof setups / sizeof setups[0] && !rc; u++) {
             const drop_setup *su = &setups[u];
-            double logR[4], logw[4], sum_sig = 0.0, sum_ratio = 0.0, sigma = NAN;
-            size_t nfit = 0, nratio = 0;
+            double logR[4], logw[4], logRh[4], logwh[4], sum_sig = 0.0, sum_ratio = 0.0, sigma = NAN;
+            size_t nfit = 0, nratio = 0, nhalf = 0;
             for (int ri = 0; ri < nr && !rc; ri++) {
                 double R = radii[q][ri];
                 char id[128], dim[32], spacing[64], tend[64], rad[64];
@@ -118,17 +159,24 @@ static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 }
                 pfb_fit_result fr;
                 pfb_err ferr;
-                int fit_ok = !out.unstable && t && y && fit_damped_cosine(t, y, x->nrow, &fr, &ferr) == 0 &&
+                size_t nw = t && y ? fit_ringdown_window(y, x->nrow, 0.1) : 0;
+                int fit_ok = !out.unstable && t && y && fit_damped_cosine(t, y, nw, &fr, &ferr) == 0 &&
                              fr.p[FIT_OMEGA] > 0 && isfinite(fr.err[FIT_OMEGA]);
+                double th = !out.unstable && t && y ? first_extremum(t, y, x->nrow) : NAN;
+                double wh = th > 0 ? M_PI / th : NAN;
+                if (isfinite(wh)) {
+                    logRh[nhalf] = log(R);
+                    logwh[nhalf++] = log(wh);
+                }
                 double wR = sigma > 0 ? sqrt((su->dim == 2 ? 6.0 : 8.0) * sigma / (rho * R * R * R)) : NAN;
                 char reason[320];
                 exp_reason(&out, reason, sizeof reason);
                 if (fit_ok) {
                     double w = fr.p[FIT_OMEGA];
                     double seff = w * w * rho * R * R * R / (su->dim == 2 ? 6.0 : 8.0);
-                    fprintf(fits.f, "%s,%d,%.6g,%zu,%s,%s,%.10g,%.6g,%.10g,%.6g,%.6g,%.10g,%.10g,%.10g,damped_cosine\n",
+                    fprintf(fits.f, "%s,%d,%.6g,%zu,%s,%s,%.10g,%.6g,%.10g,%.6g,%.6g,%.10g,%.10g,%.10g,damped_cosine,%.10g,%.10g\n",
                             so->name, su->dim, R, out.n, exp_status_word(&out), reason, w, fr.err[FIT_OMEGA],
-                            fr.p[FIT_BETA], fr.err[FIT_BETA], fr.p[FIT_A], wR, w / wR, seff);
+                            fr.p[FIT_BETA], fr.err[FIT_BETA], fr.p[FIT_A], wR, w / wR, seff, th, wh);
                     logR[nfit] = log(R);
                     logw[nfit] = log(w);
                     sum_sig += seff;
@@ -138,8 +186,8 @@ static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
                     }
                     nfit++;
                 } else {
-                    fprintf(fits.f, "%s,%d,%.6g,%zu,%s,%s,,,,,,%.10g,,,none\n", so->name, su->dim, R, out.n,
-                            exp_status_word(&out), reason, wR);
+                    fprintf(fits.f, "%s,%d,%.6g,%zu,%s,%s,,,,,,%.10g,,,none,%.10g,%.10g\n", so->name, su->dim, R,
+                            out.n, exp_status_word(&out), reason, wR, th, wh);
                 }
                 free(t);
                 free(y);
@@ -154,8 +202,16 @@ static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 b = c1;
                 berr = sqrt(cov11);
             }
-            fprintf(summary.f, "%s,%d,%.10g,%.10g,%.6g,%.10g,%.10g,%zu\n", so->name, su->dim, sigma, b, berr,
-                    nfit ? sum_sig / (double)nfit : NAN, nratio ? sum_ratio / (double)nratio : NAN, nfit);
+            double bh = NAN, bherr = NAN;
+            if (nhalf >= 3) {
+                double c0, c1, cov00, cov01, cov11, sumsq;
+                gsl_fit_linear(logRh, 1, logwh, 1, nhalf, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+                bh = c1;
+                bherr = sqrt(cov11);
+            }
+            fprintf(summary.f, "%s,%d,%.10g,%.10g,%.6g,%.10g,%.10g,%zu,%.10g,%.6g,%zu\n", so->name, su->dim, sigma, b,
+                    berr, nfit ? sum_sig / (double)nfit : NAN, nratio ? sum_ratio / (double)nratio : NAN, nfit, bh,
+                    bherr, nhalf);
         }
     }
     int rc2 = exp_csv_close(&sig, err);

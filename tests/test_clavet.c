@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "../core/rng.h"
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 #include "testutil.h"
 
 extern const pfb_solver_ops pfb_solver_clavet;
@@ -373,6 +376,75 @@ START_TEST(test_elastic_blob_recovers)
 }
 END_TEST
 
+/* Fraction of the particles hanging under the sphere of the sphere_drip scene
+ * (centre at the origin, radius Rs): below its centre and within d_stick + h of
+ * its surface; and the angle from the bottom within which the middle 80% of them
+ * lie. */
+static void drip_state(const pfb_sim *sim, double Rs, double band, double *hanging, double *spread)
+{
+    const pfb_particles *p = &sim->p;
+    double *ang = malloc(p->n * sizeof *ang);
+    ck_assert(ang != NULL);
+    size_t nh = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        double x = p->x[0][i], y = p->x[1][i];
+        if (y < 0 && hypot(x, y) - Rs < band)
+            ang[nh++] = atan2(x, -y);
+    }
+    *hanging = (double)nh / (double)p->n;
+    *spread = 0.0;
+    if (nh > 10) {
+        for (size_t a = 1; a < nh; a++) /* insertion sort: a few hundred angles */
+            for (size_t b = a; b > 0 && ang[b - 1] > ang[b]; b--) {
+                double t = ang[b];
+                ang[b] = ang[b - 1];
+                ang[b - 1] = t;
+            }
+        *spread = fmax(fabs(ang[nh / 10]), fabs(ang[nh - 1 - nh / 10]));
+    }
+    free(ang);
+}
+
+/* Stickiness (eq. 12) on the sphere_drip scene (2D, the paper's Fig. 7): with
+ * k_stick' = 3 (k_stick = 2700 / s^2, above the 4 g / d_stick = 785 / s^2 that holds
+ * a particle at d_stick / 2 against gravity) the layer poured on the sphere slides
+ * round it and gathers under its lowest point, where it hangs: after 2 s at least
+ * 90% of the particles are under the sphere within d_stick + h of its surface, the
+ * middle 80% of them within 30 degrees of the bottom (the potential minimum; the
+ * layer starts spread over +-40 degrees round the top).  Without stickiness
+ * (k_stick = 0) nothing holds them: at most 10% are still there. */
+START_TEST(test_sphere_drip_sticks)
+{
+    for (int sticky = 0; sticky < 2; sticky++) {
+        const char *const sets[] = {sticky ? "solver.k_stick=3" : "solver.k_stick=0", "run.volume_limit=0", NULL};
+        tu_run t;
+        tu_run_init(&t, "clavet", "sphere_drip", sets);
+        pfb_sim sim;
+        void *st;
+        pfb_err err;
+        ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
+        const double dt = pfb_solver_clavet.suggest_dt(st, &sim), Rs = 0.1;
+        double vals[4];
+        pfb_solver_clavet.diag(st, &sim, vals);
+        const double band = params_get(&t.solver, "d_stick") + vals[0];
+        for (long s = 0; s < lround(2.0 / dt); s++)
+            step(st, &sim, dt);
+        double hanging, spread;
+        drip_state(&sim, Rs, band, &hanging, &spread);
+        if (sticky) {
+            ck_assert_msg(hanging >= 0.9, "sticky: %.3f of the particles hang under the sphere", hanging);
+            ck_assert_msg(spread <= M_PI / 6, "sticky: the middle 80%% spread %.1f degrees from the bottom",
+                          spread * 180 / M_PI);
+        } else {
+            ck_assert_msg(hanging <= 0.1, "no stickiness: %.3f of the particles still hang", hanging);
+        }
+        pfb_solver_clavet.destroy(st);
+        sim_free(&sim);
+        tu_run_free(&t);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("clavet");
@@ -386,6 +458,7 @@ int main(void)
     tcase_add_test(tc, test_stickiness_holds_particle);
     tcase_add_test(tc, test_order_and_threads_independent);
     tcase_add_test(tc, test_elastic_blob_recovers);
+    tcase_add_test(tc, test_sphere_drip_sticks);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -177,8 +177,10 @@ START_TEST(test_quick_experiments)
         {"drop", "drop_signal.csv", "solver,dim,radius,t,deformation"},
         {"drop", "drop_fits.csv",
          "solver,dim,radius,n,status,reason,omega,omega_err,beta,beta_err,amplitude,omega_rayleigh,omega_ratio,"
-         "sigma_eff,fit"},
-        {"drop", "drop_summary.csv", "solver,dim,sigma,exponent,exponent_err,sigma_eff_mean,omega_ratio_mean,n_fitted"},
+         "sigma_eff,fit,t_half,omega_half"},
+        {"drop", "drop_summary.csv",
+         "solver,dim,sigma,exponent,exponent_err,sigma_eff_mean,omega_ratio_mean,n_fitted,exponent_half,"
+         "exponent_half_err,n_half"},
     };
     const pfb_experiment *ex = pfb_experiments[_i];
     char dir[] = "/tmp/pfb_exp_XXXXXX";

@@ -112,6 +112,40 @@ START_TEST(test_no_oscillation_is_an_error)
 }
 END_TEST
 
+/* Ring-down window.  For y = A exp(-beta t) cos(omega t) sampled long after it has
+ * decayed, the excursion last exceeds frac A near t* = ln(1/frac)/beta (at a crest
+ * of the cosine at or before t*, within one period); the window is that plus a
+ * quarter.  A weakly damped signal (excursion above frac A to the end) keeps
+ * every sample.  And the fit over the window of a strongly damped signal with a
+ * noisy tail recovers omega within 3 standard errors. */
+START_TEST(test_ringdown_window)
+{
+    const size_t n = 3601;
+    double *t = malloc(n * sizeof *t), *y = malloc(n * sizeof *y);
+    ck_assert(t && y);
+    const double p[FIT_NPAR] = {0.1, 8.0, 30.0, 0.0, 0.0}, T = 3.0, frac = 0.1;
+    synth(t, y, n, T, p, 0.0, 1);
+    size_t w = fit_ringdown_window(y, n, frac);
+    const double ts = log(1.0 / frac) / p[FIT_BETA], period = 2 * M_PI / p[FIT_OMEGA];
+    double tw = t[w - 1] / 1.25; /* the last sample above frac A */
+    ck_assert_msg(tw <= ts + 1e-3 && tw >= ts - period, "window ends at %g, expected in [%g, %g]", tw,
+                  ts - period, ts);
+    const double weak[FIT_NPAR] = {0.1, 0.2, 30.0, 0.0, 0.0};
+    synth(t, y, n, T, weak, 0.0, 1);
+    ck_assert_uint_eq(fit_ringdown_window(y, n, frac), n);
+    /* strongly damped with noise 2% of A: the windowed fit finds omega */
+    synth(t, y, n, T, p, 0.002, 7);
+    w = fit_ringdown_window(y, n, frac);
+    pfb_fit_result r;
+    pfb_err err;
+    ck_assert_msg(fit_damped_cosine(t, y, w, &r, &err) == 0, "%s", err.msg);
+    ck_assert_msg(fabs(r.p[FIT_OMEGA] - p[FIT_OMEGA]) < 3 * r.err[FIT_OMEGA], "omega %g +- %g, true %g",
+                  r.p[FIT_OMEGA], r.err[FIT_OMEGA], p[FIT_OMEGA]);
+    free(t);
+    free(y);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fit");
@@ -120,6 +154,7 @@ int main(void)
     tcase_add_test(tc, test_noisy_signal_within_stated_error);
     tcase_add_test(tc, test_guess_from_zero_crossings);
     tcase_add_test(tc, test_no_oscillation_is_an_error);
+    tcase_add_test(tc, test_ringdown_window);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,460 @@
+/* miller_pearce.c — G. Miller, A. Pearce, "Globular dynamics: a connected particle
+ * system for animating viscous fluids", Computers & Graphics 13(3), 1989; text in
+ * ../shared/papers/miller-pearce1989-globular.txt.
+ *
+ * What the paper specifies and where it lives here:
+ *   Table 1      globule state: mass (the framework's m), radius and temperature
+ *                (registered particle fields), position, velocity
+ *   eq. 2        pair force: repulsion b1/D^m, attraction b2/D^n, drag on the
+ *                velocity difference ............................... mp_pair_force
+ *   eq. 3        attenuations s_r, s_d with c_r, c_d; pairs with s_d = 0 culled
+ *                (the neighbour radius is the largest drag reach) ... mp_pair_force
+ *   §2.1         presets powder (c_r = c_d = r0), fluid (c_r = r0, c_d = 2 r0),
+ *                solid (c_r = c_d = 2 r0) ................................ mp_create
+ *   §2.1         temperature moves a pair between solid and fluid ..... pair_reach
+ *   eqs. 5-8     constraint collisions: ray-plane intersection, reflection with
+ *                r_n, r_t, in the constraint's frame ...................... mp_collide
+ *   eq. 9        Euler integration with the 1/2 a dt^2 position term ..... mp_step
+ *
+ * Choices where the paper is silent (or loose):
+ *  - c_r and c_d multiply r_i + r_p in eq. 3, so they are numbers, while §2.1 writes
+ *    the presets as lengths (c_r = r0).  We read the presets with r0 = r_i + r_p, the
+ *    distance at which two globules of the scene's radius touch: c = 1 puts the cut-off
+ *    c (r_i + r_p) at r0, c = 2 at 2 r0.  So powder is c_r = c_d = 1, fluid c_r = 1,
+ *    c_d = 2, solid c_r = c_d = 2 (the parameters c_r, c_d override the preset).
+ *  - r0, "the inter-globule spacing for which the attraction and repulsion terms
+ *    cancel", is the scene's lattice spacing (r0 = 1 spacing), so powder and fluid
+ *    (c_r = 1: only pairs closer than r0 interact) start at rest.  The solid's
+ *    attraction reaches the further neighbours of a square (cubic) lattice, whose
+ *    virial sum_j F(D_j) D_j vanishes only at 0.865 r0 (2D) or 0.690 r0 (3D): a solid
+ *    lattice contracts towards that (measured: a 2D column 13%).  The mean radius
+ *    is r0/2; radii are drawn once from the run's seed, uniform in r0/2 (1 +-
+ *    radius_spread), as the paper advises against crystal stacking.  Masses are the scene's (density x spacing^dim), not scaled
+ *    with the radius.
+ *  - Units.  The paper gives no values for b1 or for the drag coefficient (eq. 2 has
+ *    none: 1 in its units).  b1 sets the stiffness k0 = (m - n) b1 / r0^m of the law
+ *    at r0 (dF/dD = -k0 without attenuation); we choose it, when b1 = 0, from a sound
+ *    speed c = sound_speed v_ref of the chain of globules, c = r0 sqrt(k0 / M): b1 =
+ *    M (c / r0)^2 r0^m / (m - n), the weakly compressible criterion (10 v_ref) of the
+ *    SPH back ends.  The drag coefficient is drag_ratio times the critical damping of
+ *    a pair at r0, sqrt(2 k0 M) (reduced mass M/2), when drag = 0.  Attenuation makes
+ *    the powder and fluid contacts softer than k0 near r0 (s_r vanishes there).
+ *  - Temperature (the paper: "an area for further research").  Each globule carries T
+ *    (initial value: temperature).  A pair's interaction is interpolated between the
+ *    solid and the fluid preset by its mean temperature: lambda = (T_pair - t_solid) /
+ *    (t_fluid - t_solid) clamped to [0, 1], c_r = 2 - lambda, c_d = 2 (material =
+ *    thermal).  Heat is conducted between globules within the drag reach:
+ *    dT_i/dt = conductivity sum_j s_d,ij (T_j - T_i), symmetric in i, j, so the sum of
+ *    temperatures is conserved (equal heat capacities); a heated wall (pfb_shape
+ *    heated, temperature T_w) adds wall_conductance (T_w - T_i) for globules within r0
+ *    of it.  Explicit Euler in the same step as eq. 9.
+ *  - Collisions: planes exactly; every other shape (boxes, spheres, cylinders) through
+ *    the tangent plane at the closest point of the end position, repeated (at most 4
+ *    passes over the shapes) so that box corners are resolved face by face; a globule
+ *    that still ends behind a surface is put on it (never on the wrong side).  With
+ *    wall_offset = radius the surface is offset by the globule's radius (no part
+ *    penetrates); none uses the surface itself (half the globule may penetrate).  The
+ *    velocity is reflected with the same r_n, r_t relative to the shape.  The paper
+ *    gives no values: r_n = 0.2, r_t = 0.9 ("slightly elastic" walls against stacking).
+ *  - Suggested step: the paper asks that a globule move "a small fraction of its
+ *    radius in each time step": dt = cfl r0 / (c + v_ref) with cfl = 0.1.
+ *  - Forces are gathered per globule (each sums eq. 2 over its neighbour row): the
+ *    sum is equal and opposite pair by pair, and parallel (OpenMP) with the same bits
+ *    for any thread count (rows are in the framework's canonical order). */
+#include "miller_pearce.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+
+enum { MAT_POWDER = 0, MAT_FLUID, MAT_SOLID, MAT_THERMAL };
+
+static const pfb_param_spec mp_params[] = {
+    {"material", PFB_PARAM_CHOICE, 1, 0, 0, "", "preset of §2.1 (thermal: solid to fluid with temperature)",
+     "powder|fluid|solid|thermal"},
+    {"c_r", PFB_PARAM_DOUBLE, 0.0, 0.0, 10.0, "1", "repulsion/attraction reach in units of r_i + r_p (eq. 3); 0 = the preset's", NULL},
+    {"c_d", PFB_PARAM_DOUBLE, 0.0, 0.0, 10.0, "1", "drag reach in units of r_i + r_p (eq. 3); 0 = the preset's", NULL},
+    {"r0", PFB_PARAM_DOUBLE, 1.0, 0.1, 10.0, "spacing", "distance where eq. 2's attraction and repulsion cancel", NULL},
+    {"m", PFB_PARAM_DOUBLE, 5.0, 1.0, 20.0, "1", "repulsion exponent of eq. 2", NULL},
+    {"n", PFB_PARAM_DOUBLE, 3.0, 0.0, 19.0, "1", "attraction exponent of eq. 2 (n < m)", NULL},
+    {"b1", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e30, "N m^(m-1)", "repulsion strength of eq. 2; 0 = from sound_speed", NULL},
+    {"sound_speed", PFB_PARAM_DOUBLE, 10.0, 0.01, 1e4, "v_ref", "chain sound speed r0 sqrt(k0/M) that sets b1 when b1 = 0", NULL},
+    {"drag", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e30, "kg/s", "drag coefficient of eq. 2; 0 = drag_ratio x critical", NULL},
+    {"drag_ratio", PFB_PARAM_DOUBLE, 1.0, 0.0, 100.0, "1", "drag over a pair's critical damping sqrt(2 k0 M) when drag = 0", NULL},
+    {"radius_spread", PFB_PARAM_DOUBLE, 0.1, 0.0, 0.5, "1", "radii uniform in r0/2 (1 +- spread)", NULL},
+    {"restitution_n", PFB_PARAM_DOUBLE, 0.2, 0.0, 1.0, "1", "r_n: normal reflection coefficient (eq. 8)", NULL},
+    {"restitution_t", PFB_PARAM_DOUBLE, 0.9, 0.0, 1.0, "1", "r_t: tangential reflection coefficient (eq. 8)", NULL},
+    {"wall_offset", PFB_PARAM_CHOICE, 1, 0, 0, "", "constraint surface offset by the globule radius, or not", "none|radius"},
+    {"temperature", PFB_PARAM_DOUBLE, 0.0, -1e6, 1e6, "1", "initial temperature of every globule", NULL},
+    {"t_solid", PFB_PARAM_DOUBLE, 0.3, -1e6, 1e6, "1", "pair temperature at and below which a thermal pair is solid", NULL},
+    {"t_fluid", PFB_PARAM_DOUBLE, 0.7, -1e6, 1e6, "1", "pair temperature at and above which a thermal pair is fluid", NULL},
+    {"conductivity", PFB_PARAM_DOUBLE, 20.0, 0.0, 1e6, "1/s", "heat exchange rate between globules (weighted by s_d)", NULL},
+    {"wall_conductance", PFB_PARAM_DOUBLE, 20.0, 0.0, 1e6, "1/s", "heat exchange rate with a heated wall within r0", NULL},
+    {"cfl", PFB_PARAM_DOUBLE, 0.1, 0.001, 2.0, "1", "suggested dt = cfl r0 / (c + v_ref)", NULL},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+/* x^e, by repeated squaring when e is a small whole number (the paper's 5 and 3). */
+static inline double powe(double x, double e)
+{
+    if (e == floor(e) && e >= 0.0 && e <= 32.0) {
+        unsigned k = (unsigned)e;
+        double r = 1.0, b = x;
+        while (k) {
+            if (k & 1u)
+                r *= b;
+            b *= b;
+            k >>= 1;
+        }
+        return r;
+    }
+    return pow(x, e);
+}
+
+typedef struct mp_state {
+    mp_law law;
+    int material;
+    double c_r, c_d;          /* fixed reaches (non-thermal) */
+    double r0, c, k0;
+    double r_n, r_t;
+    int offset_radius;
+    double t_solid, t_fluid, kappa, kappa_w;
+    double cfl, reach_max;    /* neighbour radius: largest c_d (r_i + r_p) */
+    int f_radius, f_temp;
+    double *acc, *dT;         /* workspace: 3 n accelerations, n temperature rates */
+    size_t cap;
+} mp_state;
+
+double mp_pair_force(const mp_law *law, int dim, const double xd[3], const double vd[3], double reach_r,
+                     double reach_d, double f[3])
+{
+    double D2 = 0.0, vp = 0.0;
+    for (int k = 0; k < dim; k++) {
+        D2 += xd[k] * xd[k];
+        vp += vd[k] * xd[k];
+    }
+    f[0] = f[1] = f[2] = 0.0;
+    if (D2 >= reach_d * reach_d && D2 >= reach_r * reach_r)
+        return 0.0;
+    const double D = sqrt(D2);
+    double coef = 0.0, radial = 0.0;
+    if (D2 < reach_r * reach_r) { /* eq. 3 s_r, eq. 2 first term */
+        double sr = 1.0 - D2 / (reach_r * reach_r);
+        double law_term = sr * (law->b1 / powe(D, law->m) - law->b2 / powe(D, law->n));
+        coef += law_term;
+        radial = law_term * D;
+    }
+    if (D2 < reach_d * reach_d) { /* eq. 3 s_d, eq. 2 drag */
+        double sd = 1.0 - D2 / (reach_d * reach_d);
+        coef -= sd * law->drag * vp / D2;
+    }
+    for (int k = 0; k < dim; k++)
+        f[k] = coef * xd[k];
+    return radial;
+}
+
+static inline double dot3(const double a[3], const double b[3], int dim)
+{
+    double s = 0.0;
+    for (int k = 0; k < dim; k++)
+        s += a[k] * b[k];
+    return s;
+}
+
+int mp_collide(const pfb_shape *sh, int dim, double t, double dt, double offset, double r_n, double r_t,
+               const double xa[3], double xb[3], double v[3])
+{
+    double N[3];
+    double phi = shape_sdf(sh, dim, t, xb, N) - offset;
+    if (phi >= 0.0)
+        return 0;
+    double vw[3];
+    shape_velocity(sh, t, vw);
+    /* the path in the shape's frame at time t: the start moves with the shape */
+    double Pj[3] = {0, 0, 0}, C[3] = {0, 0, 0};
+    for (int k = 0; k < dim; k++) {
+        Pj[k] = xa[k] + vw[k] * dt;
+        C[k] = xb[k] - phi * N[k]; /* closest point of the (offset) surface */
+    }
+    double d[3] = {0, 0, 0}, I[3] = {0, 0, 0};
+    for (int k = 0; k < dim; k++)
+        d[k] = xb[k] - Pj[k];
+    double denom = dot3(d, N, dim), cp = 0.0;
+    for (int k = 0; k < dim; k++)
+        cp += (C[k] - Pj[k]) * N[k];
+    if (denom < 0.0 && cp <= 0.0) { /* eq. 6: the ray crosses the tangent plane */
+        double Dint = cp / denom;
+        if (Dint > 1.0)
+            Dint = 1.0;
+        for (int k = 0; k < dim; k++)
+            I[k] = Pj[k] + d[k] * Dint;
+    } else { /* the start is already behind the plane: enter at the closest point */
+        for (int k = 0; k < dim; k++)
+            I[k] = C[k];
+    }
+    /* eqs. 7-8: R = P_{j+1} - I, R' = -N (N.R) r_n + T (T.R) r_t; T (T.R) is the
+     * tangential part of R (eq. 5's T lies in the plane along the path) */
+    double R[3] = {0, 0, 0};
+    for (int k = 0; k < dim; k++)
+        R[k] = xb[k] - I[k];
+    double Rn = dot3(R, N, dim);
+    for (int k = 0; k < dim; k++)
+        xb[k] = I[k] - r_n * Rn * N[k] + r_t * (R[k] - Rn * N[k]);
+    /* the velocity relative to the shape, reflected the same way */
+    double vr[3] = {0, 0, 0};
+    for (int k = 0; k < dim; k++)
+        vr[k] = v[k] - vw[k];
+    double vn = dot3(vr, N, dim);
+    if (vn < 0.0)
+        for (int k = 0; k < dim; k++)
+            v[k] = vw[k] - r_n * vn * N[k] + r_t * (vr[k] - vn * N[k]);
+    return 1;
+}
+
+static void mp_destroy(void *state)
+{
+    mp_state *s = state;
+    if (!s)
+        return;
+    free(s->acc);
+    free(s->dT);
+    free(s);
+}
+
+static int mp_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err)
+{
+    *out = NULL;
+    mp_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory creating the miller_pearce solver");
+    s->material = params_get_int(p, "material");
+    const double preset[4][2] = {{1.0, 1.0}, {1.0, 2.0}, {2.0, 2.0}, {2.0, 2.0}}; /* c_r, c_d */
+    s->c_r = params_get(p, "c_r") > 0 ? params_get(p, "c_r") : preset[s->material][0];
+    s->c_d = params_get(p, "c_d") > 0 ? params_get(p, "c_d") : preset[s->material][1];
+    s->law.m = params_get(p, "m");
+    s->law.n = params_get(p, "n");
+    if (!(s->law.n < s->law.m)) {
+        double m = s->law.m, n = s->law.n;
+        mp_destroy(s);
+        return pfb_err_set(err, PFB_EINVAL, "miller_pearce: n = %g is not below m = %g; valid: n < m (eq. 2)", n, m);
+    }
+    s->t_solid = params_get(p, "t_solid");
+    s->t_fluid = params_get(p, "t_fluid");
+    if (s->material == MAT_THERMAL && !(s->t_solid < s->t_fluid)) {
+        double a = s->t_solid, b = s->t_fluid;
+        mp_destroy(s);
+        return pfb_err_set(err, PFB_EINVAL, "miller_pearce: t_solid = %g is not below t_fluid = %g; valid: t_solid < t_fluid",
+                           a, b);
+    }
+    if (sim->p.n == 0) {
+        mp_destroy(s);
+        return pfb_err_set(err, PFB_EINVAL, "miller_pearce: no globules; valid: a scene with particles");
+    }
+    const double r0 = params_get(p, "r0") * sim->spacing;
+    const double M = sim->p.m[0];
+    s->r0 = r0;
+    s->c = params_get(p, "sound_speed") * sim->v_ref;
+    s->law.b1 = params_get(p, "b1");
+    if (s->law.b1 == 0.0)
+        s->law.b1 = M * (s->c / r0) * (s->c / r0) * pow(r0, s->law.m) / (s->law.m - s->law.n);
+    s->law.b2 = s->law.b1 * pow(r0, s->law.n - s->law.m);
+    s->k0 = (s->law.m - s->law.n) * s->law.b1 / pow(r0, s->law.m);
+    s->c = r0 * sqrt(s->k0 / M);
+    s->law.drag = params_get(p, "drag");
+    if (s->law.drag == 0.0)
+        s->law.drag = params_get(p, "drag_ratio") * sqrt(2.0 * s->k0 * M);
+    s->r_n = params_get(p, "restitution_n");
+    s->r_t = params_get(p, "restitution_t");
+    s->offset_radius = params_get_int(p, "wall_offset") == 1;
+    s->kappa = params_get(p, "conductivity");
+    s->kappa_w = params_get(p, "wall_conductance");
+    s->cfl = params_get(p, "cfl");
+    const double spread = params_get(p, "radius_spread");
+    double cmax = fmax(s->c_r, s->c_d);
+    s->reach_max = cmax * r0 * (1.0 + spread);
+    int rc = particles_add_field(&sim->p, "radius", 1, &s->f_radius, err);
+    if (!rc)
+        rc = particles_add_field(&sim->p, "temperature", 1, &s->f_temp, err);
+    if (rc) {
+        mp_destroy(s);
+        return rc;
+    }
+    /* radii drawn in id order, so they do not depend on the storage order */
+    size_t *by_id = malloc(sim->p.next_id * sizeof *by_id);
+    if (!by_id) {
+        mp_destroy(s);
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory for %zu globule ids", (size_t)sim->p.next_id);
+    }
+    for (size_t i = 0; i < sim->p.next_id; i++)
+        by_id[i] = (size_t)-1;
+    for (size_t i = 0; i < sim->p.n; i++)
+        by_id[sim->p.id[i]] = i;
+    const double T0 = params_get(p, "temperature");
+    for (size_t id = 0; id < sim->p.next_id; id++) {
+        if (by_id[id] == (size_t)-1)
+            continue;
+        double u = rng_uniform(&sim->rng);
+        sim->p.field[s->f_radius].data[by_id[id]] = 0.5 * r0 * (1.0 + spread * (2.0 * u - 1.0));
+        sim->p.field[s->f_temp].data[by_id[id]] = T0;
+    }
+    free(by_id);
+    *out = s;
+    return PFB_OK;
+}
+
+/* Cut-offs of eq. 3 for a pair: c (r_i + r_p), with c_r from the pair's mean
+ * temperature for the thermal material. */
+static inline void pair_reach(const mp_state *s, double ri, double rp, double Ti, double Tp, double *reach_r,
+                              double *reach_d)
+{
+    double cr = s->c_r;
+    if (s->material == MAT_THERMAL) {
+        double lam = (0.5 * (Ti + Tp) - s->t_solid) / (s->t_fluid - s->t_solid);
+        lam = lam < 0.0 ? 0.0 : lam > 1.0 ? 1.0 : lam;
+        cr = 2.0 - lam; /* solid c_r = 2 to fluid c_r = 1; c_d = 2 for both */
+    }
+    *reach_r = cr * (ri + rp);
+    *reach_d = s->c_d * (ri + rp);
+}
+
+static int ensure_workspace(mp_state *s, size_t n, pfb_err *err)
+{
+    if (n <= s->cap)
+        return PFB_OK;
+    double *a = realloc(s->acc, 3 * n * sizeof *a);
+    if (a)
+        s->acc = a;
+    double *d = realloc(s->dT, n * sizeof *d);
+    if (d)
+        s->dT = d;
+    if (!a || !d)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory for %zu globules", n);
+    s->cap = n;
+    return PFB_OK;
+}
+
+/* Eq. 9 with eq. 2 forces, heat conduction, then §2.2 collisions. */
+static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
+{
+    mp_state *s = state;
+    pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    const long n = (long)p->n;
+    int rc = ensure_workspace(s, p->n, err);
+    if (rc)
+        return rc;
+    const pfb_nlist *nl;
+    rc = sim_neighbours(sim, s->reach_max, &nl, err);
+    if (rc)
+        return rc;
+    const double *rad = p->field[s->f_radius].data;
+    double *T = p->field[s->f_temp].data;
+    const int thermal = s->material == MAT_THERMAL;
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim))
+    for (long ii = 0; ii < n; ii++) {
+        size_t i = (size_t)ii;
+        double F[3] = {0, 0, 0}, heat = 0.0;
+        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
+            size_t j = nl->idx[q];
+            double xd[3] = {0, 0, 0}, vd[3] = {0, 0, 0}, f[3], rr, rd;
+            for (int k = 0; k < dim; k++) { /* force on i from j: P = x_i - x_j */
+                xd[k] = p->x[k][i] - p->x[k][j];
+                vd[k] = p->v[k][i] - p->v[k][j];
+            }
+            pair_reach(s, rad[i], rad[j], T[i], T[j], &rr, &rd);
+            mp_pair_force(&s->law, dim, xd, vd, rr, rd, f);
+            for (int k = 0; k < dim; k++)
+                F[k] += f[k];
+            if (thermal && nl->r2[q] < rd * rd)
+                heat += (1.0 - nl->r2[q] / (rd * rd)) * (T[j] - T[i]);
+        }
+        for (int k = 0; k < 3; k++)
+            s->acc[3 * i + (size_t)k] = k < dim ? F[k] / p->m[i] + sim->g[k] : 0.0;
+        s->dT[i] = s->kappa * heat;
+    }
+    if (thermal) /* heated walls */
+        for (size_t b = 0; b < sim->walls.n; b++) {
+            const pfb_shape *sh = &sim->walls.s[b];
+            if (!sh->heated)
+                continue;
+            for (size_t i = 0; i < p->n; i++) {
+                double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]}, g[3];
+                if (shape_sdf(sh, dim, sim->t, x, g) < s->r0 + rad[i])
+                    s->dT[i] += s->kappa_w * (sh->temperature - T[i]);
+            }
+        }
+    const double t1 = sim->t + dt;
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim))
+    for (long ii = 0; ii < n; ii++) {
+        size_t i = (size_t)ii;
+        double xa[3] = {p->x[0][ii], p->x[1][ii], p->x[2][ii]}, xb[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+        for (int k = 0; k < dim; k++) { /* eq. 9 */
+            double a = s->acc[3 * i + (size_t)k];
+            xb[k] = xa[k] + p->v[k][ii] * dt + 0.5 * a * dt * dt;
+            v[k] = p->v[k][ii] + a * dt;
+        }
+        xb[2] = dim == 3 ? xb[2] : 0.0;
+        const double off = s->offset_radius ? rad[i] : 0.0;
+        for (int pass = 0; pass < 4; pass++) { /* §2.2, every shape; corners face by face */
+            int hit = 0;
+            for (size_t b = 0; b < sim->walls.n; b++)
+                hit |= mp_collide(&sim->walls.s[b], dim, t1, dt, off, s->r_n, s->r_t, xa, xb, v);
+            if (!hit)
+                break;
+        }
+        for (size_t b = 0; b < sim->walls.n; b++) { /* never on the wrong side */
+            double N[3], phi = shape_sdf(&sim->walls.s[b], dim, t1, xb, N) - off;
+            if (phi < 0.0)
+                for (int k = 0; k < dim; k++)
+                    xb[k] -= phi * N[k];
+        }
+        for (int k = 0; k < dim; k++) {
+            p->x[k][ii] = xb[k];
+            p->v[k][ii] = v[k];
+        }
+        T[i] += dt * s->dT[i];
+    }
+    sim_positions_changed(sim);
+    return PFB_OK;
+}
+
+static double mp_suggest_dt(const void *state, const pfb_sim *sim)
+{
+    const mp_state *s = state;
+    return s->cfl * s->r0 / (s->c + sim->v_ref);
+}
+
+static const char *const mp_diag_names[] = {"b1", "k0", "t_mean", "t_max", "fluid_fraction", NULL};
+
+static void mp_diag(const void *state, const pfb_sim *sim, double *values)
+{
+    const mp_state *s = state;
+    const pfb_particles *p = &sim->p;
+    const double *T = p->field[s->f_temp].data;
+    double sum = 0.0, mx = -INFINITY;
+    size_t fluid = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        sum += T[i];
+        mx = fmax(mx, T[i]);
+        fluid += T[i] >= s->t_fluid;
+    }
+    values[0] = s->law.b1;
+    values[1] = s->k0;
+    values[2] = p->n ? sum / (double)p->n : NAN;
+    values[3] = p->n ? mx : NAN;
+    values[4] = p->n ? (double)fluid / (double)p->n : NAN;
+}
+
+const pfb_solver_ops pfb_solver_miller_pearce = {
+    "miller_pearce",
+    "G. Miller, A. Pearce. Globular dynamics: a connected particle system for animating viscous fluids. "
+    "Computers & Graphics 13(3), 1989",
+    mp_params,
+    mp_create,
+    mp_step,
+    mp_destroy,
+    mp_suggest_dt,
+    mp_diag_names,
+    mp_diag,
+    NULL};

@@ -1,0 +1,355 @@
+/* test_miller_pearce.c — the Miller–Pearce 1989 back end against its paper's equations. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/rng.h"
+#include "../solvers/miller_pearce.h"
+#include "testutil.h"
+
+extern const pfb_solver_ops pfb_solver_miller_pearce;
+
+/* ---- eqs. 2-3: the pair law ------------------------------------------------ */
+
+/* Law with r0 = 1, b1 = 1: b2 = b1 r0^(n-m) = 1, so b1/D^m - b2/D^n vanishes at
+ * D = 1 exactly in floating point (1/1 - 1/1). */
+static mp_law unit_law(double drag)
+{
+    mp_law l = {5.0, 3.0, 1.0, 1.0, drag};
+    return l;
+}
+
+static double radial_at(const mp_law *l, double D, double cr, double cd)
+{
+    double xd[3] = {D, 0, 0}, vd[3] = {0, 0, 0}, f[3];
+    double rad = mp_pair_force(l, 2, xd, vd, cr, cd, f);
+    /* the force lies along xd: its x part is the radial force */
+    ck_assert(f[1] == 0.0 && f[2] == 0.0);
+    ck_assert_msg(fabs(f[0] - rad) <= 1e-15 * fmax(1.0, fabs(rad)), "f %g radial %g", f[0], rad);
+    return rad;
+}
+
+/* Zero at r0, repulsive below r0, attractive between r0 and the cut-off only when
+ * the reach c_r (r_i + r_p) exceeds r0 (solid), zero beyond every cut-off. */
+START_TEST(test_pair_law_shape)
+{
+    mp_law l = unit_law(0.0);
+    /* r_i + r_p = r0 = 1: powder reach 1 (c_r = 1), solid reach 2 (c_r = 2) */
+    ck_assert(radial_at(&l, 1.0, 2.0, 2.0) == 0.0);
+    for (double D = 0.5; D < 1.0; D += 0.05) {
+        ck_assert_msg(radial_at(&l, D, 1.0, 1.0) > 0.0, "powder not repulsive at D = %g", D);
+        ck_assert_msg(radial_at(&l, D, 2.0, 2.0) > 0.0, "solid not repulsive at D = %g", D);
+    }
+    for (double D = 1.05; D < 2.0; D += 0.05) {
+        ck_assert_msg(radial_at(&l, D, 2.0, 2.0) < 0.0, "solid not attractive at D = %g", D);
+        ck_assert_msg(radial_at(&l, D, 1.0, 2.0) == 0.0, "fluid (c_r = r0) attracts at D = %g", D);
+        ck_assert_msg(radial_at(&l, D, 1.0, 1.0) == 0.0, "powder attracts at D = %g", D);
+    }
+    mp_law ld = unit_law(3.0);
+    double xd[3] = {2.0, 0.5, 0.0}, vd[3] = {-1.0, 2.0, 0.0}, f[3];
+    mp_pair_force(&ld, 2, xd, vd, 2.0, 2.0, f); /* D > 2: beyond both cut-offs */
+    ck_assert(f[0] == 0.0 && f[1] == 0.0 && f[2] == 0.0);
+}
+END_TEST
+
+/* Equal and opposite: swapping the pair negates xd and vd; eq. 2's coefficient
+ * depends on |xd|^2 and vd.xd only, so the force is exactly negated.  The drag term
+ * opposes the radial relative velocity. */
+START_TEST(test_pair_law_antisymmetric_and_drag)
+{
+    mp_law l = unit_law(2.0);
+    pfb_rng r;
+    rng_seed(&r, 5);
+    for (int t = 0; t < 1000; t++) {
+        double xd[3], vd[3], mx[3], mv[3], f1[3], f2[3];
+        for (int k = 0; k < 3; k++) {
+            xd[k] = 2.0 * rng_uniform(&r) - 1.0;
+            vd[k] = 4.0 * rng_uniform(&r) - 2.0;
+            mx[k] = -xd[k];
+            mv[k] = -vd[k];
+        }
+        mp_pair_force(&l, 3, xd, vd, 1.6, 1.8, f1);
+        mp_pair_force(&l, 3, mx, mv, 1.6, 1.8, f2);
+        for (int k = 0; k < 3; k++)
+            ck_assert(f1[k] == -f2[k]);
+    }
+    /* at r0 the law term vanishes and only drag acts: separating pair pulled back */
+    double xd[3] = {1.0, 0, 0}, vd[3] = {0.5, 0, 0}, f[3];
+    mp_pair_force(&l, 2, xd, vd, 2.0, 2.0, f);
+    double want = -(1.0 - 0.25) * 2.0 * 0.5; /* -s_d drag (v.P)/D^2 * D, s_d = 1 - 1/4 */
+    ck_assert_msg(fabs(f[0] - want) < 1e-15, "drag %g, want %g", f[0], want);
+}
+END_TEST
+
+/* ---- §2.2 collisions ----------------------------------------------------------- */
+
+static pfb_shape plane_y0(void)
+{
+    pfb_shape p;
+    memset(&p, 0, sizeof p);
+    p.type = PFB_SHAPE_PLANE;
+    p.n[1] = 1.0;
+    return p;
+}
+
+/* Eqs. 6-8 by hand: from (0, 0.05) to (0.02, -0.03) the path meets y = 0 at D =
+ * 0.05/0.08, I = (0.0125, 0); R = (0.0075, -0.03) reflects to (r_t 0.0075, r_n 0.03);
+ * the velocity (1, -2) to (r_t, 2 r_n). */
+START_TEST(test_collision_reflection)
+{
+    pfb_shape pl = plane_y0();
+    const double rn = 0.3, rt = 0.8;
+    double xa[3] = {0.0, 0.05, 0.0}, xb[3] = {0.02, -0.03, 0.0}, v[3] = {1.0, -2.0, 0.0};
+    ck_assert(mp_collide(&pl, 2, 0.0, 0.01, 0.0, rn, rt, xa, xb, v) == 1);
+    ck_assert_msg(fabs(xb[0] - (0.0125 + rt * 0.0075)) < 1e-15 && fabs(xb[1] - rn * 0.03) < 1e-15,
+                  "position (%.17g, %.17g)", xb[0], xb[1]);
+    ck_assert_msg(fabs(v[0] - rt) < 1e-15 && fabs(v[1] - 2.0 * rn) < 1e-15, "velocity (%g, %g)", v[0], v[1]);
+    /* with the radius offset the surface is y = 0.01 */
+    double xa2[3] = {0.0, 0.05, 0.0}, xb2[3] = {0.0, -0.03, 0.0}, v2[3] = {0.0, -8.0, 0.0};
+    ck_assert(mp_collide(&pl, 2, 0.0, 0.01, 0.01, rn, rt, xa2, xb2, v2) == 1);
+    ck_assert_msg(fabs(xb2[1] - (0.01 + rn * 0.04)) < 1e-15, "offset reflection y = %.17g", xb2[1]);
+}
+END_TEST
+
+/* Globules fired at random planes (random normals, offsets, speeds, r_n, r_t, 3D)
+ * never end behind the (offset) surface: phi >= -1e-12 (round-off of the plane
+ * distance, |x| ~ 1), and one that stays in front is untouched. */
+START_TEST(test_collision_never_through)
+{
+    pfb_rng r;
+    rng_seed(&r, 11);
+    for (int t = 0; t < 20000; t++) {
+        pfb_shape pl;
+        memset(&pl, 0, sizeof pl);
+        pl.type = PFB_SHAPE_PLANE;
+        double nn = 0.0;
+        for (int k = 0; k < 3; k++) {
+            pl.n[k] = 2.0 * rng_uniform(&r) - 1.0;
+            pl.c[k] = 0.2 * rng_uniform(&r) - 0.1;
+            nn += pl.n[k] * pl.n[k];
+        }
+        nn = sqrt(nn);
+        for (int k = 0; k < 3; k++)
+            pl.n[k] /= nn;
+        double off = 0.02 * rng_uniform(&r), xa[3], xb[3], v[3], g[3];
+        for (int k = 0; k < 3; k++) { /* start in front of the offset surface */
+            xa[k] = pl.c[k] + (off + 0.001 + 0.05 * rng_uniform(&r)) * pl.n[k];
+            v[k] = 20.0 * rng_uniform(&r) - 10.0;
+        }
+        const double dt = 0.01;
+        for (int k = 0; k < 3; k++)
+            xb[k] = xa[k] + v[k] * dt;
+        double before[3] = {xb[0], xb[1], xb[2]};
+        double phi0 = shape_sdf(&pl, 3, 0.0, before, g) - off;
+        int hit = mp_collide(&pl, 3, 0.0, dt, off, rng_uniform(&r), rng_uniform(&r), xa, xb, v);
+        double phi = shape_sdf(&pl, 3, 0.0, xb, g) - off;
+        ck_assert_msg(phi >= -1e-12, "trial %d ends %g behind the surface", t, -phi);
+        ck_assert(hit == (phi0 < 0.0));
+        if (!hit)
+            ck_assert(xb[0] == before[0] && xb[1] == before[1] && xb[2] == before[2]);
+    }
+}
+END_TEST
+
+/* A bare simulation without gravity or walls. */
+static void make_sim(pfb_sim *sim, int dim, double spacing, size_t n, const double *x, const double *v)
+{
+    pfb_err err;
+    ck_assert(sim_init(sim, dim, 3, &err) == 0);
+    sim->spacing = spacing;
+    sim->v_ref = 1.0;
+    for (int k = 0; k < 3; k++) {
+        sim->domain_lo[k] = -1e3;
+        sim->domain_hi[k] = 1e3;
+    }
+    for (size_t i = 0; i < n; i++)
+        ck_assert(particles_add(&sim->p, x + 3 * i, v + 3 * i, 1.0, &err) == 0);
+}
+
+static void *create(pfb_sim *sim, const char *const *sets)
+{
+    pfb_err err;
+    pfb_params p;
+    tu_solver_params(&p, &pfb_solver_miller_pearce, sets);
+    void *st = NULL;
+    ck_assert_msg(pfb_solver_miller_pearce.create(&p, sim, &st, &err) == 0, "%s", err.msg);
+    params_free(&p);
+    return st;
+}
+
+static void step(void *st, pfb_sim *sim, double dt)
+{
+    pfb_err err;
+    ck_assert_msg(pfb_solver_miller_pearce.step(st, sim, dt, &err) == 0, "%s", err.msg);
+    sim->t += dt;
+    sim_positions_changed(sim);
+}
+
+/* A plane moving up at 1 m/s through a layer of resting globules (a moving
+ * constraint, collisions in its own frame): after every step no globule is behind
+ * it, and when it has passed the layer's initial top every globule is above it. */
+START_TEST(test_moving_plane_pushes)
+{
+    const size_t n = 60;
+    double x[3 * 60], v[3 * 60] = {0};
+    for (size_t i = 0; i < n; i++) {
+        x[3 * i] = 0.01 * (double)(i % 20);
+        x[3 * i + 1] = 0.05 + 0.01 * (double)(i / 20);
+        x[3 * i + 2] = 0.0;
+    }
+    pfb_sim sim;
+    pfb_err err;
+    make_sim(&sim, 2, 0.01, n, x, v);
+    pfb_shape pl = plane_y0();
+    pl.vel[1] = 1.0;
+    ck_assert(boundaries_add(&sim.walls, &pl, &err) == 0);
+    const char *const sets[] = {"material=powder", NULL};
+    void *st = create(&sim, sets);
+    const double dt = pfb_solver_miller_pearce.suggest_dt(st, &sim);
+    while (sim.t < 0.12) {
+        step(st, &sim, dt);
+        for (size_t i = 0; i < sim.p.n; i++) {
+            double xi[3] = {sim.p.x[0][i], sim.p.x[1][i], 0.0}, g[3];
+            double phi = shape_sdf(&sim.walls.s[0], 2, sim.t, xi, g);
+            ck_assert_msg(phi >= -1e-12, "t = %g: globule %zu is %g behind the moving plane", sim.t, i, -phi);
+        }
+    }
+    pfb_solver_miller_pearce.destroy(st);
+    sim_free(&sim);
+}
+END_TEST
+
+/* §2.1 eq. 4: with c_r = c_d = r0 (powder) a head-on collision is inelastic.  Two
+ * globules approach at 1 m/s each (no gravity, no walls); once they have separated
+ * beyond the cut-off, their kinetic energy is below the initial (strictly: the
+ * drag does negative work during the contact), and momentum is unchanged to
+ * round-off (equal and opposite forces). */
+START_TEST(test_powder_collision_inelastic)
+{
+    double x[6] = {0.0, 0.0, 0.0, 0.03, 0.0, 0.0}, v[6] = {1.0, 0.0, 0.0, -1.0, 0.0, 0.0};
+    pfb_sim sim;
+    make_sim(&sim, 2, 0.01, 2, x, v);
+    const char *const sets[] = {"material=powder", "radius_spread=0", NULL};
+    void *st = create(&sim, sets);
+    const double dt = pfb_solver_miller_pearce.suggest_dt(st, &sim), ke0 = 1.0;
+    int touched = 0;
+    for (int s = 0; s < 100000; s++) {
+        step(st, &sim, dt);
+        double D = fabs(sim.p.x[0][1] - sim.p.x[0][0]);
+        touched |= D < 0.01;
+        if (touched && D > 0.011)
+            break;
+    }
+    ck_assert(touched);
+    double ke = 0.5 * (sim.p.v[0][0] * sim.p.v[0][0] + sim.p.v[0][1] * sim.p.v[0][1]);
+    double px = sim.p.v[0][0] + sim.p.v[0][1];
+    ck_assert_msg(ke < 0.99 * ke0, "kinetic energy %g after the collision, %g before", ke, ke0);
+    ck_assert_msg(fabs(px) < 1e-12, "momentum %g", px);
+    ck_assert(sim.p.v[0][0] < 0 && sim.p.v[0][1] > 0); /* they bounced */
+    pfb_solver_miller_pearce.destroy(st);
+    sim_free(&sim);
+}
+END_TEST
+
+/* ---- scenes -------------------------------------------------------------------- */
+
+typedef struct extents {
+    double w, h, ke, mgh;
+} extents;
+
+/* Run a scene for t seconds at the solver's suggested step; width and height of the
+ * globules, final kinetic energy and M g h of the initial height. */
+static extents run_scene(const char *scene, const char *const *sets, double t_end)
+{
+    tu_run t;
+    tu_run_init(&t, "miller_pearce", scene, sets);
+    pfb_sim sim;
+    void *st;
+    pfb_err err;
+    ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
+    const double dt = pfb_solver_miller_pearce.suggest_dt(st, &sim);
+    double mass = 0.0, h0 = 0.0;
+    for (size_t i = 0; i < sim.p.n; i++) {
+        mass += sim.p.m[i];
+        h0 = fmax(h0, sim.p.x[1][i]);
+    }
+    for (long s = 0; s < lround(t_end / dt); s++)
+        step(st, &sim, dt);
+    extents e = {0, 0, 0, mass * fabs(sim.g[1]) * h0};
+    double lo = INFINITY, hi = -INFINITY, top = 0.0;
+    for (size_t i = 0; i < sim.p.n; i++) {
+        lo = fmin(lo, sim.p.x[0][i]);
+        hi = fmax(hi, sim.p.x[0][i]);
+        top = fmax(top, sim.p.x[1][i]);
+        for (int k = 0; k < sim.dim; k++)
+            e.ke += 0.5 * sim.p.m[i] * sim.p.v[k][i] * sim.p.v[k][i];
+    }
+    e.w = hi - lo;
+    e.h = top;
+    pfb_solver_miller_pearce.destroy(st);
+    sim_free(&sim);
+    tu_run_free(&t);
+    return e;
+}
+
+/* Powder (no cohesion: c_r = r0, repulsion only) cannot hold a column: the 2D
+ * column a x 2a (a = 0.25 m, spacing 0.025 m) collapses into a layer that runs out
+ * beyond its base (width > 1.5 a), lower than the column (top < 0.8 x 2a) and at
+ * rest (kinetic energy below 1% of M g H after 2 s).  The solid preset (cohesive,
+ * c_r = c_d = 2 r0) holds a block on the floor: in 1 s it neither spreads (width at
+ * most 2% above its initial 0.14 m) nor contracts beyond the rest spacing of its
+ * lattice, 0.865 r0 in 2D (see solvers/miller_pearce.c; minus 2%), and its top
+ * likewise; the fluid preset's block spreads (width > 1.2 x). */
+START_TEST(test_presets_pile_and_solid)
+{
+    const char *const powder[] = {"solver.material=powder", "run.spacing=0.025", NULL};
+    extents e = run_scene("dam_break", powder, 2.0);
+    ck_assert_msg(e.w > 1.5 * 0.25 && e.h < 0.8 * 0.5, "powder column: width %g, height %g", e.w, e.h);
+    ck_assert_msg(e.ke < 0.01 * e.mgh, "powder pile not at rest: KE %g, M g H %g", e.ke, e.mgh);
+    const double a_eq = 0.865;
+    const char *const solid[] = {"solver.material=solid", "scene.heated=false", "run.spacing=0.01", NULL};
+    extents s = run_scene("melt", solid, 1.0);
+    /* initial extents: 15 globules across 0.15 m, centres 0.14 apart; top at 0.145 */
+    ck_assert_msg(s.w / 0.14 < 1.02 && s.w / 0.14 > a_eq - 0.02, "solid block: width %g", s.w);
+    ck_assert_msg(s.h / 0.145 < 1.02 && s.h / 0.145 > a_eq - 0.02, "solid block: top %g", s.h);
+    const char *const fluid[] = {"solver.material=fluid", "scene.heated=false", "run.spacing=0.01", NULL};
+    extents f = run_scene("melt", fluid, 1.0);
+    ck_assert_msg(f.w > 1.2 * 0.14, "fluid block: width %g, expected > %g", f.w, 1.2 * 0.14);
+}
+END_TEST
+
+/* Temperature: a thermal block (solid when cold) on a floor held at T = 1 melts from
+ * below and spreads (width > 1.3 x in 3 s), while on an unheated floor it keeps the
+ * solid's bounds (as above). */
+START_TEST(test_heated_block_spreads)
+{
+    const char *const cold[] = {"solver.material=thermal", "scene.heated=false", "run.spacing=0.01", NULL};
+    const char *const hot[] = {"solver.material=thermal", "scene.heated=true", "run.spacing=0.01", NULL};
+    extents c = run_scene("melt", cold, 3.0), h = run_scene("melt", hot, 3.0);
+    ck_assert_msg(c.w / 0.14 < 1.02 && c.w / 0.14 > 0.865 - 0.02, "unheated thermal block: width %g", c.w);
+    ck_assert_msg(h.w > 1.3 * 0.14, "heated block: width %g, expected > %g", h.w, 1.3 * 0.14);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("miller_pearce");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_pair_law_shape);
+    tcase_add_test(tc, test_pair_law_antisymmetric_and_drag);
+    tcase_add_test(tc, test_collision_reflection);
+    tcase_add_test(tc, test_collision_never_through);
+    tcase_add_test(tc, test_moving_plane_pushes);
+    tcase_add_test(tc, test_powder_collision_inelastic);
+    tcase_add_test(tc, test_presets_pile_and_solid);
+    tcase_add_test(tc, test_heated_block_spreads);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
