@@ -63,6 +63,11 @@ int sim_threads(const pfb_sim *sim)
 #endif
 }
 
+int sim_parallel(const pfb_sim *sim, size_t n)
+{
+    return sim->threads > 1 || n >= PFB_PARALLEL_MIN;
+}
+
 void sim_positions_changed(pfb_sim *sim)
 {
     sim->nl_h = 0.0;

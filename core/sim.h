@@ -45,6 +45,13 @@ void sim_free(pfb_sim *sim);
  * and reused while positions have not been declared changed (sim_positions_changed). */
 int sim_neighbours(pfb_sim *sim, double h, const pfb_nlist **out, pfb_err *err);
 
+/* Whether a loop over n particles should run in parallel: when threads were asked
+ * for explicitly (sim->threads > 1), or when n >= PFB_PARALLEL_MIN (shorter loops
+ * cost less than the fork/join and the idle threads' spinning).  Results do not
+ * depend on it. */
+#define PFB_PARALLEL_MIN 4096
+int sim_parallel(const pfb_sim *sim, size_t n);
+
 /* Threads a parallel loop should use: sim->threads, or the OpenMP default when 0
  * (1 without OpenMP). */
 int sim_threads(const pfb_sim *sim);

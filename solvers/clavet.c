@@ -520,7 +520,7 @@ static void apply_viscosity_jacobi(clavet_state *s, pfb_sim *sim, const pfb_nlis
     const int dim = sim->dim;
     const long n = (long)p->n;
     double *dv = s->dx;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim))
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, (size_t)n))
     for (long ii = 0; ii < n; ii++) {
         size_t i = (size_t)ii;
         double acc[3] = {0, 0, 0};
@@ -541,7 +541,7 @@ static void apply_viscosity_jacobi(clavet_state *s, pfb_sim *sim, const pfb_nlis
         for (int k = 0; k < 3; k++)
             dv[3 * i + (size_t)k] = acc[k];
     }
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim))
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, (size_t)n))
     for (long ii = 0; ii < n; ii++)
         for (int k = 0; k < dim; k++)
             p->v[k][ii] += dv[3 * (size_t)ii + (size_t)k];
@@ -650,7 +650,7 @@ static void double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, cons
     const long n = (long)p->n;
     const int nt = sim_threads(sim);
     double *rho_f = p->field[s->f_rho].data, *rho_near_f = p->field[s->f_rho_near].data;
-#pragma omp parallel for schedule(static) num_threads(nt)
+#pragma omp parallel for schedule(static) num_threads(nt) if (sim_parallel(sim, (size_t)n))
     for (long ii = 0; ii < n; ii++) { /* eqs. 1, 4, 2, 5 */
         size_t i = (size_t)ii;
         double rho = 0.0, rho_near = 0.0;
@@ -667,7 +667,7 @@ static void double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, cons
         s->P[i] = s->k * (rho - s->rho0);
         s->Pn[i] = s->k_near * rho_near;
     }
-#pragma omp parallel for schedule(static) num_threads(nt)
+#pragma omp parallel for schedule(static) num_threads(nt) if (sim_parallel(sim, (size_t)n))
     for (long ii = 0; ii < n; ii++) { /* eq. 6, both halves of each pair's exchange */
         size_t i = (size_t)ii;
         double acc[3] = {0, 0, 0};
@@ -684,7 +684,7 @@ static void double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, cons
         for (int k = 0; k < 3; k++)
             s->dx[3 * i + (size_t)k] = acc[k];
     }
-#pragma omp parallel for schedule(static) num_threads(nt)
+#pragma omp parallel for schedule(static) num_threads(nt) if (sim_parallel(sim, (size_t)n))
     for (long ii = 0; ii < n; ii++)
         for (int k = 0; k < dim; k++)
             p->x[k][ii] += s->dx[3 * (size_t)ii + (size_t)k];

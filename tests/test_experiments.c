@@ -158,7 +158,10 @@ static size_t rows_of(const char *path)
 
 /* Each experiment's --quick run writes its CSVs with the documented columns and at
  * least one row, keeps run.meta per run, and a second run skips every run (all are
- * current) and rewrites identical CSVs. */
+ * current) and rewrites identical CSVs.  The drivers do not depend on the solver, so
+ * they run here with muller alone (the quickest); every solver runs the quick
+ * experiments in CI's `make figures QUICK=1`, and test_presets_for_every_solver
+ * checks that each has its presets. */
 START_TEST(test_quick_experiments)
 {
     static const struct {
@@ -185,12 +188,11 @@ START_TEST(test_quick_experiments)
     const pfb_experiment *ex = pfb_experiments[_i];
     char dir[] = "/tmp/pfb_exp_XXXXXX";
     ck_assert(mkdtemp(dir) != NULL);
-    size_t nsolvers = 0;
-    while (pfb_solvers[nsolvers])
-        nsolvers++;
+    const pfb_solver_ops *const only[] = {solver_find("muller"), NULL};
+    ck_assert(only[0] != NULL);
     log_count lc = {0, 0};
-    pfb_exp_ctx ctx = {.out_dir = dir, .preset_dir = "scenes", .quick = 1, .solvers = pfb_solvers,
-                       .nsolvers = nsolvers, .log = count_log, .log_ctx = &lc};
+    pfb_exp_ctx ctx = {.out_dir = dir, .preset_dir = "scenes", .quick = 1, .solvers = only,
+                       .nsolvers = 1, .log = count_log, .log_ctx = &lc};
     pfb_err err;
     ck_assert_msg(ex->run(&ctx, &err) == 0, "%s: %s", ex->name, err.msg);
     ck_assert(lc.lines > 0 && lc.skipped == 0);
@@ -214,6 +216,28 @@ START_TEST(test_quick_experiments)
 }
 END_TEST
 
+/* Every registered solver has a [name] section in every experiment's preset file
+ * scenes/<exp>.ini (the presets say how each solver's parameters were chosen). */
+START_TEST(test_presets_for_every_solver)
+{
+    for (size_t e = 0; pfb_experiments[e]; e++) {
+        char path[256], line[512];
+        snprintf(path, sizeof path, "scenes/%s.ini", pfb_experiments[e]->name);
+        for (size_t k = 0; pfb_solvers[k]; k++) {
+            FILE *f = fopen(path, "r");
+            ck_assert_msg(f != NULL, "cannot open %s", path);
+            char want[128];
+            snprintf(want, sizeof want, "[%s]", pfb_solvers[k]->name);
+            int found = 0;
+            while (!found && fgets(line, sizeof line, f))
+                found = strncmp(line, want, strlen(want)) == 0;
+            fclose(f);
+            ck_assert_msg(found, "%s has no %s section", path, want);
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     size_t nexp = 0;
@@ -225,6 +249,7 @@ int main(void)
     tcase_add_test(tc, test_classifier_reasons);
     tcase_add_test(tc, test_volume_measure_nominal);
     tcase_add_loop_test(tc, test_quick_experiments, 0, (int)nexp);
+    tcase_add_test(tc, test_presets_for_every_solver);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
