@@ -63,6 +63,28 @@ size_t fit_ringdown_window(const double *y, size_t n, double frac)
     return w < n ? w : n;
 }
 
+double fit_first_extremum(const double *t, const double *y, size_t n, double frac)
+{
+    if (n < 8)
+        return NAN;
+    size_t q0 = n - n / 4;
+    double c = 0.0;
+    for (size_t i = q0; i < n; i++)
+        c += y[i];
+    c /= (double)(n - q0);
+    const double sgn = y[0] >= c ? 1.0 : -1.0, a0 = fabs(y[0] - c);
+    size_t i1 = 0;
+    while (i1 < n && sgn * (y[i1] - c) > 0)
+        i1++;
+    if (i1 == n || i1 == 0)
+        return NAN;
+    size_t best = i1, end = 3 * i1 < n ? 3 * i1 : n;
+    for (size_t i = i1; i < end && sgn * (y[i] - c) <= 0; i++)
+        if (sgn * (y[i] - c) < sgn * (y[best] - c))
+            best = i;
+    return sgn * (c - y[best]) >= frac * a0 ? t[best] : NAN;
+}
+
 int fit_damped_cosine_guess(const double *t, const double *y, size_t n, double g[FIT_NPAR], pfb_err *err)
 {
     if (n < 8)

@@ -35,6 +35,15 @@ int fit_damped_cosine_guess(const double *t, const double *y, size_t n, double g
  * weakly damped signal keeps every sample. */
 size_t fit_ringdown_window(const double *y, size_t n, double frac);
 
+/* Time of the first extremum of y past its settled value c (the mean of the last
+ * quarter of the samples) on the side opposite to y[0]: half a period of an
+ * oscillation, however strongly damped.  The search runs from the first crossing
+ * of c (index i1) to the crossing back or 3 i1, whichever is first (a cosine's
+ * extremum lies a quarter period past the crossing, itself a quarter period in).
+ * NAN when y never crosses c, or when the overshoot past c is below frac |y[0] - c|
+ * (a signal that only relaxes, and settles on c within noise, has no period). */
+double fit_first_extremum(const double *t, const double *y, size_t n, double frac);
+
 /* Fit the damped cosine to n >= 8 samples (t increasing). */
 int fit_damped_cosine(const double *t, const double *y, size_t n, pfb_fit_result *res, pfb_err *err);
 

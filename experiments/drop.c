@@ -25,7 +25,8 @@
  * excursion from the settled value exceeds 10% of the initial one, plus a quarter),
  * so a strongly damped drop (clavet) is fitted over its ring-down, not over a long
  * tail of particle noise.  Independently of the fit, t_half is the time of the first
- * extremum past the settled value (half a period however strong the damping;
+ * extremum past the settled value, overshooting it by at least 10% of the
+ * initial excursion (half a period however strong the damping;
  * omega_half = pi / t_half, and exponent_half its R-scaling exponent).  A radius whose
  * signal does not oscillate (fewer than two mean crossings) or whose run blew up
  * has fit = none and empty numbers. */
@@ -74,34 +75,6 @@ typedef struct drop_setup {
 
 static const drop_setup setups[] = {{2, {0.005, 0.01}}, {3, {0.01, 0.02}}};
 static const double radii[2][4] = {{0.05, 0.07, 0.1, 0.14}, {0.06, 0.08, 0.1, 0.12}};
-
-/* Time of the first extremum of y past its settled value c (the mean of the last
- * quarter) on the side opposite to y[0]: half a period for an oscillation, however
- * strongly damped.  The search runs from the first crossing of c (index i1) to the
- * crossing back or 3 i1, whichever is first (the extremum of a cosine lies a
- * quarter period past the crossing, which is itself a quarter period in).  NAN
- * when y never crosses c. */
-static double first_extremum(const double *t, const double *y, size_t n)
-{
-    if (n < 8)
-        return NAN;
-    size_t q0 = n - n / 4;
-    double c = 0.0;
-    for (size_t i = q0; i < n; i++)
-        c += y[i];
-    c /= (double)(n - q0);
-    double sgn = y[0] >= c ? 1.0 : -1.0;
-    size_t i1 = 0;
-    while (i1 < n && sgn * (y[i1] - c) > 0)
-        i1++;
-    if (i1 == n || i1 == 0)
-        return NAN;
-    size_t best = i1, end = 3 * i1 < n ? 3 * i1 : n;
-    for (size_t i = i1; i < end && sgn * (y[i] - c) <= 0; i++)
-        if (sgn * (y[i] - c) < sgn * (y[best] - c))
-            best = i;
-    return t[best];
-}
 
 static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
@@ -162,7 +135,7 @@ static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 size_t nw = t && y ? fit_ringdown_window(y, x->nrow, 0.1) : 0;
                 int fit_ok = !out.unstable && t && y && fit_damped_cosine(t, y, nw, &fr, &ferr) == 0 &&
                              fr.p[FIT_OMEGA] > 0 && isfinite(fr.err[FIT_OMEGA]);
-                double th = !out.unstable && t && y ? first_extremum(t, y, x->nrow) : NAN;
+                double th = !out.unstable && t && y ? fit_first_extremum(t, y, x->nrow, 0.1) : NAN;
                 double wh = th > 0 ? M_PI / th : NAN;
                 if (isfinite(wh)) {
                     logRh[nhalf] = log(R);

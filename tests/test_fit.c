@@ -146,6 +146,31 @@ START_TEST(test_ringdown_window)
 }
 END_TEST
 
+/* First extremum: for y = A exp(-beta t) cos(omega t) the first minimum lies where
+ * tan(omega t) = -beta/omega, t1 = (pi - atan(beta/omega))/omega, found to the
+ * sampling interval; a signal that only relaxes to a constant (exponential decay,
+ * no overshoot) has none, and neither has one that overshoots by less than frac. */
+START_TEST(test_first_extremum)
+{
+    const size_t n = 3601;
+    double *t = malloc(n * sizeof *t), *y = malloc(n * sizeof *y);
+    ck_assert(t && y);
+    const double p[FIT_NPAR] = {0.1, 8.0, 30.0, 0.0, 0.0}, T = 3.0;
+    synth(t, y, n, T, p, 0.0, 1);
+    double t1 = (M_PI - atan(p[FIT_BETA] / p[FIT_OMEGA])) / p[FIT_OMEGA];
+    double got = fit_first_extremum(t, y, n, 0.1);
+    ck_assert_msg(fabs(got - t1) <= T / (double)(n - 1), "first extremum %g, expected %g", got, t1);
+    for (size_t i = 0; i < n; i++) /* relaxation only: no extremum */
+        y[i] = 0.1 * exp(-5.0 * t[i]) + 0.02;
+    ck_assert(isnan(fit_first_extremum(t, y, n, 0.1)));
+    for (size_t i = 0; i < n; i++) /* overshoot of 5% of the start: below frac = 0.1 */
+        y[i] = 0.1 * exp(-5.0 * t[i]) - 0.005 * exp(-(t[i] - 0.5) * (t[i] - 0.5) / 0.01);
+    ck_assert(isnan(fit_first_extremum(t, y, n, 0.1)));
+    free(t);
+    free(y);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fit");
@@ -155,6 +180,7 @@ int main(void)
     tcase_add_test(tc, test_guess_from_zero_crossings);
     tcase_add_test(tc, test_no_oscillation_is_an_error);
     tcase_add_test(tc, test_ringdown_window);
+    tcase_add_test(tc, test_first_extremum);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
