@@ -43,15 +43,21 @@ static int model_df(const gsl_vector *x, void *data, gsl_matrix *J)
     return GSL_SUCCESS;
 }
 
-size_t fit_ringdown_window(const double *y, size_t n, double frac)
+/* The settled value of a signal: the mean of its last quarter. */
+static double settled_value(const double *y, size_t n)
 {
-    if (n <= 8)
-        return n;
     size_t q0 = n - n / 4;
     double c = 0.0;
     for (size_t i = q0; i < n; i++)
         c += y[i];
-    c /= (double)(n - q0);
+    return c / (double)(n - q0);
+}
+
+size_t fit_ringdown_window(const double *y, size_t n, double frac)
+{
+    if (n <= 8)
+        return n;
+    const double c = settled_value(y, n);
     double a0 = fabs(y[0] - c);
     size_t last = 0;
     for (size_t i = 0; i < n; i++)
@@ -67,11 +73,7 @@ double fit_first_extremum(const double *t, const double *y, size_t n, double fra
 {
     if (n < 8)
         return NAN;
-    size_t q0 = n - n / 4;
-    double c = 0.0;
-    for (size_t i = q0; i < n; i++)
-        c += y[i];
-    c /= (double)(n - q0);
+    const double c = settled_value(y, n);
     const double sgn = y[0] >= c ? 1.0 : -1.0, a0 = fabs(y[0] - c);
     size_t i1 = 0;
     while (i1 < n && sgn * (y[i1] - c) > 0)
