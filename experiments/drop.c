@@ -76,6 +76,19 @@ typedef struct drop_setup {
 static const drop_setup setups[] = {{2, {0.005, 0.01}}, {3, {0.01, 0.02}}};
 static const double radii[2][4] = {{0.05, 0.07, 0.1, 0.14}, {0.06, 0.08, 0.1, 0.12}};
 
+/* Least-squares slope b of y against x (log omega against log R) and its standard
+ * error; NAN for fewer than 3 points. */
+static void loglog_slope(const double *x, const double *y, size_t n, double *b, double *berr)
+{
+    *b = *berr = NAN;
+    if (n < 3)
+        return;
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    *b = c1;
+    *berr = sqrt(cov11);
+}
+
 static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
     const int q = ctx->quick ? 1 : 0;
@@ -168,20 +181,9 @@ static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
             }
             if (rc)
                 break;
-            double b = NAN, berr = NAN;
-            if (nfit >= 3) {
-                double c0, c1, cov00, cov01, cov11, sumsq;
-                gsl_fit_linear(logR, 1, logw, 1, nfit, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
-                b = c1;
-                berr = sqrt(cov11);
-            }
-            double bh = NAN, bherr = NAN;
-            if (nhalf >= 3) {
-                double c0, c1, cov00, cov01, cov11, sumsq;
-                gsl_fit_linear(logRh, 1, logwh, 1, nhalf, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
-                bh = c1;
-                bherr = sqrt(cov11);
-            }
+            double b, berr, bh, bherr;
+            loglog_slope(logR, logw, nfit, &b, &berr);
+            loglog_slope(logRh, logwh, nhalf, &bh, &bherr);
             fprintf(summary.f, "%s,%d,%.10g,%.10g,%.6g,%.10g,%.10g,%zu,%.10g,%.6g,%zu\n", so->name, su->dim, sigma, b,
                     berr, nfit ? sum_sig / (double)nfit : NAN, nratio ? sum_ratio / (double)nratio : NAN, nfit, bh,
                     bherr, nhalf);

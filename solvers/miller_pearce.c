@@ -396,24 +396,25 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
         }
         xb[2] = dim == 3 ? xb[2] : 0.0;
         const double off = s->offset_radius ? rad[i] : 0.0;
-        for (int pass = 0; pass < 4; pass++) { /* §2.2, every shape; corners face by face */
-            int hit = 0;
+        int hit = 1;
+        for (int pass = 0; pass < 4 && hit; pass++) { /* §2.2, every shape; corners face by face */
+            hit = 0;
             for (size_t b = 0; b < sim->walls.n; b++)
                 hit |= mp_collide(&sim->walls.s[b], dim, t1, dt, off, s->r_n, s->r_t, xa, xb, v);
-            if (!hit)
-                break;
         }
-        for (size_t b = 0; b < sim->walls.n; b++) { /* never on the wrong side */
-            double N[3], phi = shape_sdf(&sim->walls.s[b], dim, t1, xb, N) - off;
-            if (phi < 0.0)
-                for (int k = 0; k < dim; k++)
-                    xb[k] -= phi * N[k];
-        }
+        if (hit) /* still colliding after 4 passes: put on the surface, never on the wrong side */
+            for (size_t b = 0; b < sim->walls.n; b++) {
+                double N[3], phi = shape_sdf(&sim->walls.s[b], dim, t1, xb, N) - off;
+                if (phi < 0.0)
+                    for (int k = 0; k < dim; k++)
+                        xb[k] -= phi * N[k];
+            }
         for (int k = 0; k < dim; k++) {
             p->x[k][ii] = xb[k];
             p->v[k][ii] = v[k];
         }
-        T[i] += dt * s->dT[i];
+        if (thermal)
+            T[i] += dt * s->dT[i];
     }
     sim_positions_changed(sim);
     return PFB_OK;

@@ -14,38 +14,14 @@
 
 extern const pfb_solver_ops pfb_solver_clavet;
 
-/* A bare simulation (no walls unless added, no gravity) with the given particles. */
-static void make_sim(pfb_sim *sim, int dim, double spacing, size_t n, const double *x, const double *v)
-{
-    pfb_err err;
-    ck_assert(sim_init(sim, dim, 3, &err) == 0);
-    sim->spacing = spacing;
-    sim->v_ref = 1.0;
-    for (int k = 0; k < 3; k++) {
-        sim->domain_lo[k] = -1e3;
-        sim->domain_hi[k] = 1e3;
-    }
-    for (size_t i = 0; i < n; i++)
-        ck_assert(particles_add(&sim->p, x + 3 * i, v + 3 * i, 1.0, &err) == 0);
-}
-
 static void *create(pfb_sim *sim, const char *const *sets)
 {
-    pfb_err err;
-    pfb_params p;
-    tu_solver_params(&p, &pfb_solver_clavet, sets);
-    void *st = NULL;
-    ck_assert_msg(pfb_solver_clavet.create(&p, sim, &st, &err) == 0, "%s", err.msg);
-    params_free(&p);
-    return st;
+    return tu_create(&pfb_solver_clavet, sim, sets);
 }
 
 static void step(void *st, pfb_sim *sim, double dt)
 {
-    pfb_err err;
-    ck_assert_msg(pfb_solver_clavet.step(st, sim, dt, &err) == 0, "%s", err.msg);
-    sim->t += dt;
-    sim_positions_changed(sim);
+    tu_step(&pfb_solver_clavet, st, sim, dt);
 }
 
 static void random_cloud(int dim, size_t n, double L, uint64_t seed, double *x, double *v, double vscale)
@@ -72,7 +48,7 @@ START_TEST(test_momentum_conserved)
         double x[3 * 120], v[3 * 120];
         random_cloud(dim, n, 0.05, 5 + (uint64_t)dim, x, v, 0.4);
         pfb_sim sim;
-        make_sim(&sim, dim, 0.01, n, x, v);
+        tu_bare_sim(&sim, dim, 0.01, n, x, v);
         const char *const sets[] = {"h_factor=2.5", "sigma=0.2", NULL};
         void *st = create(&sim, sets);
         double p0[3] = {0, 0, 0};
@@ -94,7 +70,7 @@ START_TEST(test_momentum_conserved)
     /* a pair, 2D, at rest: angular momentum of the relaxation displacement */
     double x[6] = {0.013, 0.021, 0, 0.041, 0.037, 0}, v[6] = {0};
     pfb_sim sim;
-    make_sim(&sim, 2, 0.01, 2, x, v);
+    tu_bare_sim(&sim, 2, 0.01, 2, x, v);
     const char *const sets[] = {"h_factor=4", NULL};
     void *st = create(&sim, sets);
     const double dt = 1.0 / 30.0;
@@ -124,7 +100,7 @@ START_TEST(test_density_hand_computed)
     double x[3 * 5] = {0, 0, 0, 0.25 * h, 0, 0, 0, 0.5 * h, 0, -0.9 * h, 0, 0, 0, -1.1 * h, 0};
     double v[3 * 5] = {0};
     pfb_sim sim;
-    make_sim(&sim, 2, h / 4, 5, x, v);
+    tu_bare_sim(&sim, 2, h / 4, 5, x, v);
     const char *const sets[] = {"h_factor=4", NULL};
     void *st = create(&sim, sets);
     step(st, &sim, 1e-6);
@@ -153,7 +129,7 @@ START_TEST(test_displacement_scales_dt2)
     double d[2] = {0, 0};
     for (int c = 0; c < 2; c++) {
         pfb_sim sim;
-        make_sim(&sim, 2, 0.01, 60, x, v);
+        tu_bare_sim(&sim, 2, 0.01, 60, x, v);
         const char *const sets[] = {"h_factor=3", NULL};
         void *st = create(&sim, sets);
         step(st, &sim, c == 0 ? 2e-4 : 1e-4);
@@ -177,7 +153,7 @@ START_TEST(test_springs_rest_length_and_lifetime)
     const double h = 0.1, r = 0.06, dt = 1.0 / 30.0;
     double x[6] = {0, 0, 0, r, 0, 0}, v[6] = {0};
     pfb_sim sim;
-    make_sim(&sim, 2, h / 4, 2, x, v);
+    tu_bare_sim(&sim, 2, h / 4, 2, x, v);
     const char *const sets[] = {"h_factor=4", "k=0", "k_near=0", "beta=0", "springs=true", "gamma_stretch=0",
                                 "gamma_compress=0", "k_spring=0", NULL};
     void *st = create(&sim, sets);
@@ -214,7 +190,7 @@ START_TEST(test_viscosity_approaching_only)
         double sgn = approach ? -1.0 : 1.0;
         double x[6] = {0, 0, 0, 0.05, 0, 0}, v[6] = {-0.3 * sgn, 0.1, 0, 0.3 * sgn, 0.05, 0};
         pfb_sim sim;
-        make_sim(&sim, 2, 0.025, 2, x, v);
+        tu_bare_sim(&sim, 2, 0.025, 2, x, v);
         const char *const sets[] = {"h_factor=4", "k=0", "k_near=0", "sigma=0.5", "beta=0.5", NULL};
         void *st = create(&sim, sets);
         step(st, &sim, 1.0 / 30.0);
@@ -244,7 +220,7 @@ START_TEST(test_stickiness_holds_particle)
         const double spacing = 0.01, R = 0.5 * spacing, dstick = 0.05;
         double x[3] = {0.0, -(R + 0.5 * dstick), 0.0}, v[3] = {0};
         pfb_sim sim;
-        make_sim(&sim, 2, spacing, 1, x, v);
+        tu_bare_sim(&sim, 2, spacing, 1, x, v);
         sim.g[1] = -9.81;
         pfb_shape ceiling;
         memset(&ceiling, 0, sizeof ceiling);
@@ -285,7 +261,7 @@ START_TEST(test_order_and_threads_independent)
         for (int c = 0; c < 3; c++) {
             pfb_sim sim;
             pfb_err err;
-            make_sim(&sim, 2, 0.01, n, x, v);
+            tu_bare_sim(&sim, 2, 0.01, n, x, v);
             sim.threads = c + 1;
             if (c > 0) { /* reverse the storage order */
                 size_t perm[150];

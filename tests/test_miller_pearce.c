@@ -153,38 +153,14 @@ START_TEST(test_collision_never_through)
 }
 END_TEST
 
-/* A bare simulation without gravity or walls. */
-static void make_sim(pfb_sim *sim, int dim, double spacing, size_t n, const double *x, const double *v)
-{
-    pfb_err err;
-    ck_assert(sim_init(sim, dim, 3, &err) == 0);
-    sim->spacing = spacing;
-    sim->v_ref = 1.0;
-    for (int k = 0; k < 3; k++) {
-        sim->domain_lo[k] = -1e3;
-        sim->domain_hi[k] = 1e3;
-    }
-    for (size_t i = 0; i < n; i++)
-        ck_assert(particles_add(&sim->p, x + 3 * i, v + 3 * i, 1.0, &err) == 0);
-}
-
 static void *create(pfb_sim *sim, const char *const *sets)
 {
-    pfb_err err;
-    pfb_params p;
-    tu_solver_params(&p, &pfb_solver_miller_pearce, sets);
-    void *st = NULL;
-    ck_assert_msg(pfb_solver_miller_pearce.create(&p, sim, &st, &err) == 0, "%s", err.msg);
-    params_free(&p);
-    return st;
+    return tu_create(&pfb_solver_miller_pearce, sim, sets);
 }
 
 static void step(void *st, pfb_sim *sim, double dt)
 {
-    pfb_err err;
-    ck_assert_msg(pfb_solver_miller_pearce.step(st, sim, dt, &err) == 0, "%s", err.msg);
-    sim->t += dt;
-    sim_positions_changed(sim);
+    tu_step(&pfb_solver_miller_pearce, st, sim, dt);
 }
 
 /* A plane moving up at 1 m/s through a layer of resting globules (a moving
@@ -201,7 +177,7 @@ START_TEST(test_moving_plane_pushes)
     }
     pfb_sim sim;
     pfb_err err;
-    make_sim(&sim, 2, 0.01, n, x, v);
+    tu_bare_sim(&sim, 2, 0.01, n, x, v);
     pfb_shape pl = plane_y0();
     pl.vel[1] = 1.0;
     ck_assert(boundaries_add(&sim.walls, &pl, &err) == 0);
@@ -230,7 +206,7 @@ START_TEST(test_powder_collision_inelastic)
 {
     double x[6] = {0.0, 0.0, 0.0, 0.03, 0.0, 0.0}, v[6] = {1.0, 0.0, 0.0, -1.0, 0.0, 0.0};
     pfb_sim sim;
-    make_sim(&sim, 2, 0.01, 2, x, v);
+    tu_bare_sim(&sim, 2, 0.01, 2, x, v);
     const char *const sets[] = {"material=powder", "radius_spread=0", NULL};
     void *st = create(&sim, sets);
     const double dt = pfb_solver_miller_pearce.suggest_dt(st, &sim), ke0 = 1.0;

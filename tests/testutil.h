@@ -48,6 +48,43 @@ static inline void tu_solver_params(pfb_params *p, const pfb_solver_ops *so, con
     }
 }
 
+/* A bare simulation: no walls, no gravity, domain +-1e3 m, v_ref = 1 m/s, unit
+ * masses at positions x and velocities v (3 doubles each). */
+static inline void tu_bare_sim(pfb_sim *sim, int dim, double spacing, size_t n, const double *x, const double *v)
+{
+    pfb_err err;
+    ck_assert(sim_init(sim, dim, 3, &err) == 0);
+    sim->spacing = spacing;
+    sim->v_ref = 1.0;
+    for (int k = 0; k < 3; k++) {
+        sim->domain_lo[k] = -1e3;
+        sim->domain_hi[k] = 1e3;
+    }
+    for (size_t i = 0; i < n; i++)
+        ck_assert(particles_add(&sim->p, x + 3 * i, v + 3 * i, 1.0, &err) == 0);
+}
+
+/* Create solver so's state for sim with "key=value" overrides (NULL-terminated). */
+static inline void *tu_create(const pfb_solver_ops *so, pfb_sim *sim, const char *const *sets)
+{
+    pfb_err err;
+    pfb_params p;
+    tu_solver_params(&p, so, sets);
+    void *st = NULL;
+    ck_assert_msg(so->create(&p, sim, &st, &err) == 0, "%s", err.msg);
+    params_free(&p);
+    return st;
+}
+
+/* One solver step of dt, advancing sim->t as the run loop does. */
+static inline void tu_step(const pfb_solver_ops *so, void *st, pfb_sim *sim, double dt)
+{
+    pfb_err err;
+    ck_assert_msg(so->step(st, sim, dt, &err) == 0, "%s", err.msg);
+    sim->t += dt;
+    sim_positions_changed(sim);
+}
+
 /* Free the tables. */
 static inline void tu_run_free(tu_run *t)
 {
