@@ -30,9 +30,9 @@ endif
 OPENMP ?= -fopenmp
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Werror
 # deferred (=): pkg-config runs after scripts/deps.sh has installed the packages
-PKGS := inih check gsl
+PKGS := inih check gsl qhull_r
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS = $(shell pkg-config --libs inih gsl)
+PKG_LIBS = $(shell pkg-config --libs inih gsl qhull_r)
 CHECK_LIBS = $(shell pkg-config --libs check)
 ALL_CFLAGS = -std=c11 $(OPT) $(OPENMP) $(WARN) -D_POSIX_C_SOURCE=200809L -I$(BUILD) $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lm

@@ -3,7 +3,8 @@
  * Each shape is first measured with the solid-geometry convention (sdf < 0 inside
  * the shape), then oriented: a container returns -sdf, an obstacle +sdf, so that
  * phi > 0 is always where fluid may be.  2D evaluates the same formulas with z = 0,
- * i.e. on the section of the shape by the plane z = 0. */
+ * i.e. on the section of the shape by the plane z = 0.  Spin (spheres and
+ * cylinders) enters only the surface velocity, shape_velocity_at. */
 #include "boundary.h"
 
 #include <math.h>
@@ -19,6 +20,26 @@ void shape_velocity(const pfb_shape *s, double t, double v[3])
 {
     for (int k = 0; k < 3; k++)
         v[k] = s->vel[k] + s->amp[k] * s->omega * cos(s->omega * t);
+}
+
+void shape_velocity_at(const pfb_shape *s, int dim, double t, const double x[3], double v[3])
+{
+    shape_velocity(s, t, v);
+    if (s->spin == 0.0) /* skipped, not added as zero: bit for bit shape_velocity (x may be inf) */
+        return;
+    double c[3], r[3];
+    shape_centre(s, t, c);
+    for (int k = 0; k < 3; k++)
+        r[k] = x[k] - c[k];
+    if (dim == 2) { /* about z: a circle spinning in the plane */
+        v[0] += -s->spin * r[1];
+        v[1] += s->spin * r[0];
+        return;
+    }
+    const double *a = s->n; /* spin a x r; the part of r along a drops out */
+    v[0] += s->spin * (a[1] * r[2] - a[2] * r[1]);
+    v[1] += s->spin * (a[2] * r[0] - a[0] * r[2]);
+    v[2] += s->spin * (a[0] * r[1] - a[1] * r[0]);
 }
 
 /* Box SDF (negative inside) with its gradient. */
@@ -125,11 +146,19 @@ int shape_validate(const pfb_shape *s, pfb_err *err)
         return pfb_err_set(err, PFB_EINVAL, "shape type %d is invalid; valid: plane, box, sphere, cylinder",
                            (int)s->type);
     const char *nm = names[s->type];
-    if (s->type == PFB_SHAPE_PLANE || s->type == PFB_SHAPE_CYLINDER) {
+    if (s->type == PFB_SHAPE_PLANE || s->type == PFB_SHAPE_BOX) {
+        if (s->spin != 0.0)
+            return pfb_err_set(err, PFB_EINVAL, "%s spin is %g rad/s; valid: 0 (only spheres and cylinders spin)",
+                               nm, s->spin);
+    } else if (!isfinite(s->spin)) {
+        return pfb_err_set(err, PFB_EINVAL, "%s spin is %g rad/s; valid: finite", nm, s->spin);
+    }
+    if (s->type == PFB_SHAPE_PLANE || s->type == PFB_SHAPE_CYLINDER ||
+        (s->type == PFB_SHAPE_SPHERE && s->spin != 0.0)) {
         double nn = s->n[0] * s->n[0] + s->n[1] * s->n[1] + s->n[2] * s->n[2];
         if (!(fabs(nn - 1.0) < 1e-9))
-            return pfb_err_set(err, PFB_EINVAL, "%s direction has length %g; valid: a unit vector", nm,
-                               sqrt(nn));
+            return pfb_err_set(err, PFB_EINVAL, "%s direction has length %g; valid: a unit vector%s", nm,
+                               sqrt(nn), s->type == PFB_SHAPE_SPHERE ? " (the spin axis of a spinning sphere)" : "");
     }
     if (s->type == PFB_SHAPE_BOX)
         for (int k = 0; k < 3; k++)
@@ -190,7 +219,7 @@ int boundaries_project(const pfb_boundaries *b, int dim, double t, double margin
             moved = moved_now = 1;
             for (int k = 0; k < dim; k++)
                 x[k] += (margin - phi) * g[k];
-            shape_velocity(&b->s[i], t, vw);
+            shape_velocity_at(&b->s[i], dim, t, x, vw); /* at the projected position */
             double vn = 0.0;
             for (int k = 0; k < dim; k++)
                 vn += (v[k] - vw[k]) * g[k];

@@ -4,7 +4,10 @@
  * and negative inside the solid; grad phi (unit where defined) points into the
  * fluid.  A container (`inside` = 1) keeps fluid inside the shape, an obstacle
  * (`inside` = 0) keeps it outside.  Shapes may move rigidly: the centre at time t
- * is c + vel*t + amp*sin(omega*t).  Each solver applies its own paper's response;
+ * is c + vel*t + amp*sin(omega*t).  Spheres and cylinders may also spin about
+ * their axis through the current centre (n; always z in 2D): spin leaves the SDF
+ * of these axisymmetric shapes unchanged and only gives the surface a velocity
+ * (shape_velocity_at).  Each solver applies its own paper's response;
  * boundaries_project is the position projection used by SPH back ends. */
 #ifndef PFB_BOUNDARY_H
 #define PFB_BOUNDARY_H
@@ -32,6 +35,10 @@ typedef struct pfb_shape {
     double vel[3];        /* constant translation velocity */
     double amp[3];        /* oscillation amplitude */
     double omega;         /* oscillation angular frequency (rad/s) */
+    double spin;          /* angular velocity (rad/s, right-handed) about the axis n through the
+                             current centre; spheres and cylinders only (n unit when spin != 0);
+                             2D: about z, whatever n (a circle spinning in the plane; so in 2D
+                             spin suits spheres and cylinders along z, whose sections are circles) */
     int heated;           /* 1: the wall holds the temperature below (thermal solvers) */
     double temperature;   /* wall temperature (solver's temperature units) when heated */
 } pfb_shape;
@@ -44,10 +51,16 @@ typedef struct pfb_boundaries {
 /* Signed distance of x from shape s at time t (dim 2 ignores z); grad gets the unit normal into the fluid. */
 double shape_sdf(const pfb_shape *s, int dim, double t, const double x[3], double grad[3]);
 
-/* Velocity of the (rigidly moving) shape at time t. */
+/* Velocity of the (rigidly moving) shape at time t: translation and oscillation, no spin. */
 void shape_velocity(const pfb_shape *s, double t, double v[3]);
 
-/* Check a shape's parameters (positive sizes, unit normal); names the bad value. */
+/* Velocity at time t of the shape's rigid motion at point x: shape_velocity plus
+ * spin n x (x - c(t)) (2D: spin (-(y - cy), x - cx, 0)); equal to shape_velocity,
+ * bit for bit, when spin is 0. */
+void shape_velocity_at(const pfb_shape *s, int dim, double t, const double x[3], double v[3]);
+
+/* Check a shape's parameters (positive sizes, unit normal, spin only on spheres and
+ * cylinders, a unit sphere axis when it spins); names the bad value. */
 int shape_validate(const pfb_shape *s, pfb_err *err);
 
 /* Append a shape to the set. */
@@ -60,7 +73,8 @@ double boundaries_sdf(const pfb_boundaries *b, int dim, double t, const double x
 /* SPH position projection: moves x out of every shape it penetrates by more than
  * -margin (phi < margin), onto phi = margin, and removes the velocity component
  * into the wall relative to the wall's velocity (restitution e in [0,1] reflects
- * it, friction f in [0,1] scales the relative tangential velocity by 1 - f).
+ * it, friction f in [0,1] scales the relative tangential velocity by 1 - f).  The
+ * wall's velocity is shape_velocity_at the projected position (spin included).
  * Returns 1 if x was moved. */
 int boundaries_project(const pfb_boundaries *b, int dim, double t, double margin, double e,
                        double f, double x[3], double v[3]);

@@ -341,6 +341,11 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
         }
         if (res->unstable)
             break;
+        if (cfg->solver->frame) {
+            rc = cfg->solver->frame(state, &sim, f, err);
+            if (rc)
+                goto done;
+        }
         if (sort_every > 0 && f % sort_every == 0) {
             rc = sim_sort_particles(&sim, 2.0 * sim.spacing, err);
             if (rc)

@@ -1,4 +1,5 @@
-/* scene.c — the shared scenes: pool, dam_break, drop (2D and 3D).
+/* scene.c — the shared scenes: pool, dam_break, drop, blob, sphere_drip, pour,
+ * melt, and Mao and Yang's balls, stretch and rod (2D and 3D).
  *
  * Lattice sites sit at cell centres, (i + 1/2) * spacing from the walls, so that
  * each particle represents a cell of volume spacing^dim and the fluid's nominal
@@ -323,8 +324,6 @@ static const pfb_scene_def scene_drip = {
     "sphere_drip", "fluid on a sphere slides under it and forms a drop (with stickiness)", drip_params,
     {0.004, 0.01}, 2.0, drip_build}; /* the layer 7-8 particles thick in 2D, 3 in 3D */
 
-/* ---- registry ---------------------------------------------------------------- */
-
 /* ---- pour: a block of globules falling into a container (Miller-Pearce Images 1-3) */
 
 static const pfb_param_spec pour_params[] = {
@@ -410,21 +409,312 @@ static int melt_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
 static const pfb_scene_def scene_melt = {
     "melt", "a block on a heated floor (melting of a thermal material)", melt_params, {0.01, 0.02}, 4.0, melt_build};
 
-const pfb_scene_def *const pfb_scenes[] = {&scene_pool,  &scene_dam,  &scene_drop, &scene_blob,
-                                           &scene_drip,  &scene_pour, &scene_melt, NULL};
+/* ---- Mao and Yang (2006): balls, stretch, rod --------------------------------
+ *
+ * Mao and Yang's material is per particle: an elasticity mu_e (Pa) and a
+ * relaxation time lambda (s), eq. 9.  A scene that varies them registers the
+ * 1-component particle fields "mu_e" and "lambda" before any solver exists and
+ * fills them; a solver that understands them (mao_yang) reads them, the others
+ * ignore them. */
+
+/* Register a 1-component field and return its index. */
+static int add_scalar_field(pfb_sim *sim, const char *name, int *idx, pfb_err *err)
+{
+    return particles_add_field(&sim->p, name, 1, idx, err);
+}
+
+/* Set the 1-component field idx to value on particles [from, to). */
+static void set_scalar_field(pfb_sim *sim, int idx, size_t from, size_t to, double value)
+{
+    double *d = sim->p.field[idx].data;
+    for (size_t i = from; i < to; i++)
+        d[i] = value;
+}
+
+/* A lattice ball (disc in 2D) of radius R centred on a lattice site at c: the
+ * drop's lattice ball, filled around the origin and translated by c, so that
+ * every ball is the same set of sites.  Sites on the sphere (r = R exactly, as
+ * (6, 8) s is when R = 10 s) are left out whatever the round-off: the test is
+ * r^2 < R^2 - 1e-6 s^2, far above the rounding of r^2 (eps R^2) for any R/s
+ * below 1e4 and far below the gap to the next site inside; so a ball resting on
+ * the floor (centre height R) has no site on the floor. */
+static int fill_ball_at(pfb_sim *sim, const double c[3], double R, double rho, pfb_err *err)
+{
+    const int dim = sim->dim;
+    double s = sim->spacing;
+    long nhalf = lround(ceil(R / s));
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int k = 0; k < dim; k++) {
+        lo[k] = -(nhalf + 0.5) * s;
+        hi[k] = (nhalf + 0.5) * s;
+    }
+    ball_ctx b = {R * R - 1e-6 * s * s, dim};
+    size_t n0 = sim->p.n;
+    int rc = fill_box(sim, lo, hi, rho, keep_ball, &b, err);
+    for (size_t i = n0; i < sim->p.n; i++)
+        for (int k = 0; k < dim; k++)
+            sim->p.x[k][i] += c[k];
+    return rc;
+}
+
+/* ---- balls: fluid balls of different mu_e and lambda fall on a floor --------- */
+
+static const pfb_param_spec balls_params[] = {
+    {"count", PFB_PARAM_INT, 6, 2, 16, "1", "number of balls, even: 2 relaxation times x count/2 elasticities", NULL},
+    {"radius", PFB_PARAM_DOUBLE, 0.05, 1e-4, 1e2, "m", "ball (disc in 2D) radius R", NULL},
+    {"height", PFB_PARAM_DOUBLE, 0.15, 1e-4, 1e3, "m", "height of the ball centres above the floor (>= radius)", NULL},
+    {"gap", PFB_PARAM_DOUBLE, 0.05, 0.0, 1e3, "m", "gap between neighbouring balls and between the outer balls and the walls", NULL},
+    {"mu_e_lo", PFB_PARAM_DOUBLE, 1e3, 1e-6, 1e12, "Pa", "elasticity mu_e of the first ball of each half (log-even to mu_e_hi)", NULL},
+    {"mu_e_hi", PFB_PARAM_DOUBLE, 1e5, 1e-6, 1e12, "Pa", "elasticity mu_e of the last ball of each half (the paper's bouncing 1e5)", NULL},
+    {"lambda_lo", PFB_PARAM_DOUBLE, 0.05, 1e-9, 1e9, "s", "relaxation time lambda of balls 0 .. count/2-1 (short memory: fluid-like)", NULL},
+    {"lambda_hi", PFB_PARAM_DOUBLE, 1.0, 1e-9, 1e9, "s", "relaxation time lambda of balls count/2 .. count-1 (long memory: solid-like)", NULL},
+    {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "material density for particle masses", NULL},
+    {"gravity", PFB_PARAM_DOUBLE, 9.81, 0.0, 1e4, "m/s^2", "gravitational acceleration (along -y)", NULL},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+/* Elasticity of ball j of a half of m balls: log-even from lo to hi (lo when m = 1). */
+static double balls_mu_e(double lo, double hi, int j, int m)
+{
+    if (m < 2)
+        return lo;
+    if (j == m - 1)
+        return hi; /* exactly the end value, not exp(log(hi)) */
+    return lo * pow(hi / lo, (double)j / (double)(m - 1));
+}
+
+/* count balls of radius R side by side along x, centres at height h over the
+ * floor of a closed tank, gap g between them and from the side walls; the tank is
+ * count 2R + (count + 1) g long, 2 (h + R) high (room for a bounce back to the
+ * release height) and 2R + 2g wide in 3D (balls at its mid-plane).  Ball b has
+ * lambda_lo for b < count/2, lambda_hi after; within each half mu_e runs
+ * log-evenly from mu_e_lo to mu_e_hi (Mao and Yang 2006 Fig. 2: six balls, the two
+ * with mu_e = 1e5 bounce).  Fields: "mu_e" (Pa), "lambda" (s), "ball" (index). */
+static int balls_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
+{
+    const int dim = sim->dim;
+    int count = params_get_int(sp, "count");
+    double R = params_get(sp, "radius"), h = params_get(sp, "height"), gap = params_get(sp, "gap");
+    double rho = params_get(sp, "density"), g = params_get(sp, "gravity");
+    double mu_lo = params_get(sp, "mu_e_lo"), mu_hi = params_get(sp, "mu_e_hi");
+    double lam_lo = params_get(sp, "lambda_lo"), lam_hi = params_get(sp, "lambda_hi");
+    if (count % 2 != 0)
+        return pfb_err_set(err, PFB_EINVAL, "balls count %d is odd; valid: an even number from 2 to 16", count);
+    if (h < R)
+        return pfb_err_set(err, PFB_EINVAL,
+                           "balls height %g puts the balls of radius %g through the floor; valid: height >= radius",
+                           h, R);
+    int rc = check_resolution(sim, R, "ball radius", err);
+    if (rc)
+        return rc;
+    double L = count * 2.0 * R + (count + 1) * gap, H = 2.0 * (h + R), W = 2.0 * R + 2.0 * gap;
+    rc = add_tank(sim, L, H, W, err);
+    int f_mu, f_lam, f_ball;
+    if (!rc)
+        rc = add_scalar_field(sim, "mu_e", &f_mu, err);
+    if (!rc)
+        rc = add_scalar_field(sim, "lambda", &f_lam, err);
+    if (!rc)
+        rc = add_scalar_field(sim, "ball", &f_ball, err);
+    const int half = count / 2;
+    for (int b = 0; b < count && !rc; b++) {
+        double c[3] = {gap + R + b * (2.0 * R + gap), h, dim == 3 ? gap + R : 0.0};
+        size_t n0 = sim->p.n;
+        rc = fill_ball_at(sim, c, R, rho, err);
+        if (rc)
+            break;
+        set_scalar_field(sim, f_mu, n0, sim->p.n, balls_mu_e(mu_lo, mu_hi, b % half, half));
+        set_scalar_field(sim, f_lam, n0, sim->p.n, b < half ? lam_lo : lam_hi);
+        set_scalar_field(sim, f_ball, n0, sim->p.n, (double)b);
+    }
+    sim->rho_ref = rho;
+    sim->g[1] = -g;
+    sim->length_ref = h;
+    sim->v_ref = sqrt(2.0 * fmax(g, 1e-12) * h); /* free-fall speed from the centre height */
+    return rc;
+}
+
+static const pfb_scene_def scene_balls = {
+    "balls", "fluid balls of different mu_e and lambda fall on a floor (Mao and Yang 2006 Fig. 2)", balls_params,
+    {0.005, 0.00625}, 2.0, balls_build}; /* R/s = 10 (2D, 314 per ball), 8 (3D, 2109 per ball) */
+
+/* ---- stretch: a column stretched vertically ----------------------------------- */
+
+static const pfb_param_spec stretch_params[] = {
+    {"width", PFB_PARAM_DOUBLE, 0.04, 1e-4, 1e2, "m", "column width (square section in 3D)", NULL},
+    {"height", PFB_PARAM_DOUBLE, 0.08, 1e-4, 1e2, "m", "column height", NULL},
+    {"rate", PFB_PARAM_DOUBLE, 10.0, 1e-3, 1e4, "1/s", "initial extension rate: v_y = rate y, v_x = -rate x/(dim-1) (v_z likewise)", NULL},
+    {"gravity", PFB_PARAM_BOOL, 0, 0, 1, "", "false: free column, no gravity (Fig. 4a-d); true: 9.81 m/s^2 down, the column standing on a floor and pulled up from its base (Fig. 4e-h, 8)", NULL},
+    {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "material density for particle masses", NULL},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+#define STRETCH_G 9.81 /* m/s^2, when gravity is on */
+
+/* A width x height column (width x height x width in 3D) centred at the origin
+ * with the volume-preserving extensional velocity v_y = rate (y - y0), v_x =
+ * -rate x / (dim - 1), v_z = -rate z / (dim - 1) (trace of grad v exactly 0).
+ * gravity = 0: no walls, y0 = 0, the column stretches symmetrically about its
+ * centre (Mao and Yang 2006 Fig. 4a-d).  gravity = 1: g = 9.81 m/s^2 down and a
+ * floor plane at the column's base y = -height/2 = y0, so the base rests on the
+ * floor and the top is pulled up at rate height (Fig. 4e-h; Fig. 8, fluids
+ * pulled up off the ground); uniform gravity alone would only add a free fall.
+ * The domain is 10 heights around the origin: the column may stretch to several
+ * times its length.  v_ref is the largest initial speed (rate height/2, or rate
+ * height from the floor, at least the free-fall speed sqrt(2 g height)). */
+static int stretch_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
+{
+    const int dim = sim->dim;
+    double w = params_get(sp, "width"), H = params_get(sp, "height"), rate = params_get(sp, "rate");
+    double rho = params_get(sp, "density");
+    int grav = params_get_int(sp, "gravity");
+    int rc = check_resolution(sim, w, "column width", err);
+    if (!rc)
+        rc = check_resolution(sim, H, "column height", err);
+    if (rc)
+        return rc;
+    double y0 = grav ? -0.5 * H : 0.0;
+    if (grav) {
+        pfb_shape floor;
+        memset(&floor, 0, sizeof floor);
+        floor.type = PFB_SHAPE_PLANE;
+        floor.c[1] = y0;
+        floor.n[1] = 1.0;
+        rc = boundaries_add(&sim->walls, &floor, err);
+        if (rc)
+            return rc;
+    }
+    for (int k = 0; k < 3; k++) {
+        sim->domain_lo[k] = k < dim ? -10.0 * H : 0.0;
+        sim->domain_hi[k] = k < dim ? 10.0 * H : 0.0;
+    }
+    double lo[3] = {-0.5 * w, -0.5 * H, dim == 3 ? -0.5 * w : 0.0}, hi[3] = {0.5 * w, 0.5 * H, dim == 3 ? 0.5 * w : 0.0};
+    size_t n0 = sim->p.n;
+    rc = fill_box(sim, lo, hi, rho, NULL, NULL, err);
+    if (rc)
+        return rc;
+    /* diagonal velocity gradient a: a_y = rate, a_x = a_z = -rate/(dim-1); the
+     * division by 1 or 2 is exact, so sum_k a_k = 0 exactly */
+    const double a_side = -rate / (double)(dim - 1);
+    pfb_particles *p = &sim->p;
+    for (size_t i = n0; i < p->n; i++) {
+        p->v[0][i] = a_side * p->x[0][i];
+        p->v[1][i] = rate * (p->x[1][i] - y0);
+        if (dim == 3)
+            p->v[2][i] = a_side * p->x[2][i];
+    }
+    sim->rho_ref = rho;
+    sim->g[1] = grav ? -STRETCH_G : 0.0;
+    sim->length_ref = H;
+    sim->v_ref = grav ? fmax(rate * H, sqrt(2.0 * STRETCH_G * H)) : 0.5 * rate * H;
+    return PFB_OK;
+}
+
+static const pfb_scene_def scene_stretch = {
+    "stretch", "a column stretched vertically, with or without gravity (Mao and Yang 2006 Figs. 4, 8)", stretch_params,
+    {0.0016, 0.002}, 0.5, stretch_build}; /* 25 x 50 (2D, 1250, the paper's 1200), 20 x 40 x 20 (3D, 16000) */
+
+/* ---- rod: rod climbing, a spinning rod in a pool ------------------------------ */
+
+static const pfb_param_spec rod_params[] = {
+    {"width", PFB_PARAM_DOUBLE, 0.16, 1e-3, 1e2, "m", "tank width along x (and z in 3D)", NULL},
+    {"depth", PFB_PARAM_DOUBLE, 0.06, 1e-3, 1e2, "m", "fluid depth", NULL},
+    {"tank_height", PFB_PARAM_DOUBLE, 2.0, 2.0, 100.0, "1", "tank height in units of depth (closed lid; air above the fluid)", NULL},
+    {"rod_radius", PFB_PARAM_DOUBLE, 0.01, 1e-4, 1e2, "m", "rod radius (3D: vertical rod through the tank; 2D: a disc at half depth)", NULL},
+    {"spin", PFB_PARAM_DOUBLE, 20.0, -1e4, 1e4, "rad/s", "rod angular velocity, right-handed about +y (3D) or +z (2D: counter-clockwise)", NULL},
+    {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "material density for particle masses", NULL},
+    {"gravity", PFB_PARAM_DOUBLE, 9.81, 0.0, 1e4, "m/s^2", "gravitational acceleration (along -y)", NULL},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+typedef struct {
+    int dim;
+    double c[2], r2; /* rod axis (x, z) in 3D, disc centre (x, y) in 2D; radius^2 */
+} rod_ctx;
+
+static int keep_outside_rod(const double x[3], const void *ctx)
+{
+    const rod_ctx *r = ctx;
+    double a = x[0] - r->c[0], b = (r->dim == 3 ? x[2] : x[1]) - r->c[1];
+    return a * a + b * b > r->r2;
+}
+
+/* A pool of depth D in a closed tank W wide (W x W in 3D), tank_height D high,
+ * with a rod of radius Rr spinning at spin rad/s in its middle (Mao and Yang 2006
+ * Fig. 3, rod climbing).  3D: an infinite cylinder along y through the tank's
+ * centre, spinning about +y; the free surface rises at the rod for a fluid with
+ * normal-stress differences.  2D: the rod's section is a disc (a cylinder along z)
+ * at the pool's centre, half depth, spinning in the plane.  Particles whose
+ * lattice site is inside the rod are left out. */
+static int rod_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
+{
+    const int dim = sim->dim;
+    double W = params_get(sp, "width"), D = params_get(sp, "depth"), H = D * params_get(sp, "tank_height");
+    double Rr = params_get(sp, "rod_radius"), spin = params_get(sp, "spin");
+    double rho = params_get(sp, "density"), g = params_get(sp, "gravity");
+    if (Rr >= 0.5 * W)
+        return pfb_err_set(err, PFB_EINVAL, "rod_radius %g does not fit the tank of width %g; valid: rod_radius < %g",
+                           Rr, W, 0.5 * W);
+    if (dim == 2 && Rr >= 0.5 * D)
+        return pfb_err_set(err, PFB_EINVAL,
+                           "rod_radius %g: the 2D rod (a disc at half depth) sticks out of the pool of depth %g; "
+                           "valid: rod_radius < %g",
+                           Rr, D, 0.5 * D);
+    int rc = check_resolution(sim, D, "pool depth", err);
+    if (!rc)
+        rc = check_resolution(sim, Rr, "rod radius", err);
+    if (!rc)
+        rc = add_tank(sim, W, H, W, err);
+    if (rc)
+        return rc;
+    pfb_shape rod;
+    memset(&rod, 0, sizeof rod);
+    rod.type = PFB_SHAPE_CYLINDER;
+    rod.radius = Rr;
+    rod.half_len = 0.0; /* infinite: through the tank's floor and lid */
+    rod.spin = spin;
+    rod_ctx ctx = {dim, {0.5 * W, 0.5 * W}, Rr * Rr};
+    if (dim == 3) {
+        rod.c[0] = rod.c[2] = 0.5 * W;
+        rod.c[1] = 0.5 * H;
+        rod.n[1] = 1.0;
+    } else {
+        rod.c[0] = 0.5 * W;
+        rod.c[1] = 0.5 * D;
+        rod.n[2] = 1.0;
+        ctx.c[1] = 0.5 * D;
+    }
+    rc = boundaries_add(&sim->walls, &rod, err);
+    double lo[3] = {0, 0, 0}, hi[3] = {W, D, W};
+    if (!rc)
+        rc = fill_box(sim, lo, hi, rho, keep_outside_rod, &ctx, err);
+    sim->rho_ref = rho;
+    sim->g[1] = -g;
+    sim->length_ref = D;
+    sim->v_ref = fmax(fabs(spin) * Rr, sqrt(fmax(g, 1e-12) * D)); /* rod surface or gravity wave speed */
+    return rc;
+}
+
+static const pfb_scene_def scene_rod = {
+    "rod", "rod climbing: a rod spinning in a pool (Mao and Yang 2006 Fig. 3)", rod_params, {0.002, 0.004}, 5.0,
+    rod_build}; /* 80 x 30 - disc (2D, 2322), 40 x 15 x 40 - rod (3D, 23700) */
+
+/* ---- registry ---------------------------------------------------------------- */
+
+const pfb_scene_def *const pfb_scenes[] = {&scene_pool,  &scene_dam,   &scene_drop,    &scene_blob,
+                                           &scene_drip,  &scene_pour,  &scene_melt,    &scene_balls,
+                                           &scene_stretch, &scene_rod, NULL};
 
 int scene_lookup(const char *name, const pfb_scene_def **out, pfb_err *err)
 {
-    const char *names[16];
+    const char *names[32];
     size_t n = 0;
     for (size_t i = 0; pfb_scenes[i]; i++) {
         if (strcmp(pfb_scenes[i]->name, name) == 0) {
             *out = pfb_scenes[i];
             return PFB_OK;
         }
-        names[n++] = pfb_scenes[i]->name;
+        if (n < sizeof names / sizeof names[0])
+            names[n++] = pfb_scenes[i]->name;
     }
-    char list[256] = "";
+    char list[512] = "";
     for (size_t i = 0; i < n; i++) {
         strncat(list, names[i], sizeof list - strlen(list) - 1);
         if (i + 1 < n)

@@ -821,4 +821,5 @@ const pfb_solver_ops pfb_solver_clavet = {
     clavet_suggest_dt,
     clavet_diag_names,
     clavet_diag,
+    NULL,
     NULL};

@@ -458,4 +458,5 @@ const pfb_solver_ops pfb_solver_miller_pearce = {
     mp_suggest_dt,
     mp_diag_names,
     mp_diag,
+    NULL,
     NULL};

@@ -334,4 +334,5 @@ const pfb_solver_ops pfb_solver_muller = {
     muller_suggest_dt,
     muller_diag_names,
     muller_diag,
-    muller_surface_tension};
+    muller_surface_tension,
+    NULL};

@@ -6,11 +6,13 @@
 extern const pfb_solver_ops pfb_solver_muller;
 extern const pfb_solver_ops pfb_solver_clavet;
 extern const pfb_solver_ops pfb_solver_miller_pearce;
+extern const pfb_solver_ops pfb_solver_mao_yang;
 
 const pfb_solver_ops *const pfb_solvers[] = {
     &pfb_solver_muller,
     &pfb_solver_clavet,
     &pfb_solver_miller_pearce,
+    &pfb_solver_mao_yang,
     NULL};
 
 const pfb_solver_ops *solver_find(const char *name)

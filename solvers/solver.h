@@ -14,7 +14,9 @@
  *    force criteria) used when the user gives no --dt;
  *  - an optional diag hook appends solver-specific columns to series.csv;
  *  - an optional surface_tension hook reports an explicit sigma, for the drop
- *    experiment's comparison with Rayleigh's frequency. */
+ *    experiment's comparison with Rayleigh's frequency;
+ *  - an optional frame hook runs once per frame, for work a paper does per frame
+ *    rather than per step (Mao-Yang's particle re-sampling). */
 #ifndef PFB_SOLVER_H
 #define PFB_SOLVER_H
 
@@ -41,6 +43,9 @@ typedef struct pfb_solver_ops {
     /* The explicit surface tension coefficient sigma (N/m) the method uses, or NaN
      * when it has none (used to compare drop frequencies with Rayleigh's; may be NULL). */
     double (*surface_tension)(const void *state);
+    /* Called by the run loop after the steps of every frame (frame = 1, 2, ...),
+     * before diagnostics; may add and remove particles (re-sampling).  May be NULL. */
+    int (*frame)(void *state, pfb_sim *sim, long frame, pfb_err *err);
 } pfb_solver_ops;
 
 /* Look up a solver by name; NULL if unknown. */

@@ -486,6 +486,124 @@ START_TEST(test_moving_velocity)
 END_TEST
 
 /* ------------------------------------------------------------------------- */
+/* Spinning shapes                                                            */
+
+static double dot3(const double a[3], const double b[3]);
+
+static void cross3(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+START_TEST(test_spin_velocity)
+{
+    /* A cylinder of radius R = 0.5 spinning at w about a tilted axis a, its centre
+     * translating with vel: at a surface point c(t) + s a + R e (e a unit vector
+     * normal to a) the velocity is vel + w R (a x e), a tangent of speed |w| R,
+     * whatever s.  Round-off: r = x - c and the cross product are a few roundings of
+     * coordinates <= 4 (scale 4) times |w|, plus |vel|: roundoff(|w| 4 + 1). */
+    const double c[3] = {1.0, 0.5, -0.5};
+    pfb_shape s = make_shape(PFB_SHAPE_CYLINDER, 0, c);
+    s.n[0] = 0.6;
+    s.n[2] = 0.8;
+    s.radius = 0.5;
+    s.spin = 20.0;
+    s.vel[0] = 0.25;
+    s.vel[1] = -0.5;
+    pfb_err err = {{0}};
+    ck_assert_int_eq(shape_validate(&s, &err), PFB_OK);
+    const double e1[3] = {0.0, 1.0, 0.0}, e2[3] = {0.8, 0.0, -0.6};
+    const double tol = roundoff(fabs(s.spin) * 4.0 + 1.0);
+    const double ts[] = {0.0, 0.3}, along[] = {-2.0, 0.0, 1.5};
+    for (size_t i = 0; i < 2; i++)
+        for (size_t j = 0; j < 3; j++)
+            for (int q = 0; q < 2; q++) {
+                const double *e = q ? e2 : e1;
+                double t = ts[i], x[3], v[3], v0[3], ae[3], g[3];
+                for (int k = 0; k < 3; k++)
+                    x[k] = c[k] + s.vel[k] * t + along[j] * s.n[k] + s.radius * e[k];
+                ck_assert(fabs(shape_sdf(&s, 3, t, x, g)) <= roundoff(4.0)); /* on the surface */
+                shape_velocity_at(&s, 3, t, x, v);
+                shape_velocity(&s, t, v0);
+                cross3(s.n, e, ae);
+                double speed = 0.0;
+                for (int k = 0; k < 3; k++) {
+                    double want = v0[k] + s.spin * s.radius * ae[k];
+                    ck_assert_msg(fabs(v[k] - want) <= tol, "3D t=%g s=%g e%d: v[%d] = %.17g, want %.17g", t,
+                                  along[j], q + 1, k, v[k], want);
+                    speed += (v[k] - v0[k]) * (v[k] - v0[k]);
+                }
+                /* |w x r| = |w| R and tangent: normal to the axis and to the radius */
+                double rel[3] = {v[0] - v0[0], v[1] - v0[1], v[2] - v0[2]};
+                ck_assert(fabs(sqrt(speed) - fabs(s.spin) * s.radius) <= tol);
+                ck_assert(fabs(dot3(rel, s.n)) <= tol && fabs(dot3(rel, e)) <= tol);
+            }
+
+    /* 2D: the section by z = 0 of a cylinder along z is a circle, spinning in the
+     * plane about z: v = vel + w (-(y - cy), x - cx).  A point at (R cos a, R sin a)
+     * from the centre, a Pythagorean direction (0.6, 0.8), moves at w R (-0.8, 0.6). */
+    pfb_shape d = make_shape(PFB_SHAPE_CYLINDER, 0, c);
+    d.c[2] = 0.0;
+    d.n[2] = 1.0;
+    d.radius = 0.5;
+    d.spin = -7.0;
+    d.vel[0] = 0.5;
+    ck_assert_int_eq(shape_validate(&d, &err), PFB_OK);
+    for (size_t i = 0; i < 2; i++) {
+        double t = ts[i], x[3], v[3], g[3];
+        double cx = c[0] + d.vel[0] * t, cy = c[1];
+        x[0] = cx + 0.5 * 0.6;
+        x[1] = cy + 0.5 * 0.8;
+        x[2] = 0.0;
+        ck_assert(fabs(shape_sdf(&d, 2, t, x, g)) <= roundoff(4.0));
+        shape_velocity_at(&d, 2, t, x, v);
+        double want[3] = {0.5 - 7.0 * 0.5 * -0.8, -7.0 * 0.5 * 0.6, 0.0};
+        for (int k = 0; k < 3; k++)
+            ck_assert_msg(fabs(v[k] - want[k]) <= roundoff(7.0 * 4.0 + 1.0), "2D t=%g: v[%d] = %.17g, want %.17g",
+                          t, k, v[k], want[k]);
+        /* the 3D formula for the axis z gives the same velocity in the plane z = 0 */
+        double v3[3];
+        shape_velocity_at(&d, 3, t, x, v3);
+        for (int k = 0; k < 3; k++)
+            ck_assert(fabs(v3[k] - v[k]) <= roundoff(7.0 * 4.0 + 1.0));
+    }
+
+    /* A spinning sphere: v = w a x (x - c); in 2D about z whatever its axis. */
+    pfb_shape b = make_shape(PFB_SHAPE_SPHERE, 0, c);
+    b.radius = 0.5;
+    b.n[1] = 1.0;
+    b.spin = 4.0;
+    ck_assert_int_eq(shape_validate(&b, &err), PFB_OK);
+    {
+        double x[3] = {c[0] + 0.3, c[1] + 0.1, c[2] + 0.4}, v[3];
+        shape_velocity_at(&b, 3, 0.0, x, v); /* (0, 4, 0) x (0.3, 0.1, 0.4) = 4 (0.4, 0, -0.3) */
+        ck_assert(fabs(v[0] - 1.6) <= roundoff(16.0) && v[1] == 0.0 && fabs(v[2] + 1.2) <= roundoff(16.0));
+        shape_velocity_at(&b, 2, 0.0, x, v); /* 4 (-0.1, 0.3) */
+        ck_assert(fabs(v[0] + 0.4) <= roundoff(16.0) && fabs(v[1] - 1.2) <= roundoff(16.0) && v[2] == 0.0);
+    }
+
+    /* Spin leaves the distance unchanged, and spin 0 is shape_velocity bit for bit,
+     * even at a point at infinity. */
+    const pfb_shape m = moving_sphere();
+    pfb_shape ms = m;
+    ms.n[2] = 1.0;
+    ms.spin = 3.0;
+    double xs[][3] = {{0.45, -0.1, 0.2}, {INFINITY, 0.0, -INFINITY}, {-3.0, 2.0, 1.0}};
+    for (size_t i = 0; i < 3; i++)
+        for (int dim = 2; dim <= 3; dim++) {
+            double g1[3], g2[3], v[3], v0[3];
+            if (isfinite(xs[i][0]))
+                ck_assert(shape_sdf(&m, dim, 0.7, xs[i], g1) == shape_sdf(&ms, dim, 0.7, xs[i], g2));
+            shape_velocity_at(&m, dim, 0.7, xs[i], v);
+            shape_velocity(&m, 0.7, v0);
+            ck_assert(memcmp(v, v0, sizeof v) == 0);
+        }
+}
+END_TEST
+
+/* ------------------------------------------------------------------------- */
 /* Validation                                                                 */
 
 static void expect_invalid(const pfb_shape *s, const char *needle)
@@ -542,6 +660,25 @@ START_TEST(test_validate)
     cy.half_len = -2.0;
     expect_invalid(&cy, "half length is -2");
     cy.half_len = 0.0;
+    ck_assert_int_eq(shape_validate(&cy, &err), PFB_OK);
+
+    /* spin: only spheres and cylinders; a spinning sphere needs a unit axis */
+    pl.spin = 2.5;
+    expect_invalid(&pl, "plane spin is 2.5 rad/s; valid: 0");
+    box.spin = -1.0;
+    expect_invalid(&box, "box spin is -1 rad/s; valid: 0");
+    sp.spin = 3.0;
+    expect_invalid(&sp, "sphere direction has length 0");
+    sp.n[2] = 1.0;
+    ck_assert_int_eq(shape_validate(&sp, &err), PFB_OK);
+    sp.spin = 0.0;
+    sp.n[2] = 0.0; /* a still sphere needs no axis */
+    ck_assert_int_eq(shape_validate(&sp, &err), PFB_OK);
+    cy.spin = INFINITY;
+    expect_invalid(&cy, "cylinder spin is inf rad/s; valid: finite");
+    cy.spin = NAN;
+    expect_invalid(&cy, "valid: finite");
+    cy.spin = -40.0;
     ck_assert_int_eq(shape_validate(&cy, &err), PFB_OK);
 
     pfb_shape bad = make_shape((pfb_shape_type)7, 0, c);
@@ -796,6 +933,93 @@ START_TEST(test_project_moving_plane)
 }
 END_TEST
 
+START_TEST(test_project_spinning)
+{
+    /* A spinning cylinder obstacle (2D: a disc spinning in the plane; 3D: an axis
+     * along y) and a particle inside it, moving inwards with an arbitrary
+     * tangential velocity.  With friction 1 and e = 0 the projection puts the
+     * particle on the margin and gives it the wall's velocity there, spin x r,
+     * tangentially (|v| = |w| (R + margin)), with no normal velocity relative to
+     * the wall (the wall's own normal velocity is zero: it spins in place).  With
+     * friction 0 the tangential velocity is kept.  Round-off: positions <= 2 and
+     * spin 12: roundoff(12 * 2 + 4) covers the velocity sums. */
+    const double c[3] = {0.5, 0.25, 0.0}, R = 0.2, w = 12.0, m = 0.01;
+    const double tol = roundoff(w * 2.0 + 4.0);
+    for (int dim = 2; dim <= 3; dim++)
+        for (int fr = 0; fr <= 1; fr++) {
+            pfb_shape s = make_shape(PFB_SHAPE_CYLINDER, 0, c);
+            s.radius = R;
+            s.spin = w;
+            s.n[dim == 2 ? 2 : 1] = 1.0;
+            pfb_boundaries b;
+            memset(&b, 0, sizeof b);
+            pfb_err err = {{0}};
+            ck_assert_int_eq(boundaries_add(&b, &s, &err), PFB_OK);
+            /* radial direction er = (0.6, 0, 0.8) in 3D (normal to y), (0.6, 0.8) in 2D */
+            double er[3] = {0.6, dim == 2 ? 0.8 : 0.0, dim == 3 ? 0.8 : 0.0}, et[3];
+            cross3(s.n, er, et); /* the tangent the wall moves along */
+            double x[3], v[3], vw[3], g[3];
+            for (int k = 0; k < 3; k++) {
+                x[k] = c[k] + 0.15 * er[k] + (dim == 3 && k == 1 ? 0.3 : 0.0);
+                v[k] = -1.5 * er[k] + 0.7 * et[k];
+            }
+            if (dim == 2)
+                x[2] = 0.0;
+            ck_assert_int_eq(boundaries_project(&b, dim, 0.4, m, 0.0, (double)fr, x, v), 1);
+            double phi = shape_sdf(&s, dim, 0.4, x, g);
+            ck_assert_msg(fabs(phi - m) <= tol, "%dD: phi after = %.17g", dim, phi);
+            shape_velocity_at(&s, dim, 0.4, x, vw);
+            double vt = dot3(v, et), vn = dot3(v, er);
+            ck_assert_msg(fabs(dot3(vw, et) - w * (R + m)) <= tol, "%dD: wall speed %.17g, want %.17g", dim,
+                          dot3(vw, et), w * (R + m));
+            ck_assert_msg(fabs(vn) <= tol, "%dD f=%d: normal velocity %.17g after projection", dim, fr, vn);
+            double want_vt = fr ? w * (R + m) : 0.7;
+            ck_assert_msg(fabs(vt - want_vt) <= tol, "%dD f=%d: tangential velocity %.17g, want %.17g", dim, fr, vt,
+                          want_vt);
+            if (fr)
+                for (int k = 0; k < 3; k++)
+                    ck_assert_msg(fabs(v[k] - vw[k]) <= tol, "%dD: v[%d] = %.17g, wall %.17g", dim, k, v[k], vw[k]);
+        }
+}
+END_TEST
+
+START_TEST(test_project_spin_zero_unchanged)
+{
+    /* A still cylinder (spin 0) projects exactly as with the translation-only wall
+     * velocity: the same code path as before spin existed, bit for bit.  The
+     * expected velocity is formed here from shape_velocity with the same
+     * floating-point expressions as boundaries_project. */
+    const double c[3] = {0.0, 0.0, 0.0};
+    pfb_shape s = make_shape(PFB_SHAPE_CYLINDER, 0, c);
+    s.n[2] = 1.0;
+    s.radius = 0.3;
+    s.vel[0] = 0.2;
+    pfb_boundaries b;
+    memset(&b, 0, sizeof b);
+    pfb_err err = {{0}};
+    ck_assert_int_eq(boundaries_add(&b, &s, &err), PFB_OK);
+    double x[3] = {0.31, 0.1, 0.0}, v[3] = {-1.0, 0.25, 0.0}, g[3], vw[3], want[3];
+    const double t = 0.5, m = 0.02, e = 0.3, f = 0.6;
+    double phi = shape_sdf(&s, 2, t, x, g), xw[3];
+    for (int k = 0; k < 3; k++)
+        xw[k] = x[k];
+    for (int k = 0; k < 2; k++)
+        xw[k] += (m - phi) * g[k];
+    shape_velocity(&s, t, vw);
+    double vn = (v[0] - vw[0]) * g[0] + (v[1] - vw[1]) * g[1];
+    ck_assert(vn < 0 && phi < m);
+    for (int k = 0; k < 2; k++) {
+        double vr = v[k] - vw[k];
+        double vt = vr - vn * g[k];
+        want[k] = vw[k] + (1.0 - f) * vt - e * vn * g[k];
+    }
+    want[2] = 0.0;
+    ck_assert_int_eq(boundaries_project(&b, 2, t, m, e, f, x, v), 1);
+    ck_assert(memcmp(x, xw, sizeof x) == 0);
+    ck_assert(memcmp(v, want, sizeof v) == 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------- */
 
 static Suite *boundary_suite(void)
@@ -811,6 +1035,7 @@ static Suite *boundary_suite(void)
     tcase_add_test(sdf, test_gradient_fd);
     tcase_add_test(sdf, test_moving_centre);
     tcase_add_test(sdf, test_moving_velocity);
+    tcase_add_test(sdf, test_spin_velocity);
     tcase_add_test(sdf, test_boundaries_sdf_min);
     suite_add_tcase(s, sdf);
 
@@ -824,6 +1049,8 @@ static Suite *boundary_suite(void)
     tcase_add_test(proj, test_project_box);
     tcase_add_test(proj, test_project_box_velocity);
     tcase_add_test(proj, test_project_moving_plane);
+    tcase_add_test(proj, test_project_spinning);
+    tcase_add_test(proj, test_project_spin_zero_unchanged);
     suite_add_tcase(s, proj);
     return s;
 }

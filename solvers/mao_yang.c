@@ -1,0 +1,1145 @@
+/* mao_yang.c — H. Mao, Y.-H. Yang, "A Particle-Based Model for Non-Newtonian Fluid
+ * Animation" (University of Alberta); text in ../shared/papers/mao-yang-nonnewtonian.txt.
+ *
+ * The paper's equations and where each lives:
+ *   eq. 1   momentum        dv/dt = -grad p / rho + div T / rho + mu lap v / rho + f / rho
+ *   eqs. 2-4 SPH interpolation and density with the cubic spline, q = 2r/h ... compute_density
+ *   eqs. 5-6 pressure acceleration with the spiky gradient ................... pressure_correct
+ *   eq. 7   pressure Poisson equation, eq. 8 its SPH Laplacian ............... assemble_pressure
+ *           solved by preconditioned conjugate gradients ..................... my_pcg
+ *   eqs. 9-15 corotational Maxwell rate, rotation tensor, strain tensors ...... stress_rate
+ *   eq. 16  velocity gradient ................................................ velocity_gradient
+ *   eq. 17  von Mises yield .................................................. stress_rate
+ *   viscosity "as in Müller 2003" (viscosity kernel Laplacian) ............... nonpressure_accel
+ *   §5      re-sampling once per frame ....................... mao_yang_frame (mao_yang_resample.c)
+ *
+ * Step order (the paper's Fig. 1, which lists it, is lost; this is the MPS order of
+ * Premoze et al. 2003 that §4.2 says is adopted "completely"):
+ *   1. at x_n: density (eq. 4), velocity gradient (eq. 16); non-pressure
+ *      accelerations: gravity, viscosity, stress divergence of T_n;
+ *   2. stress: T_{n+1} = T_n + dt dT/dt (eq. 9, explicit Euler as §7 says);
+ *   3. prediction: v* = v_n + dt a, x* = x_n + dt v*, walls;
+ *   4. at x*: density rho* (eq. 4), surface flags, pressure from eqs. 7-8 by PCG;
+ *   5. correction: u' = -dt grad p / rho* (eq. 5), v_{n+1} = v* + u',
+ *      x_{n+1} = x* + dt u', walls.
+ *   The Poisson equation is solved at the predicted positions because its source
+ *   term is the density error the prediction would cause: the correction removes
+ *   it (to first order) within the same step, which is what "enforce
+ *   incompressibility" asks.  The stress, which is slow, is integrated explicitly.
+ *
+ * Corrections to the printed equations, and why:
+ *  - eq. 5's sum is printed without its minus sign; with it, positive pressure
+ *    pushes particles apart (Monaghan 1992, which the paper cites for it).
+ *  - eq. 8 as printed, sum_j (p_i - p_j) (m_i + m_j) / (2 (rho_i + rho_j)^2) W_ij, is
+ *    minus a Laplacian (for p_i a local maximum it is positive) and is short of a
+ *    factor 1/length^2 (W has units 1/m^dim, so the sum has units of p / rho times
+ *    m^2 / m^2 ... of p m^dim / kg, not p / (rho m^2)).  We keep the paper's weights
+ *    and multiply by one constant kappa (1/m^2), calibrated so that on the initial
+ *    lattice the sum equals -(1/rho) lap p exactly for a quadratic p; eq. 7's sign
+ *    follows: kappa sum_j (p_i - p_j) c_ij = (rho*_i - rho_0) / (rho_0 dt^2).  The
+ *    matrix A_ii = kappa sum_j c_ij, A_ij = -kappa c_ij is then symmetric, diagonally
+ *    dominant and positive definite once a row touches a surface particle (p = 0).
+ *  - eq. 13 divides the trace by 3 (3D); in 2D the traceless part divides by 2.
+ *  - eq. 17 "replaces T with T'" in eq. 9: we take it in the relaxation term,
+ *    dT/dt = Omega + mu_e/2 D' - T'/lambda, so below the yield value gamma the
+ *    material is elastic (no relaxation) and above it the excess relaxes — the von
+ *    Mises behaviour of Goktekin et al. 2004 the paper refers to.  gamma = 0 gives
+ *    T' = T, the plain Maxwell model.
+ *
+ * Choices where the paper is silent:
+ *  - Surface particles (held at air pressure, p = 0): rho*_i < beta rho_0 with
+ *    beta = 0.97, the MPS criterion of Koshizuka and Oka that Premoze et al. use.
+ *  - Walls (§3: "the method in [Muller et al. 2004]", no details): mirror particles.
+ *    Every particle within h of a wall has a mirror image across the wall's
+ *    tangent plane (across each near face of a box container, corners included),
+ *    with its mass, density, pressure (Neumann: dp/dn = 0), mirrored stress and
+ *    a no-slip velocity 2 v_wall - v (or the free-slip reflection).  Mirrors enter
+ *    the density, the velocity gradient, the viscosity, the stress divergence and
+ *    the pressure force, so a particle at a wall has a full neighbourhood and is
+ *    not taken for a surface particle; they do not enter the pressure matrix (their
+ *    p_j = p_i makes their terms of eq. 8 vanish).  A position projection onto
+ *    spacing/4 from the walls backs this up.
+ *  - Velocity gradient (grad_correction, default on): eq. 16 times the inverse of
+ *    B_i = sum_j V_j (x_j - x_i) (x) grad W_ij, which makes it exact for linear
+ *    velocity fields (B = I for a full continuous neighbourhood).  Without it eq.
+ *    16 reads a rigid rotation at the lattice moment of the kernel (a few per cent
+ *    off) inside and at up to half the rate at the surface, where it also sees a
+ *    spurious strain, so the stress does not turn with the body (measured in
+ *    test_mao_yang); off = the paper's eq. 16.
+ *  - Stress divergence: the symmetric form sum_j m_j (T_i / rho_i^2 + T_j / rho_j^2)
+ *    grad W_ij with the cubic spline (Ellero et al. 2002), the counterpart of eq. 5;
+ *    it conserves linear momentum pair by pair.
+ *  - Material: mu_e (Pa), lambda (s), yield gamma (Pa) are parameters; a scene may
+ *    give particles their own through fields named "mu_e" and "lambda" (the balls
+ *    scene, Fig. 2).  Units SI, rho_0 calibrated to the initial lattice (the cubic
+ *    spline density of an interior particle) so the initial state is at rest.
+ *  - Time step suggestion: the minimum of cfl h / (v_ref + c_s) with the shear wave
+ *    speed c_s = sqrt(mu_e / rho_0), lambda / 2 (explicit Euler of -T/lambda), the
+ *    viscous limit 0.125 h^2 rho_0 / mu and the force limit 0.25 sqrt(h / |g|).
+ *  - PCG: Jacobi preconditioner by default, warm-started from the previous step's
+ *    pressure, relative residual 1e-6; sequential, so the bits do not depend on the
+ *    thread count.
+ *  - Re-sampling runs every resample_every frames (default 1, the paper's "once
+ *    per frame"; 0 = off) with eps_d = 0.6 D, R_min = 0.95 D, eps_m = 0.01 m_0. */
+#include "mao_yang.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/diag.h"
+#include "../core/kernels.h"
+#include "mao_yang_resample.h"
+#include "solver.h"
+
+static const pfb_param_spec mao_yang_params[] = {
+    {"h_factor", PFB_PARAM_DOUBLE, 2.0, 1.2, 6.0, "1", "support radius h of both kernels in particle spacings (cubic spline q = 2r/h)", NULL},
+    {"rest_density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e7, "kg/m^3", "rest density rho_0 (when not calibrated)", NULL},
+    {"calibrate_rest_density", PFB_PARAM_BOOL, 1, 0, 1, "", "rho_0 := cubic-spline density of the initial lattice", NULL},
+    {"mu_e", PFB_PARAM_DOUBLE, 1000.0, 0.0, 1e9, "Pa", "elasticity constant mu_e of eq. 9 (a particle field mu_e overrides)", NULL},
+    {"lambda", PFB_PARAM_DOUBLE, 0.02, 1e-9, 1e9, "s", "relaxation time lambda of eq. 9 (a particle field lambda overrides)", NULL},
+    {"yield", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e12, "Pa", "von Mises yield value gamma of eq. 17 (0: plain Maxwell)", NULL},
+    {"rotational_term", PFB_PARAM_BOOL, 1, 0, 1, "", "include Omega (eq. 10) in eq. 9; off for the paper's Fig. 3 comparison", NULL},
+    {"grad_correction", PFB_PARAM_BOOL, 1, 0, 1, "", "correct eq. 16 so linear velocity fields are exact; off = the paper's eq. 16", NULL},
+    {"viscosity", PFB_PARAM_DOUBLE, -1.0, -1.0, 1e6, "Pa s", "Newtonian viscosity mu of eq. 1 (Mueller 2003 form); -1 = viscosity_alpha rho_0 v_ref h", NULL},
+    {"viscosity_alpha", PFB_PARAM_DOUBLE, 0.5, 0.0, 100.0, "1", "mu = alpha rho_0 v_ref h when viscosity = -1", NULL},
+    {"surface_beta", PFB_PARAM_DOUBLE, 0.97, 0.0, 1.0, "1", "surface particle (p = 0) when rho* < beta rho_0", NULL},
+    {"source_relaxation", PFB_PARAM_DOUBLE, 1.0, 0.01, 1.0, "1", "fraction of the predicted density error eq. 7 removes per step", NULL},
+    {"clamp_pressure", PFB_PARAM_BOOL, 0, 0, 1, "", "p = max(p, 0) after the solve", NULL},
+    {"pressure_kernel", PFB_PARAM_CHOICE, 0, 0, 0, "", "kernel of the pressure gradient, eq. 5", "spiky|cubic"},
+    {"pcg_tol", PFB_PARAM_DOUBLE, 1e-6, 1e-14, 0.5, "1", "relative residual |b - A p| / |b| at which PCG stops", NULL},
+    {"pcg_max_iter", PFB_PARAM_INT, 1000, 1, 1e6, "1", "PCG iteration cap per step", NULL},
+    {"pcg_precond", PFB_PARAM_CHOICE, 1, 0, 0, "", "PCG preconditioner", "none|jacobi"},
+    {"wall_no_slip", PFB_PARAM_BOOL, 1, 0, 1, "", "wall mirrors carry 2 v_wall - v (no slip); false: reflected normal velocity (free slip)", NULL},
+    {"resample_every", PFB_PARAM_INT, 1, 0, 1e9, "1", "frames between re-samplings (section 5); 0 = never", NULL},
+    {"eps_d", PFB_PARAM_DOUBLE, 0.6, 0.0, 10.0, "D", "down-sampling: merge pairs closer than eps_d spacings", NULL},
+    {"r_min", PFB_PARAM_DOUBLE, 0.95, 0.0, 10.0, "D", "up-sampling: insert where a Delaunay circumradius exceeds r_min spacings", NULL},
+    {"eps_m", PFB_PARAM_DOUBLE, 0.01, 0.0, 1.0, "m0", "up-sampling: no insertion below eps_m times the initial particle mass", NULL},
+    {"wall_restitution", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "normal restitution of the wall projection", NULL},
+    {"wall_friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "tangential velocity removed by the wall projection", NULL},
+    {"cfl", PFB_PARAM_DOUBLE, 0.25, 0.01, 2.0, "1", "CFL number of the suggested time step", NULL},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+/* A mirror particle: image of real particle src across one to three planes. */
+typedef struct my_ghost {
+    size_t src;
+    double M[9];           /* the reflection (row-major) applied to vectors and tensors */
+    double x[3], v[3];     /* mirror position and velocity */
+} my_ghost;
+
+typedef struct my_state {
+    int dim;
+    double h, rho0, m0, mu, mu_e, lambda, gamma, kappa, beta, tol, e, fric, margin, cfl;
+    int rot, corr, no_slip, max_iter, precond, clamp, pkern;
+    double relax;
+    long resample_every;
+    my_resample_params rp;
+    my_resample_stats rs;
+    pfb_kernel cubic, spiky, visc;
+    double w0;                 /* W_cubic(0): self term of eq. 4 */
+    int f_rho, f_p, f_T, f_mue, f_lam;
+    /* mirrors and the combined (real + mirror) neighbour list */
+    my_ghost *g;
+    size_t ng, cap_g;
+    double *xc[3], *vc[3];     /* combined positions and velocities */
+    size_t cap_c;
+    pfb_grid grid;
+    pfb_nlist nl;
+    /* per-particle workspace */
+    double *acc;               /* 3 n */
+    double *gradv;             /* 9 n velocity gradients */
+    unsigned char *surface;
+    long *unk;                 /* unknown index of a particle, -1 if surface */
+    size_t *mark;              /* matrix entry of a column in the row being assembled */
+    size_t cap_n;
+    my_csr A;
+    double *b, *x, *work, *dsurf;
+    size_t *rows;
+    size_t cap_u;
+    /* statistics */
+    int last_iters;
+    double last_resid;
+    long steps, iters_total;
+    size_t n_surface;
+} my_state;
+
+/* ---- small helpers ----------------------------------------------------------- */
+
+static int grow(void **ptr, size_t *cap, size_t need, size_t elem, pfb_err *err)
+{
+    if (need <= *cap)
+        return PFB_OK;
+    size_t nc = *cap ? *cap : 64;
+    while (nc < need)
+        nc *= 2;
+    void *q = realloc(*ptr, nc * elem);
+    if (!q)
+        return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu elements", need);
+    *ptr = q;
+    *cap = nc;
+    return PFB_OK;
+}
+
+static int ensure_particles(my_state *s, size_t n, pfb_err *err)
+{
+    if (n <= s->cap_n)
+        return PFB_OK;
+    size_t nc = n + n / 4 + 64;
+    double *a = realloc(s->acc, 3 * nc * sizeof *a);
+    if (a)
+        s->acc = a;
+    double *gv = realloc(s->gradv, 9 * nc * sizeof *gv);
+    if (gv)
+        s->gradv = gv;
+    unsigned char *sf = realloc(s->surface, nc);
+    if (sf)
+        s->surface = sf;
+    long *u = realloc(s->unk, nc * sizeof *u);
+    if (u)
+        s->unk = u;
+    size_t *mk = realloc(s->mark, nc * sizeof *mk);
+    if (mk)
+        s->mark = mk;
+    if (!a || !gv || !sf || !u || !mk)
+        return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu particles", n);
+    s->cap_n = nc;
+    return PFB_OK;
+}
+
+static double material(const pfb_sim *sim, int f, size_t i, double dflt)
+{
+    if (f < 0)
+        return dflt;
+    double v = sim->p.field[f].data[i];
+    return v > 0 ? v : dflt;
+}
+
+/* ---- wall mirrors -------------------------------------------------------------- */
+
+static void shape_centre_now(const pfb_shape *sh, double t, double c[3])
+{
+    for (int k = 0; k < 3; k++)
+        c[k] = sh->c[k] + sh->vel[k] * t + sh->amp[k] * sin(sh->omega * t);
+}
+
+static void mat_reflect(double M[9], const double n[3])
+{
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            M[3 * a + b] = (a == b ? 1.0 : 0.0) - 2.0 * n[a] * n[b];
+}
+
+static int add_ghost(my_state *s, size_t src, const double M[9], const double x[3], const double v[3],
+                     pfb_err *err)
+{
+    int rc = grow((void **)&s->g, &s->cap_g, s->ng + 1, sizeof *s->g, err);
+    if (rc)
+        return rc;
+    my_ghost *g = &s->g[s->ng++];
+    g->src = src;
+    memcpy(g->M, M, sizeof g->M);
+    for (int k = 0; k < 3; k++) {
+        g->x[k] = x[k];
+        g->v[k] = v[k];
+    }
+    return PFB_OK;
+}
+
+/* Mirror velocity across a plane of unit normal n moving with wall velocity vw. */
+static void mirror_velocity(const my_state *s, int dim, const double n[3], const double vw[3], double v[3])
+{
+    if (s->no_slip) {
+        for (int k = 0; k < dim; k++)
+            v[k] = 2.0 * vw[k] - v[k];
+        return;
+    }
+    double vn = 0.0;
+    for (int k = 0; k < dim; k++)
+        vn += (v[k] - vw[k]) * n[k];
+    for (int k = 0; k < dim; k++)
+        v[k] -= 2.0 * vn * n[k];
+}
+
+/* Mirrors of every particle within h of a wall (across its tangent plane; across
+ * each near face of a box container and each combination of them at corners),
+ * then the combined real + mirror coordinate arrays. */
+static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
+{
+    pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    s->ng = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        const double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
+        const double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
+        for (size_t w = 0; w < sim->walls.n; w++) {
+            const pfb_shape *sh = &sim->walls.s[w];
+            double vw[3];
+            shape_velocity_at(sh, dim, t, x, vw);
+            if (sh->type == PFB_SHAPE_BOX && sh->inside) {
+                double c[3], face[3] = {0, 0, 0};
+                shape_centre_now(sh, t, c);
+                int axes[3], na = 0;
+                for (int k = 0; k < dim; k++) {
+                    double lo = c[k] - sh->half[k], hi = c[k] + sh->half[k];
+                    double dlo = x[k] - lo, dhi = hi - x[k];
+                    double d = dlo <= dhi ? dlo : dhi;
+                    if (d >= 0 && d < s->h) {
+                        face[k] = dlo <= dhi ? lo : hi;
+                        axes[na++] = k;
+                    }
+                }
+                for (int mask = 1; mask < (1 << na); mask++) {
+                    double M[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+                    double xg[3] = {x[0], x[1], x[2]}, vg[3] = {v[0], v[1], v[2]};
+                    for (int q = 0; q < na; q++) {
+                        if (!(mask & (1 << q)))
+                            continue;
+                        int k = axes[q];
+                        double n[3] = {0, 0, 0};
+                        n[k] = 1.0;
+                        M[4 * k] = -1.0;
+                        xg[k] = 2.0 * face[k] - x[k];
+                        mirror_velocity(s, dim, n, vw, vg);
+                    }
+                    int rc = add_ghost(s, i, M, xg, vg, err);
+                    if (rc)
+                        return rc;
+                }
+            } else {
+                double gr[3] = {0, 0, 0};
+                double phi = shape_sdf(sh, dim, t, x, gr);
+                if (!(phi >= 0 && phi < s->h))
+                    continue;
+                double M[9], xg[3] = {0, 0, 0}, vg[3] = {v[0], v[1], v[2]};
+                mat_reflect(M, gr);
+                for (int k = 0; k < dim; k++)
+                    xg[k] = x[k] - 2.0 * phi * gr[k];
+                double xw[3] = {x[0] - phi * gr[0], x[1] - phi * gr[1], x[2] - phi * gr[2]};
+                shape_velocity_at(sh, dim, t, xw, vw);
+                mirror_velocity(s, dim, gr, vw, vg);
+                int rc = add_ghost(s, i, M, xg, vg, err);
+                if (rc)
+                    return rc;
+            }
+        }
+    }
+    size_t ntot = p->n + s->ng;
+    if (ntot > s->cap_c) {
+        size_t nc = ntot + ntot / 4 + 64;
+        for (int k = 0; k < 3; k++) {
+            double *a = realloc(s->xc[k], nc * sizeof *a);
+            if (a)
+                s->xc[k] = a;
+            double *b = realloc(s->vc[k], nc * sizeof *b);
+            if (b)
+                s->vc[k] = b;
+            if (!a || !b)
+                return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror particles", s->ng);
+        }
+        s->cap_c = nc;
+    }
+    for (int k = 0; k < 3; k++) {
+        memcpy(s->xc[k], p->x[k], p->n * sizeof(double));
+        memcpy(s->vc[k], p->v[k], p->n * sizeof(double));
+        for (size_t q = 0; q < s->ng; q++) {
+            s->xc[k][p->n + q] = s->g[q].x[k];
+            s->vc[k][p->n + q] = s->g[q].v[k];
+        }
+    }
+    return PFB_OK;
+}
+
+/* The combined (real + mirror) neighbour list at the current positions. */
+static int neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err)
+{
+    int rc = build_ghosts(s, sim, t, err);
+    if (!rc)
+        rc = ensure_particles(s, sim->p.n, err);
+    if (!rc)
+        rc = grid_build(&s->grid, (const double *const *)s->xc, sim->p.n + s->ng, err);
+    if (!rc)
+        rc = grid_neighbours(&s->grid, (const double *const *)s->xc, &s->nl, err);
+    return rc;
+}
+
+/* The real particle behind combined index j. */
+static inline size_t src_of(const my_state *s, size_t n, size_t j)
+{
+    return j < n ? j : s->g[j - n].src;
+}
+
+/* Stress of combined index j: T_src, or M T_src M^T for a mirror. */
+static void stress_of(const my_state *s, const pfb_sim *sim, size_t j, double T[9])
+{
+    size_t n = sim->p.n;
+    const double *Ts = sim->p.field[s->f_T].data + 9 * src_of(s, n, j);
+    if (j < n) {
+        memcpy(T, Ts, 9 * sizeof *T);
+        return;
+    }
+    const double *M = s->g[j - n].M;
+    double MT[9];
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            MT[3 * a + b] = M[3 * a] * Ts[b] + M[3 * a + 1] * Ts[3 + b] + M[3 * a + 2] * Ts[6 + b];
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            T[3 * a + b] = MT[3 * a] * M[3 * b] + MT[3 * a + 1] * M[3 * b + 1] + MT[3 * a + 2] * M[3 * b + 2];
+}
+
+/* ---- SPH sums ------------------------------------------------------------------ */
+
+/* eq. 4: rho_i = sum_j m_j W(r_ij) with the cubic spline, self and mirrors included. */
+static void compute_density(my_state *s, pfb_sim *sim)
+{
+    const pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    double *restrict rho = p->field[s->f_rho].data;
+    const pfb_nlist *nl = &s->nl;
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t i = 0; i < n; i++) {
+        double sum = p->m[i] * s->w0;
+        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++)
+            sum += p->m[src_of(s, n, nl->idx[q])] * kernel_w(&s->cubic, sqrt(nl->r2[q]));
+        rho[i] = sum;
+    }
+}
+
+/* Invert the dim x dim block of B (row-major 3x3) into Bi; returns 0 if singular. */
+static int invert_block(int dim, const double B[9], double Bi[9])
+{
+    memset(Bi, 0, 9 * sizeof *Bi);
+    if (dim == 2) {
+        double det = B[0] * B[4] - B[1] * B[3];
+        if (!(fabs(det) > 1e-3))
+            return 0;
+        Bi[0] = B[4] / det;
+        Bi[1] = -B[1] / det;
+        Bi[3] = -B[3] / det;
+        Bi[4] = B[0] / det;
+        return 1;
+    }
+    double c00 = B[4] * B[8] - B[5] * B[7], c01 = B[5] * B[6] - B[3] * B[8], c02 = B[3] * B[7] - B[4] * B[6];
+    double det = B[0] * c00 + B[1] * c01 + B[2] * c02;
+    if (!(fabs(det) > 1e-3))
+        return 0;
+    Bi[0] = c00 / det;
+    Bi[3] = c01 / det;
+    Bi[6] = c02 / det;
+    Bi[1] = (B[2] * B[7] - B[1] * B[8]) / det;
+    Bi[4] = (B[0] * B[8] - B[2] * B[6]) / det;
+    Bi[7] = (B[1] * B[6] - B[0] * B[7]) / det;
+    Bi[2] = (B[1] * B[5] - B[2] * B[4]) / det;
+    Bi[5] = (B[2] * B[3] - B[0] * B[5]) / det;
+    Bi[8] = (B[0] * B[4] - B[1] * B[3]) / det;
+    return 1;
+}
+
+/* eq. 16: G_i^{ab} = dv^a/dr^b = sum_j V_j (v_j^a - v_i^a) dW/dr^b, times B_i^{-1}
+ * when grad_correction is on (exact for linear velocity fields). */
+static void velocity_gradient(my_state *s, pfb_sim *sim)
+{
+    const pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    const int dim = sim->dim;
+    const double *restrict rho = p->field[s->f_rho].data;
+    const pfb_nlist *nl = &s->nl;
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t i = 0; i < n; i++) {
+        double G[9] = {0}, B[9] = {0};
+        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
+            size_t j = nl->idx[q], js = src_of(s, n, j);
+            double r = sqrt(nl->r2[q]);
+            if (!(r > 0))
+                continue;
+            double V = p->m[js] / rho[js];
+            double f = kernel_dw(&s->cubic, r) / r;
+            double gw[3], dx[3];
+            for (int b = 0; b < 3; b++) {
+                dx[b] = b < dim ? s->xc[b][j] - s->xc[b][i] : 0.0; /* x_j - x_i */
+                gw[b] = -f * dx[b];                                /* grad_i W(x_i - x_j) */
+            }
+            for (int a = 0; a < dim; a++) {
+                double dv = s->vc[a][j] - s->vc[a][i];
+                for (int b = 0; b < dim; b++) {
+                    G[3 * a + b] += V * dv * gw[b];
+                    B[3 * a + b] += V * dx[a] * gw[b];
+                }
+            }
+        }
+        double *out = s->gradv + 9 * i;
+        double Bi[9];
+        if (s->corr && invert_block(dim, B, Bi)) {
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++)
+                    out[3 * a + b] = G[3 * a] * Bi[b] + G[3 * a + 1] * Bi[3 + b] + G[3 * a + 2] * Bi[6 + b];
+        } else {
+            memcpy(out, G, sizeof G);
+        }
+    }
+}
+
+/* eqs. 9-15 and 17: dT/dt = Omega + mu_e/2 D' - T'/lambda for one particle. */
+static void stress_rate(const my_state *s, int dim, const double G[9], const double T[9], double mu_e,
+                        double lambda, double rate[9])
+{
+    double w[9] = {0}, D[9] = {0};
+    for (int a = 0; a < dim; a++)
+        for (int b = 0; b < dim; b++) {
+            w[3 * a + b] = G[3 * b + a] - G[3 * a + b]; /* eq. 12: dv^b/dr^a - dv^a/dr^b */
+            D[3 * a + b] = G[3 * b + a] + G[3 * a + b]; /* eq. 15 */
+        }
+    double tr = 0.0;
+    for (int a = 0; a < dim; a++)
+        tr += D[4 * a];
+    for (int a = 0; a < dim; a++)
+        D[4 * a] -= tr / dim; /* eq. 13 (3D: /3; 2D: /2) */
+    double nt = 0.0;
+    for (int k = 0; k < 9; k++)
+        nt += T[k] * T[k];
+    nt = sqrt(nt);
+    double yf = 1.0; /* eq. 17: T' = T max(0, |T| - gamma) / |T| */
+    if (s->gamma > 0)
+        yf = nt > 0 ? fmax(0.0, nt - s->gamma) / nt : 0.0;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            double om = 0.0;
+            if (s->rot) /* eq. 10: Omega = (T w - w T) / 2 */
+                for (int c = 0; c < 3; c++)
+                    om += 0.5 * (T[3 * a + c] * w[3 * c + b] - w[3 * a + c] * T[3 * c + b]);
+            rate[3 * a + b] = om + 0.5 * mu_e * D[3 * a + b] - yf * T[3 * a + b] / lambda; /* eq. 9 */
+        }
+}
+
+/* Explicit Euler step of eq. 9 from the velocity gradients in s->gradv. */
+static void update_stress(my_state *s, pfb_sim *sim, double dt)
+{
+    pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    double *restrict T = p->field[s->f_T].data;
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t i = 0; i < n; i++) {
+        double rate[9];
+        double mu_e = material(sim, s->f_mue, i, s->mu_e), lam = material(sim, s->f_lam, i, s->lambda);
+        stress_rate(s, sim->dim, s->gradv + 9 * i, T + 9 * i, mu_e, lam, rate);
+        for (int k = 0; k < 9; k++)
+            T[9 * i + k] += dt * rate[k];
+    }
+}
+
+/* eq. 1 without pressure: gravity, viscosity (Mueller 2003 eq. 14) and the stress
+ * divergence sum_j m_j (T_i / rho_i^2 + T_j / rho_j^2) grad_i W_ij, into s->acc. */
+static void nonpressure_accel(my_state *s, pfb_sim *sim)
+{
+    const pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    const int dim = sim->dim;
+    const double *restrict rho = p->field[s->f_rho].data;
+    const pfb_nlist *nl = &s->nl;
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t i = 0; i < n; i++) {
+        double a[3] = {0, 0, 0}, Ti[9], Tj[9];
+        stress_of(s, sim, i, Ti);
+        double ri2 = 1.0 / (rho[i] * rho[i]);
+        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
+            size_t j = nl->idx[q], js = src_of(s, n, j);
+            double r = sqrt(nl->r2[q]);
+            double mj = p->m[js], rj = rho[js];
+            double lap = kernel_lap(&s->visc, r);
+            for (int k = 0; k < dim; k++)
+                a[k] += s->mu / rho[i] * mj / rj * (s->vc[k][j] - s->vc[k][i]) * lap;
+            if (!(r > 0))
+                continue;
+            stress_of(s, sim, j, Tj);
+            double f = kernel_dw(&s->cubic, r) / r, rj2 = 1.0 / (rj * rj);
+            double gw[3];
+            for (int b = 0; b < 3; b++)
+                gw[b] = b < dim ? f * (s->xc[b][i] - s->xc[b][j]) : 0.0;
+            for (int k = 0; k < dim; k++)
+                for (int b = 0; b < dim; b++)
+                    a[k] += mj * (Ti[3 * k + b] * ri2 + Tj[3 * k + b] * rj2) * gw[b];
+        }
+        for (int k = 0; k < 3; k++)
+            s->acc[3 * i + (size_t)k] = k < dim ? a[k] + sim->g[k] : 0.0;
+    }
+}
+
+/* ---- the pressure Poisson equation (eqs. 7-8) ----------------------------------- */
+
+static int ensure_unknowns(my_state *s, size_t nu, size_t nz, pfb_err *err)
+{
+    if (nu + 1 > s->A.cap_n) {
+        size_t nc = nu + nu / 4 + 64;
+        size_t *st = realloc(s->A.start, (nc + 1) * sizeof *st);
+        if (st)
+            s->A.start = st;
+        double *b = realloc(s->b, nc * sizeof *b);
+        if (b)
+            s->b = b;
+        double *x = realloc(s->x, nc * sizeof *x);
+        if (x)
+            s->x = x;
+        double *w = realloc(s->work, 5 * nc * sizeof *w);
+        if (w)
+            s->work = w;
+        size_t *rw = realloc(s->rows, nc * sizeof *rw);
+        if (rw)
+            s->rows = rw;
+        double *ds = realloc(s->dsurf, nc * sizeof *ds);
+        if (ds)
+            s->dsurf = ds;
+        if (!st || !b || !x || !w || !rw || !ds)
+            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu pressure unknowns", nu);
+        s->A.cap_n = nc;
+    }
+    if (nz > s->A.cap_nz) {
+        size_t nc = nz + nz / 4 + 64;
+        size_t *c = realloc(s->A.col, nc * sizeof *c);
+        if (c)
+            s->A.col = c;
+        double *v = realloc(s->A.val, nc * sizeof *v);
+        if (v)
+            s->A.val = v;
+        if (!c || !v)
+            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu matrix entries", nz);
+        s->A.cap_nz = nc;
+    }
+    return PFB_OK;
+}
+
+/* Surface flags, the unknowns and the matrix kappa c_ij of eq. 8 with the source
+ * term of eq. 7, from the densities in the density field.  A mirror j' of particle
+ * j carries p_j, so its term (p_i - p_j) c_ij' adds to the (i, j) entry (and
+ * vanishes for i's own mirror).  Mirrors across planes and box faces give a
+ * symmetric matrix exactly (a reflection is an isometry and an involution:
+ * |x_i - M x_j| = |M x_i - x_j|); tangent-plane mirrors of curved walls do so only
+ * approximately, so the off-diagonal entries are symmetrised, and each diagonal
+ * entry is the sum of its row's off-diagonal magnitudes plus its couplings to
+ * surface particles: a symmetric, diagonally dominant M-matrix. */
+static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
+{
+    const pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    const double *restrict rho = p->field[s->f_rho].data;
+    const pfb_nlist *nl = &s->nl;
+    size_t nu = 0, nz = 0, nsurf = 0;
+    for (size_t i = 0; i < n; i++) {
+        s->surface[i] = rho[i] < s->beta * s->rho0;
+        s->mark[i] = (size_t)-1;
+        if (s->surface[i]) {
+            s->unk[i] = -1;
+            nsurf++;
+            continue;
+        }
+        s->unk[i] = (long)nu++;
+        nz += 1 + (nl->start[i + 1] - nl->start[i]);
+    }
+    s->n_surface = nsurf;
+    int rc = ensure_unknowns(s, nu, nz, err);
+    if (rc)
+        return rc;
+    my_csr *A = &s->A;
+    A->n = nu;
+    size_t e = 0;
+    const double src = 1.0 / (s->rho0 * dt * dt);
+    for (size_t i = 0; i < n; i++) {
+        if (s->unk[i] < 0)
+            continue;
+        size_t u = (size_t)s->unk[i];
+        s->rows[u] = i;
+        A->start[u] = e;
+        A->col[e] = u;
+        A->val[e++] = 0.0;
+        double dsurf = 0.0;
+        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
+            size_t j = nl->idx[q], js = src_of(s, n, j);
+            if (js == i)
+                continue; /* i's own mirror: p_mirror = p_i */
+            double c = s->kappa * (p->m[i] + p->m[js]) / (2.0 * (rho[i] + rho[js]) * (rho[i] + rho[js])) *
+                       kernel_w(&s->cubic, sqrt(nl->r2[q])); /* eq. 8 */
+            if (s->unk[js] < 0) {
+                dsurf += c; /* p_j = 0 (air pressure) */
+                continue;
+            }
+            if (s->mark[js] == (size_t)-1) {
+                s->mark[js] = e;
+                A->col[e] = (size_t)s->unk[js];
+                A->val[e++] = 0.0;
+            }
+            A->val[s->mark[js]] -= c;
+        }
+        /* sort the row's off-diagonal entries by column (mirrors come after the real
+         * neighbours) and clear the marks */
+        for (size_t a = A->start[u] + 2; a < e; a++) {
+            size_t c = A->col[a];
+            double v = A->val[a];
+            size_t k = a;
+            for (; k > A->start[u] + 1 && A->col[k - 1] > c; k--) {
+                A->col[k] = A->col[k - 1];
+                A->val[k] = A->val[k - 1];
+            }
+            A->col[k] = c;
+            A->val[k] = v;
+        }
+        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++)
+            s->mark[src_of(s, n, nl->idx[q])] = (size_t)-1;
+        s->dsurf[u] = dsurf;
+        s->b[u] = s->relax * (rho[i] - s->rho0) * src; /* eq. 7 */
+        s->x[u] = p->field[s->f_p].data[i];  /* warm start */
+    }
+    A->start[nu] = e;
+    /* symmetrise the off-diagonal entries, then the diagonals */
+    for (size_t u = 0; u < nu; u++)
+        for (size_t a = A->start[u] + 1; a < A->start[u + 1]; a++) {
+            size_t v = A->col[a];
+            if (v <= u)
+                continue;
+            size_t lo = A->start[v] + 1, hi = A->start[v + 1];
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (A->col[mid] < u)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < A->start[v + 1] && A->col[lo] == u) {
+                double avg = 0.5 * (A->val[a] + A->val[lo]);
+                A->val[a] = avg;
+                A->val[lo] = avg;
+            } else {
+                s->dsurf[u] -= A->val[a]; /* no partner term: keep the coupling on the diagonal only */
+                A->val[a] = 0.0;
+            }
+        }
+    for (size_t u = 0; u < nu; u++) {
+        double d = s->dsurf[u];
+        for (size_t a = A->start[u] + 1; a < A->start[u + 1]; a++)
+            d -= A->val[a];
+        A->val[A->start[u]] = d;
+    }
+    return PFB_OK;
+}
+
+static double dot(size_t n, const double *a, const double *b)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+static void csr_mul(const my_csr *A, const double *x, double *y)
+{
+    for (size_t u = 0; u < A->n; u++) {
+        double s = 0.0;
+        for (size_t e = A->start[u]; e < A->start[u + 1]; e++)
+            s += A->val[e] * x[A->col[e]];
+        y[u] = s;
+    }
+}
+
+int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter, int precond, double *work,
+           int *iters, double *resid, pfb_err *err)
+{
+    const size_t n = A->n;
+    double *r = work, *z = work + n, *d = work + 2 * n, *q = work + 3 * n, *dinv = work + 4 * n;
+    *iters = 0;
+    *resid = 0.0;
+    if (precond != MY_PRECOND_NONE && precond != MY_PRECOND_JACOBI)
+        return pfb_err_set(err, PFB_EINVAL, "PCG preconditioner %d is unknown; valid: 0 (none), 1 (jacobi)", precond);
+    if (n == 0)
+        return PFB_OK;
+    for (size_t u = 0; u < n; u++)
+        dinv[u] = precond == MY_PRECOND_JACOBI && A->val[A->start[u]] > 0 ? 1.0 / A->val[A->start[u]] : 1.0;
+    double bn = sqrt(dot(n, b, b));
+    if (bn == 0.0) {
+        memset(x, 0, n * sizeof *x);
+        return PFB_OK;
+    }
+    csr_mul(A, x, q);
+    for (size_t u = 0; u < n; u++) {
+        r[u] = b[u] - q[u];
+        z[u] = dinv[u] * r[u];
+        d[u] = z[u];
+    }
+    double rz = dot(n, r, z);
+    double rn = sqrt(dot(n, r, r));
+    int k = 0;
+    while (rn > tol * bn && k < max_iter) {
+        csr_mul(A, d, q);
+        double dq = dot(n, d, q);
+        if (!(dq > 0))
+            break; /* not positive definite along d: stop with what we have */
+        double alpha = rz / dq;
+        for (size_t u = 0; u < n; u++) {
+            x[u] += alpha * d[u];
+            r[u] -= alpha * q[u];
+            z[u] = dinv[u] * r[u];
+        }
+        double rz1 = dot(n, r, z);
+        double beta = rz1 / rz;
+        rz = rz1;
+        for (size_t u = 0; u < n; u++)
+            d[u] = z[u] + beta * d[u];
+        rn = sqrt(dot(n, r, r));
+        k++;
+    }
+    *iters = k;
+    *resid = rn / bn;
+    return PFB_OK;
+}
+
+/* Solve for the pressure and store it in the pressure field (0 at the surface). */
+static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
+{
+    int rc = assemble_pressure(s, sim, dt, err);
+    if (rc)
+        return rc;
+    int it = 0;
+    double res = 0.0;
+    rc = my_pcg(&s->A, s->b, s->x, s->tol, s->max_iter, s->precond, s->work, &it, &res, err);
+    if (rc)
+        return rc;
+    s->last_iters = it;
+    s->last_resid = res;
+    s->iters_total += it;
+    s->steps++;
+    double *pr = sim->p.field[s->f_p].data;
+    for (size_t i = 0; i < sim->p.n; i++)
+        pr[i] = s->unk[i] >= 0 ? (s->clamp ? fmax(0.0, s->x[s->unk[i]]) : s->x[s->unk[i]]) : 0.0;
+    return PFB_OK;
+}
+
+/* eq. 5 (with its minus sign) with the spiky gradient of eq. 6: a_i = -grad p / rho,
+ * mirrors carrying p and rho of their particle; into s->acc. */
+static void pressure_accel(my_state *s, pfb_sim *sim)
+{
+    const pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    const int dim = sim->dim;
+    const double *restrict rho = p->field[s->f_rho].data;
+    const double *restrict pr = p->field[s->f_p].data;
+    const pfb_nlist *nl = &s->nl;
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t i = 0; i < n; i++) {
+        double a[3] = {0, 0, 0};
+        double ci = pr[i] / (rho[i] * rho[i]);
+        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
+            size_t j = nl->idx[q], js = src_of(s, n, j);
+            double r = sqrt(nl->r2[q]);
+            if (!(r > 0))
+                continue;
+            double f = -p->m[js] * (ci + pr[js] / (rho[js] * rho[js])) * kernel_dw(s->pkern ? &s->cubic : &s->spiky, r) / r;
+            for (int k = 0; k < dim; k++)
+                a[k] += f * (s->xc[k][i] - s->xc[k][j]);
+        }
+        for (int k = 0; k < 3; k++)
+            s->acc[3 * i + (size_t)k] = k < dim ? a[k] : 0.0;
+    }
+}
+
+/* ---- the step ------------------------------------------------------------------- */
+
+static void collide(const my_state *s, pfb_sim *sim, double t)
+{
+    pfb_particles *p = &sim->p;
+    if (sim->walls.n == 0)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
+        double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
+        if (boundaries_project(&sim->walls, sim->dim, t, s->margin, s->e, s->fric, x, v))
+            for (int k = 0; k < sim->dim; k++) {
+                p->x[k][i] = x[k];
+                p->v[k][i] = v[k];
+            }
+    }
+}
+
+static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
+{
+    my_state *s = state;
+    pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    const double t1 = sim->t + dt;
+    /* 1. at x_n: density, velocity gradient, non-pressure accelerations */
+    int rc = neighbours(s, sim, sim->t, err);
+    if (rc)
+        return rc;
+    compute_density(s, sim);
+    velocity_gradient(s, sim);
+    nonpressure_accel(s, sim);
+    /* 2. stress, eq. 9 */
+    update_stress(s, sim, dt);
+    /* 3. prediction */
+    for (int k = 0; k < dim; k++)
+        for (size_t i = 0; i < p->n; i++) {
+            p->v[k][i] += dt * s->acc[3 * i + (size_t)k];
+            p->x[k][i] += dt * p->v[k][i];
+        }
+    collide(s, sim, t1);
+    /* 4. pressure at x* */
+    rc = neighbours(s, sim, t1, err);
+    if (rc)
+        return rc;
+    compute_density(s, sim);
+    rc = solve_pressure(s, sim, dt, err);
+    if (rc)
+        return rc;
+    /* 5. correction */
+    pressure_accel(s, sim);
+    for (int k = 0; k < dim; k++)
+        for (size_t i = 0; i < p->n; i++) {
+            double du = dt * s->acc[3 * i + (size_t)k];
+            p->v[k][i] += du;
+            p->x[k][i] += dt * du;
+        }
+    collide(s, sim, t1);
+    sim_positions_changed(sim);
+    return PFB_OK;
+}
+
+int my_pressure_system(void *state, pfb_sim *sim, double dt, const my_csr **A, const double **b,
+                       const size_t **rows, pfb_err *err)
+{
+    my_state *s = state;
+    int rc = neighbours(s, sim, sim->t, err);
+    if (rc)
+        return rc;
+    compute_density(s, sim);
+    rc = assemble_pressure(s, sim, dt, err);
+    if (rc)
+        return rc;
+    *A = &s->A;
+    *b = s->b;
+    *rows = s->rows;
+    return PFB_OK;
+}
+
+int my_stress_update(void *state, pfb_sim *sim, double dt, pfb_err *err)
+{
+    my_state *s = state;
+    int rc = neighbours(s, sim, sim->t, err);
+    if (rc)
+        return rc;
+    compute_density(s, sim);
+    velocity_gradient(s, sim);
+    update_stress(s, sim, dt);
+    return PFB_OK;
+}
+
+/* §5: re-sampling at the end of every resample_every-th frame. */
+static int mao_yang_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
+{
+    my_state *s = state;
+    if (s->resample_every <= 0 || frame % s->resample_every != 0)
+        return PFB_OK;
+    /* densities for eq. 19 at the current positions */
+    int rc = neighbours(s, sim, sim->t, err);
+    if (rc)
+        return rc;
+    compute_density(s, sim);
+    rc = my_downsample(sim, &s->rp, &s->rs, err);
+    if (!rc)
+        rc = my_upsample(sim, &s->rp, &s->rs, err);
+    if (!rc)
+        rc = ensure_particles(s, sim->p.n, err);
+    sim_positions_changed(sim);
+    return rc;
+}
+
+/* ---- create, destroy, time step, diagnostics --------------------------------------- */
+
+static void mao_yang_destroy(void *state)
+{
+    my_state *s = state;
+    if (!s)
+        return;
+    free(s->g);
+    for (int k = 0; k < 3; k++) {
+        free(s->xc[k]);
+        free(s->vc[k]);
+    }
+    grid_free(&s->grid);
+    nlist_free(&s->nl);
+    free(s->acc);
+    free(s->gradv);
+    free(s->surface);
+    free(s->unk);
+    free(s->mark);
+    free(s->dsurf);
+    free(s->A.start);
+    free(s->A.col);
+    free(s->A.val);
+    free(s->b);
+    free(s->x);
+    free(s->work);
+    free(s->rows);
+    free(s);
+}
+
+struct r2w_ctx {
+    const pfb_kernel *w;
+    double spacing;
+};
+
+static double r2w_term(double r, void *ctx)
+{
+    const struct r2w_ctx *c = ctx;
+    double d = r * c->spacing;
+    return d * d * kernel_w(c->w, d);
+}
+
+static int field_or_add(pfb_particles *p, const char *name, int ncomp, int *idx, pfb_err *err)
+{
+    int f = particles_find_field(p, name);
+    if (f >= 0) {
+        if (p->field[f].ncomp != ncomp)
+            return pfb_err_set(err, PFB_EINVAL, "mao_yang: particle field '%s' has %d components; valid: %d", name,
+                               p->field[f].ncomp, ncomp);
+        *idx = f;
+        return PFB_OK;
+    }
+    return particles_add_field(p, name, ncomp, idx, err);
+}
+
+static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_err *err)
+{
+    *out = NULL;
+    my_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory creating the mao_yang solver");
+    const double D = sim->spacing;
+    s->dim = sim->dim;
+    s->h = params_get(pp, "h_factor") * D;
+    s->mu = params_get(pp, "viscosity");
+    s->mu_e = params_get(pp, "mu_e");
+    s->lambda = params_get(pp, "lambda");
+    s->gamma = params_get(pp, "yield");
+    s->rot = params_get_int(pp, "rotational_term");
+    s->corr = params_get_int(pp, "grad_correction");
+    s->beta = params_get(pp, "surface_beta");
+    s->tol = params_get(pp, "pcg_tol");
+    s->max_iter = params_get_int(pp, "pcg_max_iter");
+    s->precond = params_get_int(pp, "pcg_precond");
+    s->no_slip = params_get_int(pp, "wall_no_slip");
+    s->resample_every = params_get_int(pp, "resample_every");
+    s->e = params_get(pp, "wall_restitution");
+    s->fric = params_get(pp, "wall_friction");
+    s->cfl = params_get(pp, "cfl");
+    s->relax = params_get(pp, "source_relaxation");
+    s->clamp = params_get_int(pp, "clamp_pressure");
+    s->pkern = params_get_int(pp, "pressure_kernel");
+    s->margin = 0.25 * D;
+    s->m0 = sim->p.n ? particles_total_mass(&sim->p) / (double)sim->p.n : 0.0;
+    int rc = kernel_init(&s->cubic, PFB_KERNEL_CUBIC, sim->dim, s->h, err);
+    if (!rc)
+        rc = kernel_init(&s->spiky, PFB_KERNEL_SPIKY, sim->dim, s->h, err);
+    if (!rc)
+        rc = kernel_init(&s->visc, PFB_KERNEL_VISCOSITY, sim->dim, s->h, err);
+    if (!rc)
+        rc = field_or_add(&sim->p, "density", 1, &s->f_rho, err);
+    if (!rc)
+        rc = field_or_add(&sim->p, "pressure", 1, &s->f_p, err);
+    if (!rc)
+        rc = field_or_add(&sim->p, "stress", 9, &s->f_T, err);
+    if (rc) {
+        mao_yang_destroy(s);
+        return rc;
+    }
+    s->f_mue = particles_find_field(&sim->p, "mu_e");
+    s->f_lam = particles_find_field(&sim->p, "lambda");
+    s->w0 = kernel_w(&s->cubic, 0.0);
+    if (params_get_int(pp, "calibrate_rest_density"))
+        s->rho0 = lattice_density(&s->cubic, D, s->m0);
+    else
+        s->rho0 = params_get(pp, "rest_density");
+    if (s->mu < 0)
+        s->mu = params_get(pp, "viscosity_alpha") * s->rho0 * sim->v_ref * s->h;
+    if (!(s->rho0 > 0) || !(s->m0 > 0)) {
+        rc = pfb_err_set(err, PFB_EINVAL, "mao_yang: rest density %g and particle mass %g must be positive", s->rho0,
+                         s->m0);
+        mao_yang_destroy(s);
+        return rc;
+    }
+    /* kappa: kappa sum_j (p_i - p_j) c_ij = -(1/rho_0) lap p on the lattice for p = |x - x_i|^2 / 2 */
+    struct r2w_ctx rc2 = {&s->cubic, D};
+    double S = lattice_sum(sim->dim, s->h / D, r2w_term, &rc2);
+    s->kappa = 8.0 * sim->dim * s->rho0 / (s->m0 * S);
+    s->rp.eps_d = params_get(pp, "eps_d") * D;
+    s->rp.r_min = params_get(pp, "r_min") * D;
+    s->rp.eps_m = params_get(pp, "eps_m") * s->m0;
+    s->rp.h = s->h;
+    s->rp.f_rho = s->f_rho;
+    if (s->resample_every > 0 && !(s->rp.eps_d < s->rp.r_min)) {
+        rc = pfb_err_set(err, PFB_EINVAL, "mao_yang: eps_d %g must be below r_min %g (section 5.1); valid: eps_d < r_min",
+                         params_get(pp, "eps_d"), params_get(pp, "r_min"));
+        mao_yang_destroy(s);
+        return rc;
+    }
+    rc = grid_init(&s->grid, sim->dim, s->h, err);
+    if (!rc)
+        rc = ensure_particles(s, sim->p.n, err);
+    if (rc) {
+        mao_yang_destroy(s);
+        return rc;
+    }
+    *out = s;
+    return PFB_OK;
+}
+
+static double mao_yang_suggest_dt(const void *state, const pfb_sim *sim)
+{
+    const my_state *s = state;
+    double mu_e = s->mu_e, lam = s->lambda;
+    for (size_t i = 0; i < sim->p.n; i++) {
+        mu_e = fmax(mu_e, material(sim, s->f_mue, i, s->mu_e));
+        lam = fmin(lam, material(sim, s->f_lam, i, s->lambda));
+    }
+    double cs = sqrt(mu_e / s->rho0);
+    double dt = s->cfl * s->h / (sim->v_ref + cs);
+    dt = fmin(dt, 0.5 * lam);
+    if (s->mu > 0)
+        dt = fmin(dt, 0.125 * s->h * s->h * s->rho0 / s->mu);
+    double g = sqrt(sim->g[0] * sim->g[0] + sim->g[1] * sim->g[1] + sim->g[2] * sim->g[2]);
+    if (g > 0)
+        dt = fmin(dt, 0.25 * sqrt(s->h / g));
+    return dt;
+}
+
+static const char *const mao_yang_diag_names[] = {"rho0",   "pcg_iters", "pcg_iters_mean", "pcg_residual", "n_surface",
+                                                  "merged", "inserted",  "stress_max",     NULL};
+
+static void mao_yang_diag(const void *state, const pfb_sim *sim, double *values)
+{
+    const my_state *s = state;
+    const double *T = sim->p.field[s->f_T].data;
+    double mx = 0.0;
+    for (size_t i = 0; i < sim->p.n; i++) {
+        double nt = 0.0;
+        for (int k = 0; k < 9; k++)
+            nt += T[9 * i + k] * T[9 * i + k];
+        mx = fmax(mx, sqrt(nt));
+    }
+    values[0] = s->rho0;
+    values[1] = s->steps ? (double)s->last_iters : NAN;
+    values[2] = s->steps ? (double)s->iters_total / (double)s->steps : NAN;
+    values[3] = s->steps ? s->last_resid : NAN;
+    values[4] = s->steps ? (double)s->n_surface : NAN;
+    values[5] = (double)s->rs.merged;
+    values[6] = (double)s->rs.inserted;
+    values[7] = mx;
+}
+
+const pfb_solver_ops pfb_solver_mao_yang = {
+    "mao_yang",
+    "H. Mao, Y.-H. Yang. A particle-based model for non-Newtonian fluid animation. University of Alberta",
+    mao_yang_params,
+    mao_yang_create,
+    mao_yang_step,
+    mao_yang_destroy,
+    mao_yang_suggest_dt,
+    mao_yang_diag_names,
+    mao_yang_diag,
+    NULL,
+    mao_yang_frame};

@@ -1,0 +1,806 @@
+/* mao_yang_resample.c — particle re-sampling of H. Mao, Y.-H. Yang, "A particle-based
+ * model for non-Newtonian fluid animation" (text in
+ * ../shared/papers/mao-yang-nonnewtonian.txt), §5.
+ *
+ * What the paper specifies and where it lives here:
+ *   §5           down-sampling: two particles closer than eps_d are replaced by one at
+ *                their centre of mass with their total mass; velocity and stress
+ *                "linearly interpolated" ........................ my_downsample, merge_pair_into
+ *   §5           down-sampling runs before up-sampling (the caller's order)
+ *   §5.1         Delaunay triangulation of the particles; a simplex whose empty
+ *                circum-circle (-sphere) has radius > R_min gets a new particle at its
+ *                centre .............................................. delaunay_candidates
+ *   §5.2         the new particle is cancelled if it lies outside the convex hull of
+ *                its neighbours (QuickHull, as the paper: libqhull_r) ....... inside_hull
+ *   §5.3 eq. 18  A(r) = sum_j A_j W_j / W_total ................................ insert_at
+ *        eq. 19  W_j = m_j / rho_j W(r - r_j, h), the cubic spline of eq. 3 ..... insert_at
+ *        eq. 20  m_j -= m_j W_j / W_total (mass conservation) .................. insert_at
+ *        eps_m   no insertion when the eq.-18 mass is below eps_m ............... insert_at
+ *
+ * Choices where the paper is silent (or loose):
+ *  - Merge order.  Per pass every pair closer than eps_d is collected (framework
+ *    neighbour list of radius eps_d) and sorted by (distance^2, smaller id, larger
+ *    id); pairs are merged greedily when neither member was touched in this pass.
+ *    Passes repeat until no pair is closer than eps_d (a merged particle can land
+ *    within eps_d of a third).  The result depends only on positions and ids, not
+ *    on storage order.  The merged particle takes a new id.
+ *  - Merged attributes.  Velocity is the mass-weighted mean (linear momentum is
+ *    conserved to round-off); every registered field (density, stress, material
+ *    fields) is the mass-weighted mean too ("linearly interpolated" in §5).
+ *  - Candidate order.  Candidates are processed by circumradius, largest first,
+ *    then by circumcentre, then by the sorted ids of the simplex's vertices.  The
+ *    radius and the centre are compared after rounding to 1e-9 r_min, so that the
+ *    ulp-level differences between different triangulations of one cospherical cell
+ *    (the triangulation qhull picks depends on input order) do not change the order.
+ *  - Duplicates.  A candidate closer than eps_d to a particle inserted earlier in
+ *    the same pass is rejected: the simplices of one cospherical cell (a square or
+ *    octahedral hole) share one circumcentre.  Against the particles that existed
+ *    before the pass no test is needed: a Delaunay circle (sphere) is empty, so
+ *    every old particle is at least R > r_min from the inserted point, and
+ *    eps_d < r_min (which the paper requires, and my_upsample checks) gives
+ *    no new pair closer than eps_d.
+ *  - Neighbourhood.  The hull of §5.2 and the sums of eqs. 18-19 run over the
+ *    particles closer than h (the kernel support) to the candidate, including those
+ *    inserted earlier in the pass, in id order.  Fewer than dim + 1 neighbours or a
+ *    degenerate (flat) neighbourhood counts as outside the hull; so a void wider
+ *    than h (R >= h: no particle within h, eq. 18 would be 0/0) is not filled.
+ *  - Order of the tests.  Each candidate is counted once: first the duplicate test
+ *    (rejected_close), then the hull (rejected_hull), then eps_m (rejected_mass);
+ *    candidates = inserted + the three rejections.
+ *  - Hull test tolerance.  The hull is computed on the neighbours' coordinates
+ *    relative to the candidate divided by h; the candidate is inside iff every
+ *    facet's offset (its signed distance from the candidate) is <= 1e-12, i.e.
+ *    points on the hull (within 1e-12 h, far above the round-off of coordinates of
+ *    size h) count as inside, as the paper's Fig. 7(b) says.
+ *  - Momentum-consistent velocity.  Eq. 18 applied to v itself would not conserve
+ *    momentum once eq. 20 removes mass from the neighbours (who keep their
+ *    velocities).  We apply eq. 18 to the momentum m_j v_j and divide by the
+ *    interpolated mass: v = sum_j (m_j W_j / W_total) v_j / m.  This equals eq. 18
+ *    for v when the neighbour masses are equal, and conserves momentum exactly up
+ *    to round-off.  Mass is eq. 18 with A = m; density, stress and every other
+ *    registered field are eq. 18 as written.
+ *  - Degenerate simplices.  Option 'Qt' may give flat simplices (qhull manual);
+ *    those with |det| <= 1e-10 L^dim (L the longest edge from the first vertex)
+ *    are skipped: their circumcentre is undefined or meaningless.
+ *  - Degenerate input.  Fewer than dim + 2 particles, or input that qhull reports
+ *    singular (all collinear / coplanar): no up-sampling, PFB_OK. */
+#include "mao_yang_resample.h"
+
+#include <libqhull_r/qhull_ra.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/kernels.h"
+
+/* ---- parameters ------------------------------------------------------------ */
+
+static int check_params(const pfb_sim *sim, const my_resample_params *rp, int up, pfb_err *err)
+{
+    if (!sim || !rp)
+        return pfb_err_set(err, PFB_EINVAL, "re-sampling needs a simulation and parameters; got NULL");
+    if (!(rp->eps_d > 0.0) || !isfinite(rp->eps_d))
+        return pfb_err_set(err, PFB_EINVAL, "re-sampling eps_d = %g m is invalid; valid: finite and > 0", rp->eps_d);
+    if (!up)
+        return PFB_OK;
+    if (!(rp->r_min > rp->eps_d) || !isfinite(rp->r_min))
+        return pfb_err_set(err, PFB_EINVAL,
+                           "re-sampling r_min = %g m is invalid; valid: finite and > eps_d = %g m (§5.1)",
+                           rp->r_min, rp->eps_d);
+    if (!(rp->h > 0.0) || !isfinite(rp->h))
+        return pfb_err_set(err, PFB_EINVAL, "re-sampling h = %g m is invalid; valid: finite and > 0", rp->h);
+    if (!(rp->eps_m >= 0.0) || !isfinite(rp->eps_m))
+        return pfb_err_set(err, PFB_EINVAL, "re-sampling eps_m = %g kg is invalid; valid: finite and >= 0",
+                           rp->eps_m);
+    if (rp->f_rho < 0 || (size_t)rp->f_rho >= sim->p.nfields)
+        return pfb_err_set(err, PFB_EINVAL,
+                           "re-sampling density field index %d is invalid; valid: a registered 1-component "
+                           "field (%zu fields registered)",
+                           rp->f_rho, sim->p.nfields);
+    if (sim->p.field[rp->f_rho].ncomp != 1)
+        return pfb_err_set(err, PFB_EINVAL,
+                           "re-sampling density field %d ('%s') has %d components; valid: a 1-component field",
+                           rp->f_rho, sim->p.field[rp->f_rho].name, sim->p.field[rp->f_rho].ncomp);
+    return PFB_OK;
+}
+
+/* ---- down-sampling (§5) ------------------------------------------------------ */
+
+typedef struct close_pair {
+    double d2;
+    uint64_t lo, hi;   /* ids, smaller first */
+    size_t i, j;       /* storage indices, i < j */
+} close_pair;
+
+static int close_pair_cmp(const void *pa, const void *pb)
+{
+    const close_pair *a = pa, *b = pb;
+    if (a->d2 != b->d2)
+        return a->d2 < b->d2 ? -1 : 1;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return 0;
+}
+
+/* Replace particle a by the merger of a and b (centre of mass, total mass, and the
+ * mass-weighted mean of velocity and of every field); b is left for the caller to
+ * remove.  Symmetric in a and b bit for bit (sums of two products commute). */
+static void merge_pair_into(pfb_particles *p, size_t a, size_t b)
+{
+    const double ma = p->m[a], mb = p->m[b], M = ma + mb;
+    const double wa = M > 0.0 ? ma / M : 0.5, wb = M > 0.0 ? mb / M : 0.5;
+    for (int d = 0; d < p->dim; d++) {
+        p->x[d][a] = wa * p->x[d][a] + wb * p->x[d][b];
+        p->v[d][a] = wa * p->v[d][a] + wb * p->v[d][b];
+    }
+    p->m[a] = M;
+    for (size_t f = 0; f < p->nfields; f++) {
+        const size_t nc = (size_t)p->field[f].ncomp;
+        double *fa = p->field[f].data + a * nc;
+        const double *fb = p->field[f].data + b * nc;
+        for (size_t c = 0; c < nc; c++)
+            fa[c] = wa * fa[c] + wb * fb[c];
+    }
+    p->id[a] = p->next_id++;
+}
+
+int my_downsample(pfb_sim *sim, const my_resample_params *rp, my_resample_stats *st, pfb_err *err)
+{
+    int rc = check_params(sim, rp, 0, err);
+    if (rc)
+        return rc;
+    pfb_particles *p = &sim->p;
+    close_pair *pairs = NULL;
+    unsigned char *mark = NULL;   /* 1: touched in this pass, 2: merged away (to remove) */
+    size_t cap_pairs = 0, total = 0;
+    for (;;) {
+        const size_t n = p->n;
+        if (n < 2)
+            break;
+        const pfb_nlist *nl = NULL;
+        rc = sim_neighbours(sim, rp->eps_d, &nl, err);
+        if (rc)
+            break;
+        size_t np = 0;
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = nl->start[i]; k < nl->start[i + 1]; k++) {
+                const size_t j = nl->idx[k];
+                if (j <= i)
+                    continue;
+                if (np == cap_pairs) {
+                    size_t nc = cap_pairs ? 2 * cap_pairs : 256;
+                    close_pair *q = realloc(pairs, nc * sizeof *q);
+                    if (!q) {
+                        rc = pfb_err_set(err, PFB_ENOMEM, "out of memory collecting %zu close pairs", nc);
+                        goto done;
+                    }
+                    pairs = q;
+                    cap_pairs = nc;
+                }
+                const uint64_t a = p->id[i], b = p->id[j];
+                pairs[np++] = (close_pair){nl->r2[k], a < b ? a : b, a < b ? b : a, i, j};
+            }
+        if (np == 0)
+            break;
+        qsort(pairs, np, sizeof *pairs, close_pair_cmp);
+        unsigned char *mk = realloc(mark, n);
+        if (!mk) {
+            rc = pfb_err_set(err, PFB_ENOMEM, "out of memory merging %zu particles", n);
+            goto done;
+        }
+        mark = mk;
+        memset(mark, 0, n);
+        size_t merged = 0;
+        for (size_t k = 0; k < np; k++) {
+            const size_t i = pairs[k].i, j = pairs[k].j;
+            if (mark[i] || mark[j])
+                continue;
+            merge_pair_into(p, i, j);
+            mark[i] = 1;
+            mark[j] = 2;
+            merged++;
+        }
+        /* remove in descending index order: particles_remove moves the last particle
+         * into the freed slot, and every slot above the one removed is unmarked */
+        for (size_t i = n; i-- > 0;)
+            if (mark[i] == 2)
+                particles_remove(p, i);
+        total += merged;
+        sim_positions_changed(sim);
+    }
+done:
+    free(pairs);
+    free(mark);
+    if (st)
+        st->merged += total;
+    if (total)
+        sim_positions_changed(sim);
+    return rc;
+}
+
+/* ---- cell binning of the particles for point queries (cell size >= radius) ---- */
+
+typedef struct bins {
+    int dim;
+    double inv;              /* 1 / cell size */
+    size_t mask;             /* buckets - 1 (power of two) */
+    size_t count;            /* particles binned */
+    size_t *head;            /* first particle of each bucket, SIZE_MAX if none */
+    size_t *next;            /* next particle in the same bucket */
+    size_t cap_next;
+} bins;
+
+static void bins_cell(const bins *b, const double x[3], int64_t c[3])
+{
+    for (int d = 0; d < 3; d++) {
+        double t = d < b->dim ? floor(x[d] * b->inv) : 0.0;
+        t = fmax(-4.0e15, fmin(4.0e15, t)); /* far-escaped particles share a cell, never overflow */
+        c[d] = (int64_t)t;
+    }
+}
+
+static size_t bins_bucket(const bins *b, const int64_t c[3])
+{
+    uint64_t k = (uint64_t)c[0] * 0x9E3779B97F4A7C15ull ^ (uint64_t)c[1] * 0xC2B2AE3D27D4EB4Full ^
+                 (uint64_t)c[2] * 0x165667B19E3779F9ull;
+    k ^= k >> 29;
+    k *= 0xBF58476D1CE4E5B9ull;
+    k ^= k >> 32;
+    return (size_t)k & b->mask;
+}
+
+static void particle_pos(const pfb_particles *p, size_t i, double x[3])
+{
+    x[0] = p->x[0][i];
+    x[1] = p->x[1][i];
+    x[2] = p->dim == 3 ? p->x[2][i] : 0.0;
+}
+
+static void bins_link(bins *b, const pfb_particles *p, size_t i)
+{
+    double x[3];
+    int64_t c[3];
+    particle_pos(p, i, x);
+    bins_cell(b, x, c);
+    const size_t k = bins_bucket(b, c);
+    b->next[i] = b->head[k];
+    b->head[k] = i;
+}
+
+/* (Re)bin particles 0 .. n-1 into at least 2n buckets. */
+static int bins_build(bins *b, const pfb_particles *p, size_t n, pfb_err *err)
+{
+    size_t nb = 64;
+    while (nb < 2 * n)
+        nb *= 2;
+    if (nb - 1 != b->mask || !b->head) {
+        size_t *q = realloc(b->head, nb * sizeof *q);
+        if (!q)
+            return pfb_err_set(err, PFB_ENOMEM, "out of memory binning %zu particles", n);
+        b->head = q;
+        b->mask = nb - 1;
+    }
+    if (n > b->cap_next) {
+        size_t nc = n + n / 2 + 16;
+        size_t *q = realloc(b->next, nc * sizeof *q);
+        if (!q)
+            return pfb_err_set(err, PFB_ENOMEM, "out of memory binning %zu particles", n);
+        b->next = q;
+        b->cap_next = nc;
+    }
+    for (size_t k = 0; k < nb; k++)
+        b->head[k] = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        bins_link(b, p, i);
+    b->count = n;
+    return PFB_OK;
+}
+
+/* Bin particle i = b->count (just appended). */
+static int bins_append(bins *b, const pfb_particles *p, pfb_err *err)
+{
+    const size_t n = b->count + 1;
+    if (n > b->mask + 1)
+        return bins_build(b, p, n, err);
+    if (n > b->cap_next) {
+        size_t nc = 2 * n + 16;
+        size_t *q = realloc(b->next, nc * sizeof *q);
+        if (!q)
+            return pfb_err_set(err, PFB_ENOMEM, "out of memory binning %zu particles", n);
+        b->next = q;
+        b->cap_next = nc;
+    }
+    bins_link(b, p, b->count);
+    b->count = n;
+    return PFB_OK;
+}
+
+static void bins_free(bins *b)
+{
+    free(b->head);
+    free(b->next);
+    memset(b, 0, sizeof *b);
+}
+
+typedef struct hit {
+    size_t i;
+    double d2;
+    uint64_t id;
+} hit;
+
+typedef struct hits {
+    hit *h;
+    size_t n, cap;
+} hits;
+
+static int hit_id_cmp(const void *pa, const void *pb)
+{
+    const hit *a = pa, *b = pb;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Particles closer than r (r <= cell size) to point x, sorted by id. */
+static int bins_query(const bins *b, const pfb_particles *p, const double x[3], double r, hits *out,
+                      pfb_err *err)
+{
+    int64_t c0[3];
+    bins_cell(b, x, c0);
+    const double r2 = r * r;
+    out->n = 0;
+    const int zr = b->dim == 3 ? 1 : 0;
+    for (int dz = -zr; dz <= zr; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                const int64_t c[3] = {c0[0] + dx, c0[1] + dy, c0[2] + dz};
+                for (size_t j = b->head[bins_bucket(b, c)]; j != SIZE_MAX; j = b->next[j]) {
+                    double y[3];
+                    int64_t cj[3];
+                    particle_pos(p, j, y);
+                    bins_cell(b, y, cj);
+                    if (cj[0] != c[0] || cj[1] != c[1] || cj[2] != c[2])
+                        continue; /* another cell in the same bucket */
+                    const double ex = y[0] - x[0], ey = y[1] - x[1], ez = y[2] - x[2];
+                    const double d2 = ex * ex + ey * ey + ez * ez;
+                    if (!(d2 < r2))
+                        continue;
+                    if (out->n == out->cap) {
+                        size_t nc = out->cap ? 2 * out->cap : 64;
+                        hit *q = realloc(out->h, nc * sizeof *q);
+                        if (!q)
+                            return pfb_err_set(err, PFB_ENOMEM, "out of memory gathering %zu neighbours", nc);
+                        out->h = q;
+                        out->cap = nc;
+                    }
+                    out->h[out->n++] = (hit){j, d2, p->id[j]};
+                }
+            }
+    if (out->n > 1)
+        qsort(out->h, out->n, sizeof *out->h, hit_id_cmp);
+    return PFB_OK;
+}
+
+/* ---- qhull ------------------------------------------------------------------ */
+
+/* Copy the first qhull message line ("QH....") written to sink into msg. */
+static void qhull_message(FILE *sink, char *const *sbuf, const size_t *len, char *msg, size_t cap)
+{
+    msg[0] = '\0';
+    if (!sink || fflush(sink) != 0 || !*sbuf)
+        return; /* fflush updates *sbuf and *len */
+    const char *buf = *sbuf;
+    const char *s = NULL;
+    for (size_t k = 0; k + 1 < *len; k++)
+        if (buf[k] == 'Q' && buf[k + 1] == 'H') {
+            s = buf + k;
+            break;
+        }
+    if (!s)
+        return;
+    size_t m = 0;
+    while (m + 1 < cap && s + m < buf + *len && s[m] != '\n' && s[m] != '\0') {
+        msg[m] = s[m];
+        m++;
+    }
+    msg[m] = '\0';
+}
+
+/* Free a qhull run; a non-zero remainder of long memory means qhull leaked. */
+static int qhull_release(qhT *qh, pfb_err *err)
+{
+    int curlong = 0, totlong = 0;
+    qh_freeqhull(qh, !qh_ALL);
+    qh_memfreeshort(qh, &curlong, &totlong);
+    if (curlong || totlong)
+        return pfb_err_set(err, PFB_ENOMEM, "qhull did not free %d long blocks (%d bytes)", curlong, totlong);
+    return PFB_OK;
+}
+
+/* ---- up-sampling (§5.1-5.3) -------------------------------------------------- */
+
+typedef struct candidate {
+    double r;          /* circumradius */
+    double c[3];       /* circumcentre (z = 0 in 2D) */
+    int64_t qr;        /* r and c rounded to 1e-9 r_min, for the order */
+    int64_t qc[3];
+    uint64_t vid[4];   /* ids of the simplex's vertices, ascending (unused = 0) */
+} candidate;
+
+typedef struct cands {
+    candidate *c;
+    size_t n, cap;
+} cands;
+
+static int candidate_cmp(const void *pa, const void *pb)
+{
+    const candidate *a = pa, *b = pb;
+    if (a->qr != b->qr)
+        return a->qr > b->qr ? -1 : 1; /* largest circle first */
+    for (int d = 0; d < 3; d++)
+        if (a->qc[d] != b->qc[d])
+            return a->qc[d] < b->qc[d] ? -1 : 1;
+    for (int k = 0; k < 4; k++)
+        if (a->vid[k] != b->vid[k])
+            return a->vid[k] < b->vid[k] ? -1 : 1;
+    return 0;
+}
+
+static int64_t quantise(double v, double q)
+{
+    return (int64_t)llround(fmax(-4.0e15, fmin(4.0e15, v / q)));
+}
+
+/* Circumcentre and circumradius of the simplex with vertices v[0..dim] (§5.1).
+ * Returns 0 for a degenerate (flat) simplex. */
+static int circumsphere(const pfb_particles *p, const size_t *v, double c[3], double *r)
+{
+    double o[3], e[3][3] = {{0}};
+    particle_pos(p, v[0], o);
+    double l2max = 0.0, s[3];
+    const int dim = p->dim;
+    for (int k = 0; k < dim; k++) {
+        double y[3];
+        particle_pos(p, v[k + 1], y);
+        for (int d = 0; d < 3; d++)
+            e[k][d] = y[d] - o[d];
+        s[k] = e[k][0] * e[k][0] + e[k][1] * e[k][1] + e[k][2] * e[k][2];
+        l2max = fmax(l2max, s[k]);
+    }
+    /* centre relative to o solves e_k . u = |e_k|^2 / 2, k < dim (Cramer's rule) */
+    double u[3] = {0.0, 0.0, 0.0};
+    if (dim == 2) {
+        const double det = e[0][0] * e[1][1] - e[0][1] * e[1][0];
+        if (!(fabs(det) > 1e-10 * l2max))
+            return 0;
+        u[0] = (e[1][1] * s[0] - e[0][1] * s[1]) / (2.0 * det);
+        u[1] = (e[0][0] * s[1] - e[1][0] * s[0]) / (2.0 * det);
+    } else {
+        double bc[3], ca[3], ab[3];
+        const double *a = e[0], *b = e[1], *cc = e[2];
+        bc[0] = b[1] * cc[2] - b[2] * cc[1];
+        bc[1] = b[2] * cc[0] - b[0] * cc[2];
+        bc[2] = b[0] * cc[1] - b[1] * cc[0];
+        ca[0] = cc[1] * a[2] - cc[2] * a[1];
+        ca[1] = cc[2] * a[0] - cc[0] * a[2];
+        ca[2] = cc[0] * a[1] - cc[1] * a[0];
+        ab[0] = a[1] * b[2] - a[2] * b[1];
+        ab[1] = a[2] * b[0] - a[0] * b[2];
+        ab[2] = a[0] * b[1] - a[1] * b[0];
+        const double det = a[0] * bc[0] + a[1] * bc[1] + a[2] * bc[2];
+        if (!(fabs(det) > 1e-10 * l2max * sqrt(l2max)))
+            return 0;
+        for (int d = 0; d < 3; d++)
+            u[d] = (s[0] * bc[d] + s[1] * ca[d] + s[2] * ab[d]) / (2.0 * det);
+    }
+    for (int d = 0; d < 3; d++)
+        c[d] = o[d] + u[d];
+    *r = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    return 1;
+}
+
+static int cands_push(cands *cl, const candidate *c, pfb_err *err)
+{
+    if (cl->n == cl->cap) {
+        size_t nc = cl->cap ? 2 * cl->cap : 64;
+        candidate *q = realloc(cl->c, nc * sizeof *q);
+        if (!q)
+            return pfb_err_set(err, PFB_ENOMEM, "out of memory collecting %zu up-sampling candidates", nc);
+        cl->c = q;
+        cl->cap = nc;
+    }
+    cl->c[cl->n++] = *c;
+    return PFB_OK;
+}
+
+/* §5.1: Delaunay triangulation of all particles (qhull "d Qt Qbb Qz": triangulated
+ * output, paraboloid scaled for precision, a point at infinity for cospherical
+ * input); every lower-hull simplex whose circumradius exceeds r_min is a candidate.
+ * *singular is set when the input is degenerate (qhull: singular). */
+static int delaunay_candidates(const pfb_particles *p, double r_min, FILE *sink, char *const *sbuf,
+                               const size_t *slen, cands *cl, int *singular, pfb_err *err)
+{
+    const int dim = p->dim;
+    const size_t n = p->n;
+    *singular = 0;
+    if (n > (size_t)INT_MAX / 4)
+        return pfb_err_set(err, PFB_EINVAL, "%zu particles are too many for qhull; valid: < %d", n, INT_MAX / 4);
+    coordT *pts = malloc(n * (size_t)dim * sizeof *pts);
+    if (!pts)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory copying %zu particles for qhull", n);
+    for (size_t i = 0; i < n; i++)
+        for (int d = 0; d < dim; d++)
+            pts[i * (size_t)dim + (size_t)d] = p->x[d][i];
+    qhT qh_qh;
+    qhT *qh = &qh_qh;
+    QHULL_LIB_CHECK
+    qh_zero(qh, sink);
+    char cmd[] = "qhull d Qt Qbb Qz";
+    rewind(sink);
+    const int code = qh_new_qhull(qh, dim, (int)n, pts, False, cmd, sink, sink);
+    int rc = PFB_OK;
+    if (code == qh_ERRsingular) {
+        *singular = 1;
+    } else if (code != 0) {
+        char msg[200];
+        qhull_message(sink, sbuf, slen, msg, sizeof msg);
+        rc = pfb_err_set(err, code == qh_ERRmem ? PFB_ENOMEM : PFB_EINVAL,
+                         "Delaunay triangulation of %zu particles failed (qhull exit code %d: %s)", n, code,
+                         msg[0] ? msg : "no message");
+    } else {
+        const double q = 1e-9 * r_min;
+        for (facetT *f = qh->facet_list; f && f->next && !rc; f = f->next) {
+            if (f->upperdelaunay)
+                continue;
+            setT *vs = f->vertices;
+            if (qh_setsize(qh, vs) != dim + 1)
+                continue; /* 'Qt' gives simplices only; never taken */
+            size_t v[4];
+            int ok = 1;
+            for (int k = 0; k <= dim; k++) {
+                const vertexT *vx = SETelem_(vs, k);
+                const int id = qh_pointid(qh, vx->point);
+                if (id < 0 || (size_t)id >= n)
+                    ok = 0; /* the point at infinity, or not an input point */
+                else
+                    v[k] = (size_t)id;
+            }
+            if (!ok)
+                continue;
+            /* vertices in id order, so the circumcentre's round-off does not depend on
+             * storage order or on the order qhull lists them */
+            for (int a = 1; a <= dim; a++)
+                for (int k = a; k > 0 && p->id[v[k - 1]] > p->id[v[k]]; k--) {
+                    const size_t t = v[k];
+                    v[k] = v[k - 1];
+                    v[k - 1] = t;
+                }
+            candidate c = {0};
+            if (!circumsphere(p, v, c.c, &c.r) || !(c.r > r_min))
+                continue;
+            c.qr = quantise(c.r, q);
+            for (int d = 0; d < 3; d++)
+                c.qc[d] = quantise(c.c[d], q);
+            for (int k = 0; k <= dim; k++)
+                c.vid[k] = p->id[v[k]];
+            rc = cands_push(cl, &c, err);
+        }
+    }
+    const int rc2 = qhull_release(qh, err);
+    free(pts);
+    return rc ? rc : rc2;
+}
+
+/* §5.2: whether point x lies on or inside the convex hull of the neighbours nb
+ * (coordinates taken relative to x over h).  Degenerate neighbourhoods: outside. */
+static int inside_hull(const pfb_particles *p, const double x[3], double h, const hits *nb, coordT *buf,
+                       FILE *sink, int *inside, pfb_err *err)
+{
+    const int dim = p->dim;
+    *inside = 0;
+    if (nb->n < (size_t)dim + 1)
+        return PFB_OK;
+    for (size_t k = 0; k < nb->n; k++) {
+        double y[3];
+        particle_pos(p, nb->h[k].i, y);
+        for (int d = 0; d < dim; d++)
+            buf[k * (size_t)dim + (size_t)d] = (y[d] - x[d]) / h;
+    }
+    qhT qh_qh;
+    qhT *qh = &qh_qh;
+    qh_zero(qh, sink);
+    char cmd[] = "qhull";
+    rewind(sink);
+    const int code = qh_new_qhull(qh, dim, (int)nb->n, buf, False, cmd, sink, sink);
+    int rc = PFB_OK;
+    if (code == qh_ERRmem) {
+        rc = pfb_err_set(err, PFB_ENOMEM, "out of memory in qhull (convex hull of %zu neighbours)", nb->n);
+    } else if (code == 0) {
+        /* x is the origin: its signed distance to a facet's plane is the offset */
+        const double tol = 1e-12;
+        int in = 1;
+        for (const facetT *f = qh->facet_list; f && f->next; f = f->next)
+            if (f->offset > tol) {
+                in = 0;
+                break;
+            }
+        *inside = in;
+    }
+    const int rc2 = qhull_release(qh, err);
+    return rc ? rc : rc2;
+}
+
+/* §5.3: interpolate a particle at x from its neighbours nb (eqs. 18-19), reject it
+ * below eps_m, otherwise insert it and take its mass from the neighbours (eq. 20).
+ * Sets *added. */
+static int insert_at(pfb_particles *p, const my_resample_params *rp, const pfb_kernel *w, const double x[3],
+                     const hits *nb, double *wbuf, int *added, pfb_err *err)
+{
+    *added = 0;
+    const double *rho = p->field[rp->f_rho].data;
+    double wtot = 0.0;
+    for (size_t k = 0; k < nb->n; k++) {
+        const size_t j = nb->h[k].i;
+        if (!(rho[j] > 0.0))
+            return pfb_err_set(err, PFB_EINVAL,
+                               "particle id %llu has density %g in field '%s'; eq. 19 needs rho_j > 0",
+                               (unsigned long long)p->id[j], rho[j], p->field[rp->f_rho].name);
+        wbuf[k] = p->m[j] / rho[j] * kernel_w(w, sqrt(nb->h[k].d2)); /* eq. 19 */
+        wtot += wbuf[k];
+    }
+    if (!(wtot > 0.0))
+        return PFB_OK; /* no weight: mass 0 < eps_m (caller counts) */
+    /* eq. 18 with A = m: the share each neighbour gives, and the new mass */
+    double m = 0.0, mv[3] = {0.0, 0.0, 0.0};
+    double fval[PFB_MAX_FIELDS * 9] = {0.0};
+    for (size_t k = 0; k < nb->n; k++) {
+        const size_t j = nb->h[k].i;
+        const double share = p->m[j] * wbuf[k] / wtot;
+        m += share;
+        for (int d = 0; d < p->dim; d++)
+            mv[d] += share * p->v[d][j];
+        /* eq. 18 for every registered field (density, stress, ...) */
+        size_t off = 0;
+        for (size_t f = 0; f < p->nfields; f++) {
+            const size_t nc = (size_t)p->field[f].ncomp;
+            const double *a = p->field[f].data + j * nc;
+            for (size_t c = 0; c < nc; c++)
+                fval[off + c] += a[c] * wbuf[k] / wtot;
+            off += nc;
+        }
+    }
+    if (!(m >= rp->eps_m) || !(m > 0.0))
+        return PFB_OK; /* §5.3: too light to insert */
+    double v[3] = {0.0, 0.0, 0.0};
+    for (int d = 0; d < p->dim; d++)
+        v[d] = mv[d] / m; /* momentum-consistent eq. 18 (see header) */
+    int rc = particles_add(p, x, v, m, err);
+    if (rc)
+        return rc;
+    const size_t i = p->n - 1;
+    size_t off = 0;
+    for (size_t f = 0; f < p->nfields; f++) {
+        const size_t nc = (size_t)p->field[f].ncomp;
+        memcpy(p->field[f].data + i * nc, fval + off, nc * sizeof(double));
+        off += nc;
+    }
+    for (size_t k = 0; k < nb->n; k++) {
+        const size_t j = nb->h[k].i;
+        p->m[j] -= p->m[j] * wbuf[k] / wtot; /* eq. 20 */
+    }
+    *added = 1;
+    return PFB_OK;
+}
+
+int my_upsample(pfb_sim *sim, const my_resample_params *rp, my_resample_stats *st, pfb_err *err)
+{
+    int rc = check_params(sim, rp, 1, err);
+    if (rc)
+        return rc;
+    pfb_particles *p = &sim->p;
+    const int dim = p->dim;
+    const size_t n0 = p->n;
+    if (n0 < (size_t)dim + 2)
+        return PFB_OK; /* too few points for a Delaunay triangulation */
+    pfb_kernel w;
+    rc = kernel_init(&w, PFB_KERNEL_CUBIC, dim, rp->h, err); /* eq. 3 */
+    if (rc)
+        return rc;
+
+    char *sbuf = NULL;
+    size_t slen = 0;
+    FILE *sink = open_memstream(&sbuf, &slen); /* qhull's output and messages, never printed */
+    if (!sink)
+        return pfb_err_set(err, PFB_ENOMEM, "cannot open a memory stream for qhull's messages");
+    cands cl = {0};
+    bins b = {0};
+    hits nb = {0};
+    coordT *hbuf = NULL;
+    double *wbuf = NULL;
+    size_t cap_buf = 0, inserted = 0, rej_hull = 0, rej_mass = 0, rej_close = 0;
+    int singular = 0;
+
+    rc = delaunay_candidates(p, rp->r_min, sink, &sbuf, &slen, &cl, &singular, err);
+    if (rc || singular || cl.n == 0)
+        goto done;
+    qsort(cl.c, cl.n, sizeof *cl.c, candidate_cmp);
+
+    const double reach = fmax(rp->h, rp->eps_d);
+    b.dim = dim;
+    b.inv = 1.0 / reach;
+    rc = bins_build(&b, p, n0, err);
+    const double eps2 = rp->eps_d * rp->eps_d, h2 = rp->h * rp->h;
+    for (size_t k = 0; k < cl.n && !rc; k++) {
+        const candidate *c = &cl.c[k];
+        rc = bins_query(&b, p, c->c, reach, &nb, err);
+        if (rc)
+            break;
+        /* duplicate of a particle inserted earlier in this pass (see header) */
+        int close = 0;
+        for (size_t a = 0; a < nb.n && !close; a++)
+            close = nb.h[a].i >= n0 && nb.h[a].d2 < eps2;
+        if (close) {
+            rej_close++;
+            continue;
+        }
+        /* keep the neighbours within the kernel support h (still in id order) */
+        size_t m = 0;
+        for (size_t a = 0; a < nb.n; a++)
+            if (nb.h[a].d2 < h2)
+                nb.h[m++] = nb.h[a];
+        nb.n = m;
+        if (nb.n > cap_buf) {
+            size_t ncap = 2 * nb.n;
+            coordT *q1 = realloc(hbuf, ncap * (size_t)dim * sizeof *q1);
+            if (q1)
+                hbuf = q1;
+            double *q2 = realloc(wbuf, ncap * sizeof *q2);
+            if (q2)
+                wbuf = q2;
+            if (!q1 || !q2) {
+                rc = pfb_err_set(err, PFB_ENOMEM, "out of memory for %zu up-sampling neighbours", ncap);
+                break;
+            }
+            cap_buf = ncap;
+        }
+        int inside = 0;
+        rc = inside_hull(p, c->c, rp->h, &nb, hbuf, sink, &inside, err); /* §5.2 */
+        if (rc)
+            break;
+        if (!inside) {
+            rej_hull++;
+            continue;
+        }
+        int added = 0;
+        rc = insert_at(p, rp, &w, c->c, &nb, wbuf, &added, err); /* §5.3 */
+        if (rc)
+            break;
+        if (!added) {
+            rej_mass++;
+            continue;
+        }
+        inserted++;
+        rc = bins_append(&b, p, err);
+    }
+done:
+    if (st) {
+        st->candidates += cl.n;
+        st->inserted += inserted;
+        st->rejected_hull += rej_hull;
+        st->rejected_mass += rej_mass;
+        st->rejected_close += rej_close;
+    }
+    if (inserted)
+        sim_positions_changed(sim);
+    fclose(sink);
+    free(sbuf);
+    free(cl.c);
+    bins_free(&b);
+    free(nb.h);
+    free(hbuf);
+    free(wbuf);
+    return rc;
+}

@@ -1,0 +1,397 @@
+/* test_mao_yang.c — the Mao–Yang back end against its paper's equations: frame
+ * indifference of the corotational Maxwell stress (eqs. 9-16), the pressure
+ * matrix of eqs. 7-8 and its PCG solve, and the method on a settled pool. */
+#include <check.h>
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/rng.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#include "../solvers/mao_yang.h"
+#include "testutil.h"
+
+extern const pfb_solver_ops pfb_solver_mao_yang;
+
+/* ---- frame indifference (eqs. 9-16) ---------------------------------------------- */
+
+/* A disc (2D) or ball (3D) of lattice points of radius R (in spacings). */
+static size_t ball_points(int dim, double spacing, double R, double **xout)
+{
+    int m = (int)ceil(R);
+    size_t cap = 1;
+    for (int k = 0; k < dim; k++)
+        cap *= (size_t)(2 * m + 1);
+    double *x = calloc(3 * cap, sizeof *x);
+    ck_assert(x != NULL);
+    size_t n = 0;
+    for (int i = -m; i <= m; i++)
+        for (int j = -m; j <= m; j++)
+            for (int k = (dim == 3 ? -m : 0); k <= (dim == 3 ? m : 0); k++) {
+                if ((double)(i * i + j * j + k * k) > R * R)
+                    continue;
+                x[3 * n] = i * spacing;
+                x[3 * n + 1] = j * spacing;
+                x[3 * n + 2] = k * spacing;
+                n++;
+            }
+    *xout = x;
+    return n;
+}
+
+/* Place the body at its rigid rotation by angle th about z, with velocity w x r. */
+static void rigid_pose(pfb_sim *sim, const double *x0, double th, double w)
+{
+    double c = cos(th), s = sin(th);
+    for (size_t i = 0; i < sim->p.n; i++) {
+        /* particles keep their slot: the solver never reorders storage */
+        double x = x0[3 * i], y = x0[3 * i + 1];
+        sim->p.x[0][i] = c * x - s * y;
+        sim->p.x[1][i] = s * x + c * y;
+        sim->p.v[0][i] = -w * sim->p.x[1][i];
+        sim->p.v[1][i] = w * sim->p.x[0][i];
+    }
+    sim_positions_changed(sim);
+}
+
+/* A body in rigid rotation at w0 about z, pre-stressed with T0 = diag(s, -s, 0) and
+ * no strain rate: with Omega, the principal axis turns with the body (theta = w0 t)
+ * and the deviator decays as s exp(-t/lambda); without Omega the axis stays at 0.
+ * Explicit Euler (the paper's integrator, step dt) bounds the tolerances:
+ *  - angle: each step turns the deviator (a complex number (Txx-Tyy)/2 + i Txy) by
+ *    arg(1 - dt/lambda + 2 i w0 dt) = 2 w0 dt (1 + dt/lambda + O(dt^2)), so after t
+ *    the axis angle is off by w0 t dt / lambda (here 4e-4 rad, within 1e-3);
+ *  - magnitude: |1 - dt/lambda + 2 i w0 dt|^N against exp(-t/lambda) is off by a
+ *    relative t dt / (2 lambda^2) + 2 w0^2 t dt (here 1.7e-3); the test allows twice
+ *    that.  The velocity gradient must be exact (grad_correction) so that D = 0
+ *    and w = 2 w0 at every particle, surface ones included. */
+static void rotate_body(int dim, int rot)
+{
+    const double spacing = 0.01, w0 = 2.0, lambda = 1.0, s0 = 100.0, dt = 2e-4, t_end = dim == 2 ? 1.0 : 0.5;
+    double *x0;
+    size_t n = ball_points(dim, spacing, dim == 2 ? 6.0 : 3.5, &x0);
+    double *v0 = calloc(3 * n, sizeof *v0);
+    pfb_sim sim;
+    tu_bare_sim(&sim, dim, spacing, n, x0, v0);
+    free(v0);
+    const char *sets[] = {rot ? "rotational_term=1" : "rotational_term=0", "lambda=1", "mu_e=1000", NULL};
+    void *st = tu_create(&pfb_solver_mao_yang, &sim, sets);
+    int fT = particles_find_field(&sim.p, "stress");
+    ck_assert(fT >= 0);
+    double *T = sim.p.field[fT].data;
+    for (size_t i = 0; i < n; i++) {
+        memset(T + 9 * i, 0, 9 * sizeof *T);
+        T[9 * i] = s0;
+        T[9 * i + 4] = -s0;
+    }
+    long steps = lround(t_end / dt);
+    pfb_err err;
+    for (long k = 0; k < steps; k++) {
+        sim.t = (double)k * dt;
+        rigid_pose(&sim, x0, w0 * sim.t, w0);
+        ck_assert_msg(my_stress_update(st, &sim, dt, &err) == 0, "%s", err.msg);
+    }
+    double t = (double)steps * dt;
+    double th_want = rot ? w0 * t : 0.0, mag_want = s0 * exp(-t / lambda);
+    double mag_tol = 2.0 * (t * dt / (2 * lambda * lambda) + 2.0 * w0 * w0 * t * dt);
+    double worst_th = 0.0, worst_mag = 0.0, worst_zz = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double *Ti = T + 9 * i;
+        double a = 0.5 * (Ti[0] - Ti[4]), b = Ti[1];
+        double th = 0.5 * atan2(b, a);
+        double dth = remainder(th - th_want, M_PI); /* an axis is defined modulo pi */
+        worst_th = fmax(worst_th, fabs(dth));
+        worst_mag = fmax(worst_mag, fabs(hypot(a, b) / mag_want - 1.0));
+        worst_zz = fmax(worst_zz, fabs(Ti[8]) + fabs(Ti[2]) + fabs(Ti[5]));
+        ck_assert_msg(fabs(Ti[1] - Ti[3]) <= 1e-9 * s0, "stress not symmetric at particle %zu", i);
+    }
+    ck_assert_msg(worst_th < 1e-3, "dim %d rot %d: principal axis off by %g rad (want %g)", dim, rot, worst_th,
+                  th_want);
+    ck_assert_msg(worst_mag < mag_tol, "dim %d rot %d: magnitude off by %g relative (tolerance %g)", dim, rot,
+                  worst_mag, mag_tol);
+    /* rotation about z never feeds the z row/column; round-off only */
+    ck_assert_msg(worst_zz < 1e-9 * s0, "dim %d: z components %g", dim, worst_zz);
+    pfb_solver_mao_yang.destroy(st);
+    sim_free(&sim);
+    free(x0);
+}
+
+START_TEST(test_frame_indifference_2d)
+{
+    rotate_body(2, 1);
+    rotate_body(2, 0);
+}
+END_TEST
+
+START_TEST(test_frame_indifference_3d)
+{
+    rotate_body(3, 1);
+    rotate_body(3, 0);
+}
+END_TEST
+
+/* Without the gradient correction eq. 16 reads the rotation at the kernel's lattice
+ * moment inside and much less at the surface: the stress then lags the body by far
+ * more than the Euler error (this is why grad_correction is on by default). */
+START_TEST(test_uncorrected_gradient_lags)
+{
+    const double spacing = 0.01, w0 = 2.0, dt = 2e-4;
+    double *x0;
+    size_t n = ball_points(2, spacing, 6.0, &x0);
+    double *v0 = calloc(3 * n, sizeof *v0);
+    pfb_sim sim;
+    tu_bare_sim(&sim, 2, spacing, n, x0, v0);
+    free(v0);
+    const char *sets[] = {"grad_correction=0", "lambda=1", NULL};
+    void *st = tu_create(&pfb_solver_mao_yang, &sim, sets);
+    double *T = sim.p.field[particles_find_field(&sim.p, "stress")].data;
+    for (size_t i = 0; i < n; i++) {
+        T[9 * i] = 100.0;
+        T[9 * i + 4] = -100.0;
+    }
+    pfb_err err;
+    for (long k = 0; k < 5000; k++) {
+        sim.t = (double)k * dt;
+        rigid_pose(&sim, x0, w0 * sim.t, w0);
+        ck_assert(my_stress_update(st, &sim, dt, &err) == 0);
+    }
+    double worst = 0.0;
+    for (size_t i = 0; i < n; i++)
+        worst = fmax(worst, fabs(remainder(0.5 * atan2(T[9 * i + 1], 0.5 * (T[9 * i] - T[9 * i + 4])) - w0 * 1.0, M_PI)));
+    ck_assert_msg(worst > 1e-2, "uncorrected gradient: worst axis error %g", worst);
+    pfb_solver_mao_yang.destroy(st);
+    sim_free(&sim);
+    free(x0);
+}
+END_TEST
+
+/* ---- eqs. 7-8: the pressure matrix and PCG ------------------------------------------ */
+
+/* A jittered 2D block of 10 x 10 particles without walls: its edge particles are
+ * surface particles, so the matrix must be symmetric positive definite. */
+static void *pressure_block(pfb_sim *sim, int dim, int side)
+{
+    const double spacing = 0.01;
+    size_t n = 1;
+    for (int k = 0; k < dim; k++)
+        n *= (size_t)side;
+    double *x = calloc(3 * n, sizeof *x), *v = calloc(3 * n, sizeof *v);
+    ck_assert(x && v);
+    pfb_rng rng;
+    rng_seed(&rng, 11);
+    for (size_t q = 0; q < n; q++) {
+        size_t r = q;
+        for (int k = 0; k < dim; k++) {
+            x[3 * q + (size_t)k] = spacing * ((double)(r % (size_t)side) + 0.3 * (rng_uniform(&rng) - 0.5));
+            r /= (size_t)side;
+        }
+    }
+    tu_bare_sim(sim, dim, spacing, n, x, v);
+    free(x);
+    free(v);
+    return tu_create(&pfb_solver_mao_yang, sim, NULL);
+}
+
+START_TEST(test_pressure_matrix_spd_and_pcg)
+{
+    for (int dim = 2; dim <= 3; dim++) {
+        pfb_sim sim;
+        void *st = pressure_block(&sim, dim, dim == 2 ? 12 : 7);
+        const my_csr *A;
+        const double *b;
+        const size_t *rows;
+        pfb_err err;
+        ck_assert_msg(my_pressure_system(st, &sim, 1e-3, &A, &b, &rows, &err) == 0, "%s", err.msg);
+        size_t nu = A->n;
+        ck_assert_msg(nu > 10 && nu < sim.p.n, "dim %d: %zu unknowns of %zu particles", dim, nu, sim.p.n);
+        gsl_matrix *M = gsl_matrix_calloc(nu, nu);
+        for (size_t u = 0; u < nu; u++)
+            for (size_t e = A->start[u]; e < A->start[u + 1]; e++)
+                gsl_matrix_set(M, u, A->col[e], A->val[e]);
+        /* symmetric bit for bit: c_ij uses m_i + m_j, rho_i + rho_j and |x_i - x_j|^2 */
+        for (size_t u = 0; u < nu; u++)
+            for (size_t w = 0; w < u; w++)
+                ck_assert_msg(gsl_matrix_get(M, u, w) == gsl_matrix_get(M, w, u), "A not symmetric at (%zu,%zu)", u,
+                              w);
+        /* positive definite: every eigenvalue > 0 */
+        gsl_matrix *E = gsl_matrix_alloc(nu, nu);
+        gsl_matrix_memcpy(E, M);
+        gsl_vector *ev = gsl_vector_alloc(nu);
+        gsl_eigen_symm_workspace *ws = gsl_eigen_symm_alloc(nu);
+        ck_assert(gsl_eigen_symm(E, ev, ws) == 0);
+        double lmin = gsl_vector_min(ev), lmax = gsl_vector_max(ev);
+        ck_assert_msg(lmin > 0, "dim %d: smallest eigenvalue %g", dim, lmin);
+        double cond = lmax / lmin;
+        /* the dense solve */
+        gsl_matrix *L = gsl_matrix_alloc(nu, nu);
+        gsl_matrix_memcpy(L, M);
+        ck_assert(gsl_linalg_cholesky_decomp1(L) == 0);
+        gsl_vector_const_view bv = gsl_vector_const_view_array(b, nu);
+        gsl_vector *xd = gsl_vector_alloc(nu);
+        ck_assert(gsl_linalg_cholesky_solve(L, &bv.vector, xd) == 0);
+        /* PCG from zero to a relative residual of 1e-10: the error relative to the
+         * exact solution is at most cond(A) times the relative residual */
+        double *x = calloc(nu, sizeof *x), *work = calloc(5 * nu, sizeof *work);
+        int it;
+        double res;
+        for (int pc = 0; pc <= 1; pc++) {
+            memset(x, 0, nu * sizeof *x);
+            ck_assert(my_pcg(A, b, x, 1e-10, 10000, pc, work, &it, &res, &err) == 0);
+            ck_assert_msg(res <= 1e-10, "dim %d precond %d: residual %g after %d iterations", dim, pc, res, it);
+            double num = 0.0, den = 0.0;
+            for (size_t u = 0; u < nu; u++) {
+                num += (x[u] - gsl_vector_get(xd, u)) * (x[u] - gsl_vector_get(xd, u));
+                den += gsl_vector_get(xd, u) * gsl_vector_get(xd, u);
+            }
+            double rel = sqrt(num / den);
+            ck_assert_msg(rel <= cond * 1e-10 * 1.01 + 1e-14, "dim %d precond %d: |x - x_dense| / |x| = %g, bound %g",
+                          dim, pc, rel, cond * 1e-10);
+            /* the residual it reports is the true one */
+            double rr = 0.0, bb = 0.0;
+            for (size_t u = 0; u < nu; u++) {
+                double ax = 0.0;
+                for (size_t e = A->start[u]; e < A->start[u + 1]; e++)
+                    ax += A->val[e] * x[A->col[e]];
+                rr += (b[u] - ax) * (b[u] - ax);
+                bb += b[u] * b[u];
+            }
+            ck_assert_msg(fabs(sqrt(rr / bb) - res) <= 1e-3 * res + 1e-14, "reported residual %g, true %g", res,
+                          sqrt(rr / bb));
+        }
+        free(x);
+        free(work);
+        gsl_vector_free(xd);
+        gsl_matrix_free(L);
+        gsl_eigen_symm_free(ws);
+        gsl_vector_free(ev);
+        gsl_matrix_free(E);
+        gsl_matrix_free(M);
+        pfb_solver_mao_yang.destroy(st);
+        sim_free(&sim);
+    }
+}
+END_TEST
+
+/* eq. 8 times kappa is -(1/rho) lap p: on an unjittered lattice interior, for
+ * p = |x|^2 / 2 (lap p = dim), row i of A p equals -dim / rho_0 up to round-off
+ * (kappa is calibrated on the infinite lattice, and an interior particle's
+ * neighbourhood is that lattice). */
+START_TEST(test_laplacian_calibration)
+{
+    for (int dim = 2; dim <= 3; dim++) {
+        const double D = 0.01;
+        int side = dim == 2 ? 11 : 9;
+        double *x0;
+        size_t n = ball_points(dim, D, 0.5 * side, &x0);
+        double *v0 = calloc(3 * n, sizeof *v0);
+        pfb_sim sim;
+        tu_bare_sim(&sim, dim, D, n, x0, v0);
+        free(v0);
+        void *st = tu_create(&pfb_solver_mao_yang, &sim, NULL);
+        const my_csr *A;
+        const double *b;
+        const size_t *rows;
+        pfb_err err;
+        ck_assert(my_pressure_system(st, &sim, 1e-3, &A, &b, &rows, &err) == 0);
+        /* the centre particle: find it, its row, and apply A to p = |x - x_c|^2/2 over all
+         * particles (surface particles have p = 0 in the system, so use a row whose
+         * neighbours are all unknowns) */
+        size_t centre = n;
+        for (size_t i = 0; i < n; i++)
+            if (sim.p.x[0][i] == 0 && sim.p.x[1][i] == 0 && sim.p.x[2][i] == 0)
+                centre = i;
+        ck_assert(centre < n);
+        size_t u0 = A->n;
+        for (size_t u = 0; u < A->n; u++)
+            if (rows[u] == centre)
+                u0 = u;
+        ck_assert(u0 < A->n);
+        double Ap = 0.0;
+        for (size_t e = A->start[u0]; e < A->start[u0 + 1]; e++) {
+            size_t j = rows[A->col[e]];
+            double r2 = 0.0;
+            for (int k = 0; k < dim; k++)
+                r2 += sim.p.x[k][j] * sim.p.x[k][j];
+            Ap += A->val[e] * 0.5 * r2;
+        }
+        /* the diagonal entry multiplies p_centre = 0, so the off-diagonals give -sum c r^2/2 */
+        double rho0 = sim.p.field[particles_find_field(&sim.p, "density")].data[centre];
+        ck_assert_msg(fabs(Ap * rho0 / -dim - 1.0) < 1e-12, "dim %d: rho A p / (-dim) = %.15g", dim, Ap * rho0 / -dim);
+        pfb_solver_mao_yang.destroy(st);
+        sim_free(&sim);
+        free(x0);
+    }
+}
+END_TEST
+
+/* ---- the method: a pool at rest --------------------------------------------------- */
+
+typedef struct pool_stats {
+    double err_mean, err_max, ke_max;
+    long frames;
+} pool_stats;
+
+static int pool_frame(void *ctx, const pfb_sim *sim, const void *state, long frame, const pfb_diag *d, pfb_err *err)
+{
+    (void)sim;
+    (void)state;
+    (void)err;
+    pool_stats *ps = ctx;
+    if (frame > 0) {
+        ps->err_mean = d->density_err_mean;
+        ps->err_max = fmax(ps->err_max, d->density_err_max);
+        ps->ke_max = fmax(ps->ke_max, d->ke / (d->mass * 9.81 * 0.01)); /* KE / (M g D) */
+    }
+    ps->frames = frame;
+    return PFB_OK;
+}
+
+/* A 2D pool under gravity stays at rest: the Poisson solve keeps every particle's
+ * density within 2% of the lattice (the incompressible-SPH scale; a state equation
+ * with c = 10 v_ref allows 1%/(Ma^2) per unit of gH/c^2) and the kinetic energy
+ * stays below 1% of M g D (D the spacing: particles move less than a tenth of a
+ * spacing). */
+START_TEST(test_pool_at_rest)
+{
+    tu_run t;
+    const char *const sets[] = {"run.t_end=1.0", "run.dim=2", "run.spacing=0.01", "run.snapshots=none", NULL};
+    tu_run_init(&t, "mao_yang", "pool", sets);
+    pool_stats ps = {0};
+    t.cfg.on_frame = pool_frame;
+    t.cfg.frame_ctx = &ps;
+    pfb_run_result res;
+    pfb_err err;
+    ck_assert_msg(run_execute(&t.cfg, &res, &err) == 0, "%s", err.msg);
+    ck_assert_msg(!res.unstable, "%s", res.reason);
+    ck_assert_msg(ps.err_max < 0.02, "max density error %g", ps.err_max);
+    ck_assert_msg(ps.ke_max < 0.01, "KE / (M g D) reached %g", ps.ke_max);
+    tu_run_free(&t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("mao_yang");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_frame_indifference_2d);
+    tcase_add_test(tc, test_frame_indifference_3d);
+    tcase_add_test(tc, test_uncorrected_gradient_lags);
+    tcase_add_test(tc, test_pressure_matrix_spd_and_pcg);
+    tcase_add_test(tc, test_laplacian_calibration);
+    tcase_add_test(tc, test_pool_at_rest);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
