@@ -15,9 +15,10 @@
  *
  * Step order (the paper's Fig. 1, which lists it, is lost; this is the MPS order of
  * Premoze et al. 2003 that §4.2 says is adopted "completely"):
- *   1. at x_n: density (eq. 4), velocity gradient (eq. 16); non-pressure
- *      accelerations: gravity, viscosity, stress divergence of T_n;
- *   2. stress: T_{n+1} = T_n + dt dT/dt (eq. 9, explicit Euler as §7 says);
+ *   1. at x_n: density (eq. 4), velocity gradient (eq. 16);
+ *   2. stress: T_{n+1} = T_n + dt dT/dt (eq. 9, explicit Euler as §7 says), then
+ *      the non-pressure accelerations: gravity, viscosity, stress divergence of
+ *      T_{n+1} (stress before force makes the elastic part symplectic Euler);
  *   3. prediction: v* = v_n + dt a, x* = x_n + dt v*, walls;
  *   4. at x*: density rho* (eq. 4), surface flags, pressure from eqs. 7-8 by PCG;
  *   5. correction: u' = -dt grad p / rho* (eq. 5), v_{n+1} = v* + u',
@@ -47,8 +48,10 @@
  *    T' = T, the plain Maxwell model.
  *
  * Choices where the paper is silent:
- *  - Surface particles (held at air pressure, p = 0): rho*_i < beta rho_0 with
- *    beta = 0.97, the MPS criterion of Koshizuka and Oka that Premoze et al. use.
+ *  - Surface particles (held at air pressure, p = 0): by default geometric, the
+ *    smallest eigenvalue of the kernel moment matrix below 0.75 (Marrone et al.
+ *    2010); the MPS density criterion of Premoze et al. is available but flags fluid
+ *    under tension as surface (see surface_flags).
  *  - Walls (§3: "the method in [Muller et al. 2004]", no details): mirror particles.
  *    Every particle within h of a wall has a mirror image across the wall's
  *    tangent plane (across each near face of a box container, corners included),
@@ -66,9 +69,23 @@
  *    off) inside and at up to half the rate at the surface, where it also sees a
  *    spurious strain, so the stress does not turn with the body (measured in
  *    test_mao_yang); off = the paper's eq. 16.
- *  - Stress divergence: the symmetric form sum_j m_j (T_i / rho_i^2 + T_j / rho_j^2)
- *    grad W_ij with the cubic spline (Ellero et al. 2002), the counterpart of eq. 5;
- *    it conserves linear momentum pair by pair.
+ *  - Stress divergence: the symmetric form sum_j m_j (T_i + T_j) / (rho_i rho_j)
+ *    grad W_ij with the cubic spline; it conserves linear momentum pair by pair.  The
+ *    form of eq. 5, T_i / rho_i^2 + T_j / rho_j^2, multiplies a surface particle's
+ *    own stress by (rho_0 / rho_i)^2, 4 at a flat surface and 20 at the tip of a
+ *    stretched column, where it threw particles out (measured, stretch scene); the
+ *    pressure does not suffer from it because surface particles have p = 0.
+ *  - Viscosity: Mueller's mu m_j (v_j - v_i) lap W / (rho_i rho_j) with rho_i rho_j
+ *    replaced by rho_0 (rho_i + rho_j) / 2: the same for equal densities, pairwise
+ *    antisymmetric (momentum conserving), and bounded for a light, low-density
+ *    surface particle, whose explicit viscous step limit 0.125 h^2 rho_i / mu would
+ *    otherwise fall below the suggested step (measured: re-sampled particles of 0.1
+ *    m0 at a column tip, rho_i = 0.2 rho_0, blew up).
+ *  - Viscosity magnitude: mu = 0.5 rho_0 v_ref h by default.  The paper names no
+ *    value; water's 1e-3 Pa s leaves an odd-even mode of the projection undamped
+ *    (eq. 8's W-weighted Laplacian sees alternating pressures the spiky gradient of
+ *    eq. 5 cannot: a 2D pool at rest blows up within 0.3 s at any step); alpha =
+ *    0.25 settles, 0.5 settles to KE / (M g D) ~ 2e-4 in 2 s.
  *  - Material: mu_e (Pa), lambda (s), yield gamma (Pa) are parameters; a scene may
  *    give particles their own through fields named "mu_e" and "lambda" (the balls
  *    scene, Fig. 2).  Units SI, rho_0 calibrated to the initial lattice (the cubic
@@ -87,13 +104,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 #include "../core/diag.h"
 #include "../core/kernels.h"
 #include "mao_yang_resample.h"
 #include "solver.h"
 
 static const pfb_param_spec mao_yang_params[] = {
-    {"h_factor", PFB_PARAM_DOUBLE, 2.0, 1.2, 6.0, "1", "support radius h of both kernels in particle spacings (cubic spline q = 2r/h)", NULL},
+    {"h_factor", PFB_PARAM_DOUBLE, 2.5, 1.2, 6.0, "1", "support radius h of both kernels in particle spacings (cubic spline q = 2r/h)", NULL},
     {"rest_density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e7, "kg/m^3", "rest density rho_0 (when not calibrated)", NULL},
     {"calibrate_rest_density", PFB_PARAM_BOOL, 1, 0, 1, "", "rho_0 := cubic-spline density of the initial lattice", NULL},
     {"mu_e", PFB_PARAM_DOUBLE, 1000.0, 0.0, 1e9, "Pa", "elasticity constant mu_e of eq. 9 (a particle field mu_e overrides)", NULL},
@@ -101,12 +122,13 @@ static const pfb_param_spec mao_yang_params[] = {
     {"yield", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e12, "Pa", "von Mises yield value gamma of eq. 17 (0: plain Maxwell)", NULL},
     {"rotational_term", PFB_PARAM_BOOL, 1, 0, 1, "", "include Omega (eq. 10) in eq. 9; off for the paper's Fig. 3 comparison", NULL},
     {"grad_correction", PFB_PARAM_BOOL, 1, 0, 1, "", "correct eq. 16 so linear velocity fields are exact; off = the paper's eq. 16", NULL},
+    {"grad_correction_min", PFB_PARAM_DOUBLE, 0.25, 0.01, 1.0, "1", "eigenvalues of B below this are raised to it before inverting (bounds the correction)", NULL},
     {"viscosity", PFB_PARAM_DOUBLE, -1.0, -1.0, 1e6, "Pa s", "Newtonian viscosity mu of eq. 1 (Mueller 2003 form); -1 = viscosity_alpha rho_0 v_ref h", NULL},
     {"viscosity_alpha", PFB_PARAM_DOUBLE, 0.5, 0.0, 100.0, "1", "mu = alpha rho_0 v_ref h when viscosity = -1", NULL},
-    {"surface_beta", PFB_PARAM_DOUBLE, 0.97, 0.0, 1.0, "1", "surface particle (p = 0) when rho* < beta rho_0", NULL},
-    {"source_relaxation", PFB_PARAM_DOUBLE, 1.0, 0.01, 1.0, "1", "fraction of the predicted density error eq. 7 removes per step", NULL},
-    {"clamp_pressure", PFB_PARAM_BOOL, 0, 0, 1, "", "p = max(p, 0) after the solve", NULL},
-    {"pressure_kernel", PFB_PARAM_CHOICE, 0, 0, 0, "", "kernel of the pressure gradient, eq. 5", "spiky|cubic"},
+    {"surface_criterion", PFB_PARAM_CHOICE, 0, 0, 0, "", "surface particles (p = 0): density (rho* < surface_beta rho_ref, MPS) or geometric (smallest eigenvalue of the kernel moment matrix B < surface_lambda)", "density|geometric"},
+    {"surface_lambda", PFB_PARAM_DOUBLE, 0.75, 0.0, 1.0, "1", "geometric criterion: surface when lambda_min(B) < this", NULL},
+    {"surface_beta", PFB_PARAM_DOUBLE, 0.97, 0.0, 1.0, "1", "density criterion: surface when rho* < beta rho_0", NULL},
+    {"pressure_form", PFB_PARAM_CHOICE, 0, 0, 0, "", "pressure gradient: the difference (p_j - p_i) form, or eq. 5's symmetric sum", "difference|sum"},
     {"pcg_tol", PFB_PARAM_DOUBLE, 1e-6, 1e-14, 0.5, "1", "relative residual |b - A p| / |b| at which PCG stops", NULL},
     {"pcg_max_iter", PFB_PARAM_INT, 1000, 1, 1e6, "1", "PCG iteration cap per step", NULL},
     {"pcg_precond", PFB_PARAM_CHOICE, 1, 0, 0, "", "PCG preconditioner", "none|jacobi"},
@@ -115,6 +137,7 @@ static const pfb_param_spec mao_yang_params[] = {
     {"eps_d", PFB_PARAM_DOUBLE, 0.6, 0.0, 10.0, "D", "down-sampling: merge pairs closer than eps_d spacings", NULL},
     {"r_min", PFB_PARAM_DOUBLE, 0.95, 0.0, 10.0, "D", "up-sampling: insert where a Delaunay circumradius exceeds r_min spacings", NULL},
     {"eps_m", PFB_PARAM_DOUBLE, 0.01, 0.0, 1.0, "m0", "up-sampling: no insertion below eps_m times the initial particle mass", NULL},
+    {"wall_margin", PFB_PARAM_DOUBLE, 0.25, 0.0, 1.0, "D", "position projection onto this distance from the walls (spacings)", NULL},
     {"wall_restitution", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "normal restitution of the wall projection", NULL},
     {"wall_friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "tangential velocity removed by the wall projection", NULL},
     {"cfl", PFB_PARAM_DOUBLE, 0.25, 0.01, 2.0, "1", "CFL number of the suggested time step", NULL},
@@ -130,14 +153,14 @@ typedef struct my_ghost {
 typedef struct my_state {
     int dim;
     double h, rho0, m0, mu, mu_e, lambda, gamma, kappa, beta, tol, e, fric, margin, cfl;
-    int rot, corr, no_slip, max_iter, precond, clamp, pkern;
-    double relax;
+    int rot, corr, no_slip, max_iter, precond, pform, scrit;
+    double slam, corr_min;
     long resample_every;
     my_resample_params rp;
     my_resample_stats rs;
     pfb_kernel cubic, spiky, visc;
     double w0;                 /* W_cubic(0): self term of eq. 4 */
-    int f_rho, f_p, f_T, f_mue, f_lam;
+    int f_rho, f_p, f_T, f_ref, f_mue, f_lam;
     /* mirrors and the combined (real + mirror) neighbour list */
     my_ghost *g;
     size_t ng, cap_g;
@@ -148,6 +171,7 @@ typedef struct my_state {
     /* per-particle workspace */
     double *acc;               /* 3 n */
     double *gradv;             /* 9 n velocity gradients */
+    double *binv;              /* 9 n gradient corrections B^-1 (I when off) */
     unsigned char *surface;
     long *unk;                 /* unknown index of a particle, -1 if surface */
     size_t *mark;              /* matrix entry of a column in the row being assembled */
@@ -191,6 +215,9 @@ static int ensure_particles(my_state *s, size_t n, pfb_err *err)
     double *gv = realloc(s->gradv, 9 * nc * sizeof *gv);
     if (gv)
         s->gradv = gv;
+    double *bv = realloc(s->binv, 9 * nc * sizeof *bv);
+    if (bv)
+        s->binv = bv;
     unsigned char *sf = realloc(s->surface, nc);
     if (sf)
         s->surface = sf;
@@ -200,7 +227,7 @@ static int ensure_particles(my_state *s, size_t n, pfb_err *err)
     size_t *mk = realloc(s->mark, nc * sizeof *mk);
     if (mk)
         s->mark = mk;
-    if (!a || !gv || !sf || !u || !mk)
+    if (!a || !gv || !bv || !sf || !u || !mk)
         return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu particles", n);
     s->cap_n = nc;
     return PFB_OK;
@@ -387,6 +414,26 @@ static void stress_of(const my_state *s, const pfb_sim *sim, size_t j, double T[
             T[3 * a + b] = MT[3 * a] * M[3 * b] + MT[3 * a + 1] * M[3 * b + 1] + MT[3 * a + 2] * M[3 * b + 2];
 }
 
+/* Gradient correction of combined index j: B_src^-1, or M B_src^-1 M for a mirror. */
+static void binv_of(const my_state *s, const pfb_sim *sim, size_t j, double Bo[9])
+{
+    size_t n = sim->p.n;
+    const double *Bs = s->binv + 9 * src_of(s, n, j);
+    if (j < n) {
+        memcpy(Bo, Bs, 9 * sizeof *Bo);
+        return;
+    }
+    const double *M = s->g[j - n].M;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            double v = 0.0;
+            for (int c = 0; c < 3; c++)
+                for (int d = 0; d < 3; d++)
+                    v += M[3 * a + c] * Bs[3 * c + d] * M[3 * b + d];
+            Bo[3 * a + b] = v;
+        }
+}
+
 /* ---- SPH sums ------------------------------------------------------------------ */
 
 /* eq. 4: rho_i = sum_j m_j W(r_ij) with the cubic spline, self and mirrors included. */
@@ -405,34 +452,109 @@ static void compute_density(my_state *s, pfb_sim *sim)
     }
 }
 
-/* Invert the dim x dim block of B (row-major 3x3) into Bi; returns 0 if singular. */
-static int invert_block(int dim, const double B[9], double Bi[9])
+/* Inverse of the symmetric dim x dim block of B with its eigenvalues clamped below
+ * at lmin: B^-1 exactly where B is well conditioned (interior, flat surfaces: the
+ * eigenvalues are about 1 and 1/2), at most 1/lmin amplification where it is not
+ * (a thin jet, a lone particle: eigenvalues near 0, where the exact inverse would
+ * multiply particle noise without bound).  Cyclic Jacobi rotations, a fixed number
+ * of sweeps, so the result is deterministic. */
+static void inverse_clamped(int dim, const double B[9], double lmin, double Bi[9])
 {
+    double A[3][3] = {{0}}, V[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int a = 0; a < dim; a++)
+        for (int b = 0; b < dim; b++)
+            A[a][b] = 0.5 * (B[3 * a + b] + B[3 * b + a]);
+    for (int sweep = 0; sweep < 8; sweep++)
+        for (int p = 0; p < dim - 1; p++)
+            for (int q = p + 1; q < dim; q++) {
+                if (A[p][q] == 0.0)
+                    continue;
+                double th = 0.5 * atan2(2.0 * A[p][q], A[q][q] - A[p][p]);
+                double c = cos(th), sn = sin(th);
+                for (int k = 0; k < dim; k++) { /* A := A J */
+                    double akp = A[k][p], akq = A[k][q];
+                    A[k][p] = c * akp - sn * akq;
+                    A[k][q] = sn * akp + c * akq;
+                }
+                for (int k = 0; k < dim; k++) { /* A := J^T A */
+                    double apk = A[p][k], aqk = A[q][k];
+                    A[p][k] = c * apk - sn * aqk;
+                    A[q][k] = sn * apk + c * aqk;
+                }
+                for (int k = 0; k < dim; k++) {
+                    double vkp = V[k][p], vkq = V[k][q];
+                    V[k][p] = c * vkp - sn * vkq;
+                    V[k][q] = sn * vkp + c * vkq;
+                }
+            }
     memset(Bi, 0, 9 * sizeof *Bi);
-    if (dim == 2) {
-        double det = B[0] * B[4] - B[1] * B[3];
-        if (!(fabs(det) > 1e-3))
-            return 0;
-        Bi[0] = B[4] / det;
-        Bi[1] = -B[1] / det;
-        Bi[3] = -B[3] / det;
-        Bi[4] = B[0] / det;
-        return 1;
+    for (int k = 0; k < dim; k++) {
+        double inv = 1.0 / fmax(A[k][k], lmin);
+        for (int a = 0; a < dim; a++)
+            for (int b = 0; b < dim; b++)
+                Bi[3 * a + b] += V[a][k] * inv * V[b][k];
     }
-    double c00 = B[4] * B[8] - B[5] * B[7], c01 = B[5] * B[6] - B[3] * B[8], c02 = B[3] * B[7] - B[4] * B[6];
-    double det = B[0] * c00 + B[1] * c01 + B[2] * c02;
-    if (!(fabs(det) > 1e-3))
-        return 0;
-    Bi[0] = c00 / det;
-    Bi[3] = c01 / det;
-    Bi[6] = c02 / det;
-    Bi[1] = (B[2] * B[7] - B[1] * B[8]) / det;
-    Bi[4] = (B[0] * B[8] - B[2] * B[6]) / det;
-    Bi[7] = (B[1] * B[6] - B[0] * B[7]) / det;
-    Bi[2] = (B[1] * B[5] - B[2] * B[4]) / det;
-    Bi[5] = (B[2] * B[3] - B[0] * B[5]) / det;
-    Bi[8] = (B[0] * B[4] - B[1] * B[3]) / det;
-    return 1;
+}
+
+/* Smallest eigenvalue of the symmetric dim x dim block of B. */
+static double min_eigenvalue(int dim, const double B[9])
+{
+    if (dim == 2) {
+        double m = 0.5 * (B[0] + B[4]), d = 0.5 * (B[0] - B[4]), o = 0.5 * (B[1] + B[3]);
+        return m - sqrt(d * d + o * o);
+    }
+    /* symmetric 3x3: the trigonometric solution of the characteristic cubic */
+    double a00 = B[0], a11 = B[4], a22 = B[8];
+    double a01 = 0.5 * (B[1] + B[3]), a02 = 0.5 * (B[2] + B[6]), a12 = 0.5 * (B[5] + B[7]);
+    double p1 = a01 * a01 + a02 * a02 + a12 * a12;
+    double q = (a00 + a11 + a22) / 3.0;
+    if (p1 == 0.0)
+        return fmin(a00, fmin(a11, a22));
+    double p2 = (a00 - q) * (a00 - q) + (a11 - q) * (a11 - q) + (a22 - q) * (a22 - q) + 2.0 * p1;
+    double pp = sqrt(p2 / 6.0);
+    double b00 = (a00 - q) / pp, b11 = (a11 - q) / pp, b22 = (a22 - q) / pp;
+    double b01 = a01 / pp, b02 = a02 / pp, b12 = a12 / pp;
+    double detb = b00 * (b11 * b22 - b12 * b12) - b01 * (b01 * b22 - b12 * b02) + b02 * (b01 * b12 - b11 * b02);
+    double r = fmax(-1.0, fmin(1.0, 0.5 * detb));
+    double phi = acos(r) / 3.0;
+    return q + 2.0 * pp * cos(phi + 2.0 * M_PI / 3.0);
+}
+
+/* Surface particles, held at air pressure.  geometric (default): the smallest
+ * eigenvalue of B_i = sum_j V_j (x_j - x_i) (x) grad_i W_ij is below surface_lambda
+ * (Marrone et al. 2010's interior threshold 0.75): B is I for a full neighbourhood
+ * whatever the density, about 1/2 across a flat free surface.  density: the MPS
+ * criterion rho* < beta rho_0 (Koshizuka and Oka, used by Premoze et al.), which
+ * also flags fluid under tension as surface: in a stretched column the expanding
+ * middle lost its pressure and grew 70% in area (measured). */
+static void surface_flags(my_state *s, pfb_sim *sim)
+{
+    const pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    const int dim = sim->dim;
+    const double *restrict rho = p->field[s->f_rho].data;
+    const pfb_nlist *nl = &s->nl;
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t i = 0; i < n; i++) {
+        if (s->scrit == 0) {
+            s->surface[i] = rho[i] < s->beta * p->field[s->f_ref].data[i];
+            continue;
+        }
+        double B[9] = {0};
+        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
+            size_t j = nl->idx[q], js = src_of(s, n, j);
+            double r = sqrt(nl->r2[q]);
+            if (!(r > 0))
+                continue;
+            double V = p->m[js] / rho[js], f = kernel_dw(&s->cubic, r) / r;
+            for (int a = 0; a < dim; a++) {
+                double dxa = s->xc[a][j] - s->xc[a][i];
+                for (int b = 0; b < dim; b++)
+                    B[3 * a + b] -= V * dxa * f * (s->xc[b][j] - s->xc[b][i]);
+            }
+        }
+        s->surface[i] = min_eigenvalue(dim, B) < s->slam;
+    }
 }
 
 /* eq. 16: G_i^{ab} = dv^a/dr^b = sum_j V_j (v_j^a - v_i^a) dW/dr^b, times B_i^{-1}
@@ -452,7 +574,7 @@ static void velocity_gradient(my_state *s, pfb_sim *sim)
             double r = sqrt(nl->r2[q]);
             if (!(r > 0))
                 continue;
-            double V = p->m[js] / rho[js];
+            double V = p->m[js] / rho[i]; /* m_j / rho_i: the adjoint of the force's m_j / rho_i^2 */
             double f = kernel_dw(&s->cubic, r) / r;
             double gw[3], dx[3];
             for (int b = 0; b < 3; b++) {
@@ -467,15 +589,17 @@ static void velocity_gradient(my_state *s, pfb_sim *sim)
                 }
             }
         }
-        double *out = s->gradv + 9 * i;
-        double Bi[9];
-        if (s->corr && invert_block(dim, B, Bi)) {
-            for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++)
-                    out[3 * a + b] = G[3 * a] * Bi[b] + G[3 * a + 1] * Bi[3 + b] + G[3 * a + 2] * Bi[6 + b];
+        double *out = s->gradv + 9 * i, *Bi = s->binv + 9 * i;
+        if (s->corr) {
+            inverse_clamped(dim, B, s->corr_min, Bi);
         } else {
-            memcpy(out, G, sizeof G);
+            memset(Bi, 0, 9 * sizeof *Bi);
+            for (int a = 0; a < dim; a++)
+                Bi[4 * a] = 1.0;
         }
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                out[3 * a + b] = G[3 * a] * Bi[b] + G[3 * a + 1] * Bi[3 + b] + G[3 * a + 2] * Bi[6 + b];
     }
 }
 
@@ -527,8 +651,9 @@ static void update_stress(my_state *s, pfb_sim *sim, double dt)
     }
 }
 
-/* eq. 1 without pressure: gravity, viscosity (Mueller 2003 eq. 14) and the stress
- * divergence sum_j m_j (T_i / rho_i^2 + T_j / rho_j^2) grad_i W_ij, into s->acc. */
+/* eq. 1 without pressure: gravity, viscosity (Mueller 2003 eq. 14, symmetrised)
+ * and the stress divergence sum_j m_j (T_i + T_j) / (rho_i rho_j) grad_i W_ij, into
+ * s->acc. */
 static void nonpressure_accel(my_state *s, pfb_sim *sim)
 {
     const pfb_particles *p = &sim->p;
@@ -538,26 +663,34 @@ static void nonpressure_accel(my_state *s, pfb_sim *sim)
     const pfb_nlist *nl = &s->nl;
 #pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t i = 0; i < n; i++) {
-        double a[3] = {0, 0, 0}, Ti[9], Tj[9];
+        double a[3] = {0, 0, 0}, Ti[9], Tj[9], Bj[9];
+        const double *Bi = s->binv + 9 * i;
         stress_of(s, sim, i, Ti);
-        double ri2 = 1.0 / (rho[i] * rho[i]);
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
             size_t j = nl->idx[q], js = src_of(s, n, j);
             double r = sqrt(nl->r2[q]);
             double mj = p->m[js], rj = rho[js];
             double lap = kernel_lap(&s->visc, r);
+            double cv = s->mu * mj * 2.0 / (rho[i] + rj) / s->rho0 * lap;
             for (int k = 0; k < dim; k++)
-                a[k] += s->mu / rho[i] * mj / rj * (s->vc[k][j] - s->vc[k][i]) * lap;
+                a[k] += cv * (s->vc[k][j] - s->vc[k][i]);
             if (!(r > 0))
                 continue;
             stress_of(s, sim, j, Tj);
-            double f = kernel_dw(&s->cubic, r) / r, rj2 = 1.0 / (rj * rj);
-            double gw[3];
+            binv_of(s, sim, j, Bj);
+            double f = kernel_dw(&s->cubic, r) / r;
+            double gw[3], gi[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
             for (int b = 0; b < 3; b++)
                 gw[b] = b < dim ? f * (s->xc[b][i] - s->xc[b][j]) : 0.0;
+            for (int b = 0; b < dim; b++)
+                for (int c = 0; c < dim; c++) {
+                    gi[b] += Bi[3 * b + c] * gw[c]; /* corrected gradients, B symmetric */
+                    gj[b] += Bj[3 * b + c] * gw[c];
+                }
+            double ci = mj / (rho[i] * rho[i]), cj = mj / (rj * rj);
             for (int k = 0; k < dim; k++)
                 for (int b = 0; b < dim; b++)
-                    a[k] += mj * (Ti[3 * k + b] * ri2 + Tj[3 * k + b] * rj2) * gw[b];
+                    a[k] += ci * Ti[3 * k + b] * gi[b] + cj * Tj[3 * k + b] * gj[b];
         }
         for (int k = 0; k < 3; k++)
             s->acc[3 * i + (size_t)k] = k < dim ? a[k] + sim->g[k] : 0.0;
@@ -607,7 +740,7 @@ static int ensure_unknowns(my_state *s, size_t nu, size_t nz, pfb_err *err)
     return PFB_OK;
 }
 
-/* Surface flags, the unknowns and the matrix kappa c_ij of eq. 8 with the source
+/* The unknowns (non-surface particles) and the matrix kappa c_ij of eq. 8 with the source
  * term of eq. 7, from the densities in the density field.  A mirror j' of particle
  * j carries p_j, so its term (p_i - p_j) c_ij' adds to the (i, j) entry (and
  * vanishes for i's own mirror).  Mirrors across planes and box faces give a
@@ -624,7 +757,6 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     const pfb_nlist *nl = &s->nl;
     size_t nu = 0, nz = 0, nsurf = 0;
     for (size_t i = 0; i < n; i++) {
-        s->surface[i] = rho[i] < s->beta * s->rho0;
         s->mark[i] = (size_t)-1;
         if (s->surface[i]) {
             s->unk[i] = -1;
@@ -684,7 +816,7 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++)
             s->mark[src_of(s, n, nl->idx[q])] = (size_t)-1;
         s->dsurf[u] = dsurf;
-        s->b[u] = s->relax * (rho[i] - s->rho0) * src; /* eq. 7 */
+        s->b[u] = (rho[i] - p->field[s->f_ref].data[i]) * src; /* eq. 7 */
         s->x[u] = p->field[s->f_p].data[i];  /* warm start */
     }
     A->start[nu] = e;
@@ -806,7 +938,7 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     s->steps++;
     double *pr = sim->p.field[s->f_p].data;
     for (size_t i = 0; i < sim->p.n; i++)
-        pr[i] = s->unk[i] >= 0 ? (s->clamp ? fmax(0.0, s->x[s->unk[i]]) : s->x[s->unk[i]]) : 0.0;
+        pr[i] = s->unk[i] >= 0 ? s->x[s->unk[i]] : 0.0;
     return PFB_OK;
 }
 
@@ -829,7 +961,9 @@ static void pressure_accel(my_state *s, pfb_sim *sim)
             double r = sqrt(nl->r2[q]);
             if (!(r > 0))
                 continue;
-            double f = -p->m[js] * (ci + pr[js] / (rho[js] * rho[js])) * kernel_dw(s->pkern ? &s->cubic : &s->spiky, r) / r;
+            double dw = kernel_dw(&s->spiky, r) / r;
+            double f = s->pform == 0 ? -p->m[js] / rho[js] * (pr[js] - pr[i]) / rho[i] * dw
+                                     : -p->m[js] * (ci + pr[js] / (rho[js] * rho[js])) * dw;
             for (int k = 0; k < dim; k++)
                 a[k] += f * (s->xc[k][i] - s->xc[k][j]);
         }
@@ -868,9 +1002,11 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
         return rc;
     compute_density(s, sim);
     velocity_gradient(s, sim);
-    nonpressure_accel(s, sim);
-    /* 2. stress, eq. 9 */
+    /* 2. stress, eq. 9, before the force it exerts: T_{n+1} from v_n, then v from
+     * T_{n+1} (symplectic Euler; both from the old values is forward Euler on an
+     * oscillator, whose amplitude grows by (1 + (c_s k dt)^2)^(1/2) per step) */
     update_stress(s, sim, dt);
+    nonpressure_accel(s, sim);
     /* 3. prediction */
     for (int k = 0; k < dim; k++)
         for (size_t i = 0; i < p->n; i++) {
@@ -883,6 +1019,7 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     if (rc)
         return rc;
     compute_density(s, sim);
+    surface_flags(s, sim);
     rc = solve_pressure(s, sim, dt, err);
     if (rc)
         return rc;
@@ -907,6 +1044,7 @@ int my_pressure_system(void *state, pfb_sim *sim, double dt, const my_csr **A, c
     if (rc)
         return rc;
     compute_density(s, sim);
+    surface_flags(s, sim);
     rc = assemble_pressure(s, sim, dt, err);
     if (rc)
         return rc;
@@ -928,7 +1066,18 @@ int my_stress_update(void *state, pfb_sim *sim, double dt, pfb_err *err)
     return PFB_OK;
 }
 
-/* §5: re-sampling at the end of every resample_every-th frame. */
+/* §5: re-sampling at the end of every resample_every-th frame.
+ *
+ * A particle's kernel density (eq. 4) includes its own mass times W(0), 45% of
+ * rho_0 in 2D at h = 2 spacings: a merged particle of mass 2 m_0 reads about
+ * 1.4 rho_0 where the fluid is not compressed at all, and the pressure solve
+ * would blow it apart (measured: every scene with re-sampling blew up, none
+ * without).  Re-sampling conserves volume, so the density change it causes is
+ * not compression: each particle carries a reference density rho_ref (rho_0
+ * initially; eq. 18 interpolates it like every field), rescaled by the ratio of
+ * its kernel density after to before the re-sampling, and eq. 7's source is
+ * (rho*_i - rho_ref,i) / (rho_0 dt^2).  Particles the re-sampling did not touch
+ * keep rho_ref = rho_0 exactly. */
 static int mao_yang_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
 {
     my_state *s = state;
@@ -939,13 +1088,30 @@ static int mao_yang_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
     if (rc)
         return rc;
     compute_density(s, sim);
+    size_t merged = s->rs.merged, inserted = s->rs.inserted;
     rc = my_downsample(sim, &s->rp, &s->rs, err);
     if (!rc)
         rc = my_upsample(sim, &s->rp, &s->rs, err);
     if (!rc)
         rc = ensure_particles(s, sim->p.n, err);
     sim_positions_changed(sim);
-    return rc;
+    if (rc || (s->rs.merged == merged && s->rs.inserted == inserted))
+        return rc;
+    /* the density field holds the densities before (or, for new particles, eq. 18's
+     * interpolation of them); rescale rho_ref by after / before */
+    pfb_particles *p = &sim->p;
+    double *before = s->acc; /* 3 n doubles of scratch */
+    memcpy(before, p->field[s->f_rho].data, p->n * sizeof *before);
+    rc = neighbours(s, sim, sim->t, err);
+    if (rc)
+        return rc;
+    compute_density(s, sim);
+    const double *after = p->field[s->f_rho].data;
+    double *ref = p->field[s->f_ref].data;
+    for (size_t i = 0; i < p->n; i++)
+        if (after[i] != before[i] && before[i] > 0)
+            ref[i] *= after[i] / before[i];
+    return PFB_OK;
 }
 
 /* ---- create, destroy, time step, diagnostics --------------------------------------- */
@@ -964,6 +1130,7 @@ static void mao_yang_destroy(void *state)
     nlist_free(&s->nl);
     free(s->acc);
     free(s->gradv);
+    free(s->binv);
     free(s->surface);
     free(s->unk);
     free(s->mark);
@@ -1018,7 +1185,10 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     s->gamma = params_get(pp, "yield");
     s->rot = params_get_int(pp, "rotational_term");
     s->corr = params_get_int(pp, "grad_correction");
+    s->corr_min = params_get(pp, "grad_correction_min");
     s->beta = params_get(pp, "surface_beta");
+    s->scrit = params_get_int(pp, "surface_criterion");
+    s->slam = params_get(pp, "surface_lambda");
     s->tol = params_get(pp, "pcg_tol");
     s->max_iter = params_get_int(pp, "pcg_max_iter");
     s->precond = params_get_int(pp, "pcg_precond");
@@ -1027,10 +1197,8 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     s->e = params_get(pp, "wall_restitution");
     s->fric = params_get(pp, "wall_friction");
     s->cfl = params_get(pp, "cfl");
-    s->relax = params_get(pp, "source_relaxation");
-    s->clamp = params_get_int(pp, "clamp_pressure");
-    s->pkern = params_get_int(pp, "pressure_kernel");
-    s->margin = 0.25 * D;
+    s->pform = params_get_int(pp, "pressure_form");
+    s->margin = params_get(pp, "wall_margin") * D;
     s->m0 = sim->p.n ? particles_total_mass(&sim->p) / (double)sim->p.n : 0.0;
     int rc = kernel_init(&s->cubic, PFB_KERNEL_CUBIC, sim->dim, s->h, err);
     if (!rc)
@@ -1043,6 +1211,8 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
         rc = field_or_add(&sim->p, "pressure", 1, &s->f_p, err);
     if (!rc)
         rc = field_or_add(&sim->p, "stress", 9, &s->f_T, err);
+    if (!rc)
+        rc = field_or_add(&sim->p, "rho_ref", 1, &s->f_ref, err);
     if (rc) {
         mao_yang_destroy(s);
         return rc;
@@ -1062,6 +1232,8 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
         mao_yang_destroy(s);
         return rc;
     }
+    for (size_t i = 0; i < sim->p.n; i++)
+        sim->p.field[s->f_ref].data[i] = s->rho0;
     /* kappa: kappa sum_j (p_i - p_j) c_ij = -(1/rho_0) lap p on the lattice for p = |x - x_i|^2 / 2 */
     struct r2w_ctx rc2 = {&s->cubic, D};
     double S = lattice_sum(sim->dim, s->h / D, r2w_term, &rc2);
