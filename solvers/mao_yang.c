@@ -31,6 +31,7 @@
  * Corrections to the printed equations, and why:
  *  - eq. 5's sum is printed without its minus sign; with it, positive pressure
  *    pushes particles apart (Monaghan 1992, which the paper cites for it).
+ *    (The default uses the difference form; see below.)
  *  - eq. 8 as printed, sum_j (p_i - p_j) (m_i + m_j) / (2 (rho_i + rho_j)^2) W_ij, is
  *    minus a Laplacian (for p_i a local maximum it is positive) and is short of a
  *    factor 1/length^2 (W has units 1/m^dim, so the sum has units of p / rho times
@@ -47,52 +48,74 @@
  *    Mises behaviour of Goktekin et al. 2004 the paper refers to.  gamma = 0 gives
  *    T' = T, the plain Maxwell model.
  *
- * Choices where the paper is silent:
- *  - Surface particles (held at air pressure, p = 0): by default geometric, the
- *    smallest eigenvalue of the kernel moment matrix below 0.75 (Marrone et al.
- *    2010); the MPS density criterion of Premoze et al. is available but flags fluid
- *    under tension as surface (see surface_flags).
+ * Choices where the paper is silent (each measured with pfbench run on the 2D
+ * pool, dam_break, stretch, balls and rod scenes; "blew up" = the run stopped
+ * on the framework's energy check):
+ *  - Support h = 2.5 spacings.  A particle's own mass times W(0) is 45% of its
+ *    kernel density at h = 2 spacings (20% at 3): a merged particle reads ~1.4
+ *    rho_0 uncompressed, and with re-sampling the dam break blew up at h = 2.
+ *  - Surface particles (held at air pressure, p = 0): rho*_i < 0.97 rho_ref,i, the
+ *    MPS criterion of Premoze et al. (Koshizuka and Oka).  A geometric criterion
+ *    (smallest eigenvalue of the kernel moment matrix B below 0.75, after Marrone
+ *    et al. 2010) is available; it flags thin compressed jets as surface, and the
+ *    dam break blew up with it.
  *  - Walls (§3: "the method in [Muller et al. 2004]", no details): mirror particles.
  *    Every particle within h of a wall has a mirror image across the wall's
  *    tangent plane (across each near face of a box container, corners included),
  *    with its mass, density, pressure (Neumann: dp/dn = 0), mirrored stress and
- *    a no-slip velocity 2 v_wall - v (or the free-slip reflection).  Mirrors enter
- *    the density, the velocity gradient, the viscosity, the stress divergence and
- *    the pressure force, so a particle at a wall has a full neighbourhood and is
- *    not taken for a surface particle; they do not enter the pressure matrix (their
- *    p_j = p_i makes their terms of eq. 8 vanish).  A position projection onto
- *    spacing/4 from the walls backs this up.
+ *    a no-slip velocity 2 v_wall - v (or the free-slip reflection; spinning walls
+ *    included).  Mirrors enter the density, the velocity gradient, the viscosity,
+ *    the stress divergence, the pressure force and the pressure matrix (a mirror
+ *    j' of j couples i to p_j), so a particle at a wall has a full neighbourhood.
+ *    A position projection onto spacing/4 from the walls backs this up.
+ *  - Pressure gradient: the difference form -(1/rho_i) sum_j V_j (p_j - p_i) grad W
+ *    (pressure_form = difference) instead of eq. 5's symmetric sum, which stays
+ *    available.  With eq. 5 the stretch scene blew up within 0.02 s (negative
+ *    pressures in the sum form attract: SPH's tensile instability) and the dam
+ *    break at 0.13 s; with the difference form both run.
+ *  - Delta t of eq. 7 is the step (the paper).  pressure_time sets a floor in
+ *    units of D / v_ref: when a stiff material forces short steps, eq. 7 removes
+ *    the whole density error every step with impulses that grow as 1/dt, and the
+ *    balls scene's mu_e = 1e5 balls blew up at impact; with a floor of 0.25 they
+ *    bounce (1 s, re-sampling off) but the stretch column, whose step is also
+ *    elastic-limited, loses its volume within 0.12 s, so the default stays 0.
  *  - Velocity gradient (grad_correction, default on): eq. 16 times the inverse of
- *    B_i = sum_j V_j (x_j - x_i) (x) grad W_ij, which makes it exact for linear
- *    velocity fields (B = I for a full continuous neighbourhood).  Without it eq.
- *    16 reads a rigid rotation at the lattice moment of the kernel (a few per cent
- *    off) inside and at up to half the rate at the surface, where it also sees a
- *    spurious strain, so the stress does not turn with the body (measured in
- *    test_mao_yang); off = the paper's eq. 16.
- *  - Stress divergence: the symmetric form sum_j m_j (T_i + T_j) / (rho_i rho_j)
- *    grad W_ij with the cubic spline; it conserves linear momentum pair by pair.  The
- *    form of eq. 5, T_i / rho_i^2 + T_j / rho_j^2, multiplies a surface particle's
- *    own stress by (rho_0 / rho_i)^2, 4 at a flat surface and 20 at the tip of a
- *    stretched column, where it threw particles out (measured, stretch scene); the
- *    pressure does not suffer from it because surface particles have p = 0.
+ *    B_i = sum_j (m_j / rho_i) (x_j - x_i) (x) grad W_ij, exact for linear velocity
+ *    fields; B's eigenvalues are raised to at least 0.25 before inverting (a flat
+ *    surface has 1/2), so a thin jet's correction stays bounded.  Without it eq. 16
+ *    reads a rigid rotation at the lattice moment of the kernel inside and at up to
+ *    half the rate at the surface, where it also sees a spurious strain, so the
+ *    stress does not turn with the body (test_mao_yang); off = the paper's eq. 16.
+ *    The weight m_j / rho_i (eq. 16: m_j / rho_j, the same for uniform density)
+ *    makes the gradient the exact adjoint of the stress force below.
+ *  - Stress divergence: sum_j m_j (T_i B_i^-1 / rho_i^2 + T_j B_j^-1 / rho_j^2)
+ *    grad_i W_ij, the symmetric SPH form with the same correction: momentum is
+ *    conserved pair by pair, and the stress power sum_i V_i T_i : G_i equals minus
+ *    the work of these forces exactly, so the elastic exchange neither creates nor
+ *    destroys energy (with the uncorrected pair the balls blew up at impact).
+ *  - Detached particles carry no stress: where B has an eigenvalue below 0.25 the
+ *    particle has no neighbourhood spanning the space (a lone particle, a one-row
+ *    thread), eq. 9's continuum strain is undefined, and its stress is set to 0.
+ *    Kept, it threw fragments of a bouncing mu_e = 1e5 ball at 9 m/s.
  *  - Viscosity: Mueller's mu m_j (v_j - v_i) lap W / (rho_i rho_j) with rho_i rho_j
  *    replaced by rho_0 (rho_i + rho_j) / 2: the same for equal densities, pairwise
- *    antisymmetric (momentum conserving), and bounded for a light, low-density
- *    surface particle, whose explicit viscous step limit 0.125 h^2 rho_i / mu would
- *    otherwise fall below the suggested step (measured: re-sampled particles of 0.1
- *    m0 at a column tip, rho_i = 0.2 rho_0, blew up).
+ *    antisymmetric, and bounded for a light, low-density surface particle, whose
+ *    explicit viscous limit 0.125 h^2 rho_i / mu would otherwise fall below the
+ *    step (re-sampled particles of 0.1 m0 at a column tip blew up).
  *  - Viscosity magnitude: mu = 0.5 rho_0 v_ref h by default.  The paper names no
  *    value; water's 1e-3 Pa s leaves an odd-even mode of the projection undamped
- *    (eq. 8's W-weighted Laplacian sees alternating pressures the spiky gradient of
- *    eq. 5 cannot: a 2D pool at rest blows up within 0.3 s at any step); alpha =
- *    0.25 settles, 0.5 settles to KE / (M g D) ~ 2e-4 in 2 s.
+ *    (eq. 8's W-weighted Laplacian sees alternating pressures the spiky gradient
+ *    cannot): a 2D pool at rest blew up within 0.3 s at every step tried.
+ *  - Re-sampling and the density reference: see mao_yang_frame.
  *  - Material: mu_e (Pa), lambda (s), yield gamma (Pa) are parameters; a scene may
  *    give particles their own through fields named "mu_e" and "lambda" (the balls
  *    scene, Fig. 2).  Units SI, rho_0 calibrated to the initial lattice (the cubic
  *    spline density of an interior particle) so the initial state is at rest.
- *  - Time step suggestion: the minimum of cfl h / (v_ref + c_s) with the shear wave
- *    speed c_s = sqrt(mu_e / rho_0), lambda / 2 (explicit Euler of -T/lambda), the
- *    viscous limit 0.125 h^2 rho_0 / mu and the force limit 0.25 sqrt(h / |g|).
+ *  - Time step suggestion: the minimum of cfl D / (v_ref + c_s) with the shear wave
+ *    speed c_s = sqrt(mu_e / rho_0) (D the spacing: the shortest elastic wave spans
+ *    2 D and symplectic Euler needs c_s k dt < 2), lambda / 2 (explicit Euler of
+ *    -T/lambda), the viscous limit 0.125 h^2 rho_0 / mu and the force limit
+ *    0.25 sqrt(h / |g|).
  *  - PCG: Jacobi preconditioner by default, warm-started from the previous step's
  *    pressure, relative residual 1e-6; sequential, so the bits do not depend on the
  *    thread count.
@@ -127,8 +150,9 @@ static const pfb_param_spec mao_yang_params[] = {
     {"viscosity_alpha", PFB_PARAM_DOUBLE, 0.5, 0.0, 100.0, "1", "mu = alpha rho_0 v_ref h when viscosity = -1", NULL},
     {"surface_criterion", PFB_PARAM_CHOICE, 0, 0, 0, "", "surface particles (p = 0): density (rho* < surface_beta rho_ref, MPS) or geometric (smallest eigenvalue of the kernel moment matrix B < surface_lambda)", "density|geometric"},
     {"surface_lambda", PFB_PARAM_DOUBLE, 0.75, 0.0, 1.0, "1", "geometric criterion: surface when lambda_min(B) < this", NULL},
-    {"surface_beta", PFB_PARAM_DOUBLE, 0.97, 0.0, 1.0, "1", "density criterion: surface when rho* < beta rho_0", NULL},
+    {"surface_beta", PFB_PARAM_DOUBLE, 0.97, 0.0, 1.0, "1", "density criterion: surface when rho* < beta rho_ref", NULL},
     {"pressure_form", PFB_PARAM_CHOICE, 0, 0, 0, "", "pressure gradient: the difference (p_j - p_i) form, or eq. 5's symmetric sum", "difference|sum"},
+    {"pressure_time", PFB_PARAM_DOUBLE, 0.0, 0.0, 10.0, "D/v_ref", "smallest Delta t of eq. 7, in spacings over v_ref (0: always the step, the paper)", NULL},
     {"pcg_tol", PFB_PARAM_DOUBLE, 1e-6, 1e-14, 0.5, "1", "relative residual |b - A p| / |b| at which PCG stops", NULL},
     {"pcg_max_iter", PFB_PARAM_INT, 1000, 1, 1e6, "1", "PCG iteration cap per step", NULL},
     {"pcg_precond", PFB_PARAM_CHOICE, 1, 0, 0, "", "PCG preconditioner", "none|jacobi"},
@@ -154,7 +178,7 @@ typedef struct my_state {
     int dim;
     double h, rho0, m0, mu, mu_e, lambda, gamma, kappa, beta, tol, e, fric, margin, cfl;
     int rot, corr, no_slip, max_iter, precond, pform, scrit;
-    double slam, corr_min;
+    double slam, corr_min, t_press;
     long resample_every;
     my_resample_params rp;
     my_resample_stats rs;
@@ -173,6 +197,7 @@ typedef struct my_state {
     double *gradv;             /* 9 n velocity gradients */
     double *binv;              /* 9 n gradient corrections B^-1 (I when off) */
     unsigned char *surface;
+    unsigned char *detached;   /* lambda_min(B) < grad_correction_min: carries no stress */
     long *unk;                 /* unknown index of a particle, -1 if surface */
     size_t *mark;              /* matrix entry of a column in the row being assembled */
     size_t cap_n;
@@ -221,13 +246,16 @@ static int ensure_particles(my_state *s, size_t n, pfb_err *err)
     unsigned char *sf = realloc(s->surface, nc);
     if (sf)
         s->surface = sf;
+    unsigned char *dt = realloc(s->detached, nc);
+    if (dt)
+        s->detached = dt;
     long *u = realloc(s->unk, nc * sizeof *u);
     if (u)
         s->unk = u;
     size_t *mk = realloc(s->mark, nc * sizeof *mk);
     if (mk)
         s->mark = mk;
-    if (!a || !gv || !bv || !sf || !u || !mk)
+    if (!a || !gv || !bv || !sf || !dt || !u || !mk)
         return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu particles", n);
     s->cap_n = nc;
     return PFB_OK;
@@ -458,7 +486,7 @@ static void compute_density(my_state *s, pfb_sim *sim)
  * (a thin jet, a lone particle: eigenvalues near 0, where the exact inverse would
  * multiply particle noise without bound).  Cyclic Jacobi rotations, a fixed number
  * of sweeps, so the result is deterministic. */
-static void inverse_clamped(int dim, const double B[9], double lmin, double Bi[9])
+static double inverse_clamped(int dim, const double B[9], double lmin, double Bi[9])
 {
     double A[3][3] = {{0}}, V[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     for (int a = 0; a < dim; a++)
@@ -488,12 +516,15 @@ static void inverse_clamped(int dim, const double B[9], double lmin, double Bi[9
                 }
             }
     memset(Bi, 0, 9 * sizeof *Bi);
+    double emin = A[0][0];
     for (int k = 0; k < dim; k++) {
+        emin = fmin(emin, A[k][k]);
         double inv = 1.0 / fmax(A[k][k], lmin);
         for (int a = 0; a < dim; a++)
             for (int b = 0; b < dim; b++)
                 Bi[3 * a + b] += V[a][k] * inv * V[b][k];
     }
+    return emin;
 }
 
 /* Smallest eigenvalue of the symmetric dim x dim block of B. */
@@ -590,8 +621,10 @@ static void velocity_gradient(my_state *s, pfb_sim *sim)
             }
         }
         double *out = s->gradv + 9 * i, *Bi = s->binv + 9 * i;
+        double Bc[9];
+        s->detached[i] = inverse_clamped(dim, B, s->corr_min, Bc) < s->corr_min;
         if (s->corr) {
-            inverse_clamped(dim, B, s->corr_min, Bi);
+            memcpy(Bi, Bc, sizeof Bc);
         } else {
             memset(Bi, 0, 9 * sizeof *Bi);
             for (int a = 0; a < dim; a++)
@@ -645,6 +678,10 @@ static void update_stress(my_state *s, pfb_sim *sim, double dt)
     for (size_t i = 0; i < n; i++) {
         double rate[9];
         double mu_e = material(sim, s->f_mue, i, s->mu_e), lam = material(sim, s->f_lam, i, s->lambda);
+        if (s->detached[i]) { /* no continuum around it: no stress (see the header) */
+            memset(T + 9 * i, 0, 9 * sizeof *T);
+            continue;
+        }
         stress_rate(s, sim->dim, s->gradv + 9 * i, T + 9 * i, mu_e, lam, rate);
         for (int k = 0; k < 9; k++)
             T[9 * i + k] += dt * rate[k];
@@ -773,7 +810,8 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     my_csr *A = &s->A;
     A->n = nu;
     size_t e = 0;
-    const double src = 1.0 / (s->rho0 * dt * dt);
+    const double tp = fmax(dt, s->t_press); /* eq. 7's Delta t: see the header */
+    const double src = 1.0 / (s->rho0 * tp * tp);
     for (size_t i = 0; i < n; i++) {
         if (s->unk[i] < 0)
             continue;
@@ -1132,6 +1170,7 @@ static void mao_yang_destroy(void *state)
     free(s->gradv);
     free(s->binv);
     free(s->surface);
+    free(s->detached);
     free(s->unk);
     free(s->mark);
     free(s->dsurf);
@@ -1186,6 +1225,7 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     s->rot = params_get_int(pp, "rotational_term");
     s->corr = params_get_int(pp, "grad_correction");
     s->corr_min = params_get(pp, "grad_correction_min");
+    s->t_press = params_get(pp, "pressure_time") * sim->spacing / sim->v_ref;
     s->beta = params_get(pp, "surface_beta");
     s->scrit = params_get_int(pp, "surface_criterion");
     s->slam = params_get(pp, "surface_lambda");
@@ -1269,7 +1309,7 @@ static double mao_yang_suggest_dt(const void *state, const pfb_sim *sim)
         lam = fmin(lam, material(sim, s->f_lam, i, s->lambda));
     }
     double cs = sqrt(mu_e / s->rho0);
-    double dt = s->cfl * s->h / (sim->v_ref + cs);
+    double dt = s->cfl * sim->spacing / (sim->v_ref + cs); /* the shortest wave spans 2 spacings */
     dt = fmin(dt, 0.5 * lam);
     if (s->mu > 0)
         dt = fmin(dt, 0.125 * s->h * s->h * s->rho0 / s->mu);
