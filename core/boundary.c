@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-static void shape_centre(const pfb_shape *s, double t, double c[3])
+void shape_centre(const pfb_shape *s, double t, double c[3])
 {
     for (int k = 0; k < 3; k++)
         c[k] = s->c[k] + s->vel[k] * t + s->amp[k] * sin(s->omega * t);

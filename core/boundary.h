@@ -48,6 +48,9 @@ typedef struct pfb_boundaries {
     pfb_shape s[PFB_MAX_SHAPES];
 } pfb_boundaries;
 
+/* Centre (or plane point) of shape s at time t: c + vel t + amp sin(omega t). */
+void shape_centre(const pfb_shape *s, double t, double c[3]);
+
 /* Signed distance of x from shape s at time t (dim 2 ignores z); grad gets the unit normal into the fluid. */
 double shape_sdf(const pfb_shape *s, int dim, double t, const double x[3], double grad[3]);
 

@@ -100,3 +100,19 @@ int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
     free(perm);
     return rc;
 }
+
+void sim_project_walls(pfb_sim *sim, double t, double margin, double e, double f)
+{
+    pfb_particles *p = &sim->p;
+    if (sim->walls.n == 0)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
+        double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
+        if (boundaries_project(&sim->walls, sim->dim, t, margin, e, f, x, v))
+            for (int k = 0; k < sim->dim; k++) {
+                p->x[k][i] = x[k];
+                p->v[k][i] = v[k];
+            }
+    }
+}

@@ -56,6 +56,9 @@ int sim_parallel(const pfb_sim *sim, size_t n);
  * (1 without OpenMP). */
 int sim_threads(const pfb_sim *sim);
 
+/* boundaries_project applied to every particle at time t (the SPH back ends' walls). */
+void sim_project_walls(pfb_sim *sim, double t, double margin, double e, double f);
+
 /* Declare that positions changed, invalidating the cached neighbour list. */
 void sim_positions_changed(pfb_sim *sim);
 

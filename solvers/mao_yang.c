@@ -57,8 +57,8 @@
  *  - Surface particles (held at air pressure, p = 0): rho*_i < 0.97 rho_ref,i, the
  *    MPS criterion of Premoze et al. (Koshizuka and Oka).  A geometric criterion
  *    (smallest eigenvalue of the kernel moment matrix B below 0.75, after Marrone
- *    et al. 2010) is available; it flags thin compressed jets as surface, and the
- *    dam break blew up with it.
+ *    et al. 2010) flagged thin compressed jets as surface and the dam break blew
+ *    up with it, so it was dropped.
  *  - Walls (§3: "the method in [Muller et al. 2004]", no details): mirror particles.
  *    Every particle within h of a wall has a mirror image across the wall's
  *    tangent plane (across each near face of a box container, corners included),
@@ -138,10 +138,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
 #include "../core/diag.h"
 #include "../core/kernels.h"
 #include "mao_yang_resample.h"
@@ -159,8 +155,6 @@ static const pfb_param_spec mao_yang_params[] = {
     {"grad_correction_min", PFB_PARAM_DOUBLE, 0.25, 0.01, 1.0, "1", "eigenvalues of B below this are raised to it before inverting (bounds the correction)", NULL},
     {"viscosity", PFB_PARAM_DOUBLE, -1.0, -1.0, 1e6, "Pa s", "Newtonian viscosity mu of eq. 1 (Mueller 2003 form); -1 = viscosity_alpha rho_0 v_ref h", NULL},
     {"viscosity_alpha", PFB_PARAM_DOUBLE, 0.5, 0.0, 100.0, "1", "mu = alpha rho_0 v_ref h when viscosity = -1", NULL},
-    {"surface_criterion", PFB_PARAM_CHOICE, 0, 0, 0, "", "surface particles (p = 0): density (rho* < surface_beta rho_ref, MPS) or geometric (smallest eigenvalue of the kernel moment matrix B < surface_lambda)", "density|geometric"},
-    {"surface_lambda", PFB_PARAM_DOUBLE, 0.75, 0.0, 1.0, "1", "geometric criterion: surface when lambda_min(B) < this", NULL},
     {"surface_beta", PFB_PARAM_DOUBLE, 0.97, 0.0, 1.0, "1", "density criterion: surface when rho* < beta rho_ref", NULL},
     {"pressure_form", PFB_PARAM_CHOICE, 0, 0, 0, "", "pressure gradient: the difference (p_j - p_i) form, or eq. 5's symmetric sum", "difference|sum"},
     {"pressure_time", PFB_PARAM_DOUBLE, 0.0, 0.0, 10.0, "D/v_ref", "smallest Delta t of eq. 7, in spacings over v_ref (0: always the step, the paper)", NULL},
@@ -188,8 +182,8 @@ typedef struct my_ghost {
 typedef struct my_state {
     int dim;
     double h, rho0, m0, mu, mu_e, lambda, gamma, kappa, beta, tol, e, fric, margin, cfl;
-    int rot, corr, no_slip, max_iter, precond, pform, scrit;
-    double slam, corr_min, t_press;
+    int rot, corr, no_slip, max_iter, precond, pform;
+    double corr_min, t_press;
     long resample_every;
     my_resample_params rp;
     my_resample_stats rs;
@@ -282,12 +276,6 @@ static double material(const pfb_sim *sim, int f, size_t i, double dflt)
 
 /* ---- wall mirrors -------------------------------------------------------------- */
 
-static void shape_centre_now(const pfb_shape *sh, double t, double c[3])
-{
-    for (int k = 0; k < 3; k++)
-        c[k] = sh->c[k] + sh->vel[k] * t + sh->amp[k] * sin(sh->omega * t);
-}
-
 static void mat_reflect(double M[9], const double n[3])
 {
     for (int a = 0; a < 3; a++)
@@ -343,7 +331,7 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
             shape_velocity_at(sh, dim, t, x, vw);
             if (sh->type == PFB_SHAPE_BOX && sh->inside) {
                 double c[3], face[3] = {0, 0, 0};
-                shape_centre_now(sh, t, c);
+                shape_centre(sh, t, c);
                 int axes[3], na = 0;
                 for (int k = 0; k < dim; k++) {
                     double lo = c[k] - sh->half[k], hi = c[k] + sh->half[k];
@@ -434,43 +422,23 @@ static inline size_t src_of(const my_state *s, size_t n, size_t j)
     return j < n ? j : s->g[j - n].src;
 }
 
-/* Stress of combined index j: T_src, or M T_src M^T for a mirror. */
-static void stress_of(const my_state *s, const pfb_sim *sim, size_t j, double T[9])
+/* Field X (9 per particle, row-major 3x3) of combined index j: X_src, or the
+ * mirrored M X_src M^T for a mirror (M is a reflection: symmetric). */
+static void tensor_of(const my_state *s, size_t n, const double *X, size_t j, double out[9])
 {
-    size_t n = sim->p.n;
-    const double *Ts = sim->p.field[s->f_T].data + 9 * src_of(s, n, j);
+    const double *Xs = X + 9 * src_of(s, n, j);
     if (j < n) {
-        memcpy(T, Ts, 9 * sizeof *T);
+        memcpy(out, Xs, 9 * sizeof *out);
         return;
     }
     const double *M = s->g[j - n].M;
-    double MT[9];
+    double MX[9];
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++)
-            MT[3 * a + b] = M[3 * a] * Ts[b] + M[3 * a + 1] * Ts[3 + b] + M[3 * a + 2] * Ts[6 + b];
+            MX[3 * a + b] = M[3 * a] * Xs[b] + M[3 * a + 1] * Xs[3 + b] + M[3 * a + 2] * Xs[6 + b];
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++)
-            T[3 * a + b] = MT[3 * a] * M[3 * b] + MT[3 * a + 1] * M[3 * b + 1] + MT[3 * a + 2] * M[3 * b + 2];
-}
-
-/* Gradient correction of combined index j: B_src^-1, or M B_src^-1 M for a mirror. */
-static void binv_of(const my_state *s, const pfb_sim *sim, size_t j, double Bo[9])
-{
-    size_t n = sim->p.n;
-    const double *Bs = s->binv + 9 * src_of(s, n, j);
-    if (j < n) {
-        memcpy(Bo, Bs, 9 * sizeof *Bo);
-        return;
-    }
-    const double *M = s->g[j - n].M;
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) {
-            double v = 0.0;
-            for (int c = 0; c < 3; c++)
-                for (int d = 0; d < 3; d++)
-                    v += M[3 * a + c] * Bs[3 * c + d] * M[3 * b + d];
-            Bo[3 * a + b] = v;
-        }
+            out[3 * a + b] = MX[3 * a] * M[3 * b] + MX[3 * a + 1] * M[3 * b + 1] + MX[3 * a + 2] * M[3 * b + 2];
 }
 
 /* ---- SPH sums ------------------------------------------------------------------ */
@@ -538,65 +506,15 @@ static double inverse_clamped(int dim, const double B[9], double lmin, double Bi
     return emin;
 }
 
-/* Smallest eigenvalue of the symmetric dim x dim block of B. */
-static double min_eigenvalue(int dim, const double B[9])
-{
-    if (dim == 2) {
-        double m = 0.5 * (B[0] + B[4]), d = 0.5 * (B[0] - B[4]), o = 0.5 * (B[1] + B[3]);
-        return m - sqrt(d * d + o * o);
-    }
-    /* symmetric 3x3: the trigonometric solution of the characteristic cubic */
-    double a00 = B[0], a11 = B[4], a22 = B[8];
-    double a01 = 0.5 * (B[1] + B[3]), a02 = 0.5 * (B[2] + B[6]), a12 = 0.5 * (B[5] + B[7]);
-    double p1 = a01 * a01 + a02 * a02 + a12 * a12;
-    double q = (a00 + a11 + a22) / 3.0;
-    if (p1 == 0.0)
-        return fmin(a00, fmin(a11, a22));
-    double p2 = (a00 - q) * (a00 - q) + (a11 - q) * (a11 - q) + (a22 - q) * (a22 - q) + 2.0 * p1;
-    double pp = sqrt(p2 / 6.0);
-    double b00 = (a00 - q) / pp, b11 = (a11 - q) / pp, b22 = (a22 - q) / pp;
-    double b01 = a01 / pp, b02 = a02 / pp, b12 = a12 / pp;
-    double detb = b00 * (b11 * b22 - b12 * b12) - b01 * (b01 * b22 - b12 * b02) + b02 * (b01 * b12 - b11 * b02);
-    double r = fmax(-1.0, fmin(1.0, 0.5 * detb));
-    double phi = acos(r) / 3.0;
-    return q + 2.0 * pp * cos(phi + 2.0 * M_PI / 3.0);
-}
-
-/* Surface particles, held at air pressure.  geometric (default): the smallest
- * eigenvalue of B_i = sum_j V_j (x_j - x_i) (x) grad_i W_ij is below surface_lambda
- * (Marrone et al. 2010's interior threshold 0.75): B is I for a full neighbourhood
- * whatever the density, about 1/2 across a flat free surface.  density: the MPS
- * criterion rho* < beta rho_0 (Koshizuka and Oka, used by Premoze et al.), which
- * also flags fluid under tension as surface: in a stretched column the expanding
- * middle lost its pressure and grew 70% in area (measured). */
+/* Surface particles, held at air pressure: rho*_i < beta rho_ref,i, the MPS
+ * criterion (Koshizuka and Oka, used by Premoze et al.). */
 static void surface_flags(my_state *s, pfb_sim *sim)
 {
     const pfb_particles *p = &sim->p;
-    const size_t n = p->n;
-    const int dim = sim->dim;
     const double *restrict rho = p->field[s->f_rho].data;
-    const pfb_nlist *nl = &s->nl;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
-    for (size_t i = 0; i < n; i++) {
-        if (s->scrit == 0) {
-            s->surface[i] = rho[i] < s->beta * p->field[s->f_ref].data[i];
-            continue;
-        }
-        double B[9] = {0};
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q], js = src_of(s, n, j);
-            double r = sqrt(nl->r2[q]);
-            if (!(r > 0))
-                continue;
-            double V = p->m[js] / rho[js], f = kernel_dw(&s->cubic, r) / r;
-            for (int a = 0; a < dim; a++) {
-                double dxa = s->xc[a][j] - s->xc[a][i];
-                for (int b = 0; b < dim; b++)
-                    B[3 * a + b] -= V * dxa * f * (s->xc[b][j] - s->xc[b][i]);
-            }
-        }
-        s->surface[i] = min_eigenvalue(dim, B) < s->slam;
-    }
+    const double *restrict ref = p->field[s->f_ref].data;
+    for (size_t i = 0; i < p->n; i++)
+        s->surface[i] = rho[i] < s->beta * ref[i];
 }
 
 /* eq. 16: G_i^{ab} = dv^a/dr^b = sum_j V_j (v_j^a - v_i^a) dW/dr^b, times B_i^{-1}
@@ -713,7 +631,7 @@ static void nonpressure_accel(my_state *s, pfb_sim *sim)
     for (size_t i = 0; i < n; i++) {
         double a[3] = {0, 0, 0}, Ti[9], Tj[9], Bj[9];
         const double *Bi = s->binv + 9 * i;
-        stress_of(s, sim, i, Ti);
+        tensor_of(s, n, p->field[s->f_T].data, i, Ti);
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
             size_t j = nl->idx[q], js = src_of(s, n, j);
             double r = sqrt(nl->r2[q]);
@@ -724,8 +642,8 @@ static void nonpressure_accel(my_state *s, pfb_sim *sim)
                 a[k] += cv * (s->vc[k][j] - s->vc[k][i]);
             if (!(r > 0))
                 continue;
-            stress_of(s, sim, j, Tj);
-            binv_of(s, sim, j, Bj);
+            tensor_of(s, n, p->field[s->f_T].data, j, Tj);
+            tensor_of(s, n, s->binv, j, Bj);
             double f = kernel_dw(&s->cubic, r) / r;
             double gw[3], gi[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
             for (int b = 0; b < 3; b++)
@@ -1023,22 +941,6 @@ static void pressure_accel(my_state *s, pfb_sim *sim)
 
 /* ---- the step ------------------------------------------------------------------- */
 
-static void collide(const my_state *s, pfb_sim *sim, double t)
-{
-    pfb_particles *p = &sim->p;
-    if (sim->walls.n == 0)
-        return;
-    for (size_t i = 0; i < p->n; i++) {
-        double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
-        double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
-        if (boundaries_project(&sim->walls, sim->dim, t, s->margin, s->e, s->fric, x, v))
-            for (int k = 0; k < sim->dim; k++) {
-                p->x[k][i] = x[k];
-                p->v[k][i] = v[k];
-            }
-    }
-}
-
 static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
 {
     my_state *s = state;
@@ -1062,7 +964,7 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
             p->v[k][i] += dt * s->acc[3 * i + (size_t)k];
             p->x[k][i] += dt * p->v[k][i];
         }
-    collide(s, sim, t1);
+    sim_project_walls(sim, t1, s->margin, s->e, s->fric);
     /* 4. pressure at x* */
     rc = neighbours(s, sim, t1, err);
     if (rc)
@@ -1080,7 +982,7 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
             p->v[k][i] += du;
             p->x[k][i] += dt * du;
         }
-    collide(s, sim, t1);
+    sim_project_walls(sim, t1, s->margin, s->e, s->fric);
     sim_positions_changed(sim);
     return PFB_OK;
 }
@@ -1238,8 +1140,6 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     s->corr_min = params_get(pp, "grad_correction_min");
     s->t_press = params_get(pp, "pressure_time") * sim->spacing / sim->v_ref;
     s->beta = params_get(pp, "surface_beta");
-    s->scrit = params_get_int(pp, "surface_criterion");
-    s->slam = params_get(pp, "surface_lambda");
     s->tol = params_get(pp, "pcg_tol");
     s->max_iter = params_get_int(pp, "pcg_max_iter");
     s->precond = params_get_int(pp, "pcg_precond");

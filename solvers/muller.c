@@ -12,7 +12,7 @@
  *   eq. 8   acceleration     a_i = f_i / rho_i  (+ g: gravity is an acceleration, rho g / rho)
  *   kernels eqs. 20-22       poly6, spiky, viscosity (core/kernels.c)
  * Where each lives: compute_density (eqs. 3, 12), compute_forces (eqs. 10, 14, 15-20, 8),
- * step (leap-frog), collide (boundaries).
+ * step (leap-frog; walls by sim_project_walls).
  *
  * Choices where the paper is silent, and why:
  *  - Leap-frog in its kick-drift-kick form: v_{n+1/2} = v_n + dt/2 a_n, x_{n+1} = x_n +
@@ -245,23 +245,6 @@ static void kick(const muller_state *s, pfb_sim *sim, double half_dt)
     }
 }
 
-/* Walls: project positions out of every shape, remove the inward velocity. */
-static void collide(const muller_state *s, pfb_sim *sim, double t)
-{
-    pfb_particles *p = &sim->p;
-    if (sim->walls.n == 0)
-        return;
-    for (size_t i = 0; i < p->n; i++) {
-        double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
-        double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
-        if (boundaries_project(&sim->walls, sim->dim, t, s->margin, s->e, s->fric, x, v))
-            for (int k = 0; k < sim->dim; k++) {
-                p->x[k][i] = x[k];
-                p->v[k][i] = v[k];
-            }
-    }
-}
-
 static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
 {
     muller_state *s = state;
@@ -280,7 +263,7 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
         for (size_t i = 0; i < p->n; i++)
             x[i] += dt * v[i];
     }
-    collide(s, sim, sim->t + dt);
+    sim_project_walls(sim, sim->t + dt, s->margin, s->e, s->fric);
     sim_positions_changed(sim);
     rc = compute_accel(s, sim, err);
     if (rc)
