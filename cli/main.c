@@ -37,7 +37,7 @@ static void usage_run(FILE *f)
     fputs("usage: pfbench run --solver S --scene SC --out DIR [options]\n"
           "\n"
           "  --solver S           back end (pfbench list shows them)\n"
-          "  --scene SC           pool, dam_break, drop\n"
+          "  --scene SC           scene (pfbench list shows them)\n"
           "  --out DIR            output directory (created if missing)\n"
           "  --dim 2|3            spatial dimension (default 2)\n"
           "  --spacing D          particle spacing in m (default: the scene's)\n"
@@ -197,7 +197,7 @@ static int cmd_run(int argc, char **argv)
     if (!rc && !solver_name)
         rc = pfb_err_set(&err, PFB_EINVAL, "missing --solver; 'pfbench list' shows the valid ones");
     if (!rc && !scene_name)
-        rc = pfb_err_set(&err, PFB_EINVAL, "missing --scene; valid: pool, dam_break, drop");
+        rc = pfb_err_set(&err, PFB_EINVAL, "missing --scene; 'pfbench list' shows the valid ones");
     if (!rc && !out)
         rc = pfb_err_set(&err, PFB_EINVAL, "missing --out DIR");
     const pfb_solver_ops *solver = NULL;

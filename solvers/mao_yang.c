@@ -68,17 +68,52 @@
  *    the stress divergence, the pressure force and the pressure matrix (a mirror
  *    j' of j couples i to p_j), so a particle at a wall has a full neighbourhood.
  *    A position projection onto spacing/4 from the walls backs this up.
- *  - Pressure gradient: the difference form -(1/rho_i) sum_j V_j (p_j - p_i) grad W
- *    (pressure_form = difference) instead of eq. 5's symmetric sum, which stays
- *    available.  With eq. 5 the stretch scene blew up within 0.02 s (negative
- *    pressures in the sum form attract: SPH's tensile instability) and the dam
- *    break at 0.13 s; with the difference form both run.
- *  - Delta t of eq. 7 is the step (the paper).  pressure_time sets a floor in
- *    units of D / v_ref: when a stiff material forces short steps, eq. 7 removes
- *    the whole density error every step with impulses that grow as 1/dt, and the
- *    balls scene's mu_e = 1e5 balls blew up at impact; with a floor of 0.25 they
- *    bounce (1 s, re-sampling off) but the stretch column, whose step is also
- *    elastic-limited, loses its volume within 0.12 s, so the default stays 0.
+ *  - Pressure gradient (pressure_form = split, the default): eq. 5's symmetric sum
+ *    over the positive parts of the pressures plus the difference form
+ *    -(1/rho_i) sum_j V_j (p_j - p_i) grad W over the negative parts (p = p+ + p-,
+ *    each term a gradient estimate of its part).  Both pure forms stay available,
+ *    and each fails one of the paper's scenes (2D, measured):
+ *      difference: no force between particles of equal pressure, so nothing undoes
+ *      the pairs the elastic stress pulls together: in the balls scene nearest
+ *      neighbours came to 0.02 D and the soft ball (mu_e = 1e3, lambda = 1 s)
+ *      blew up at 0.4 s (measured with the paper's velocity correction, below);
+ *      with the position correction the balls still blew up, at 0.91 s;
+ *      sum: negative pressures attract (SPH's tensile instability, Swegle et al.
+ *      1995): the stretched column clumps and tears (colour-field volume 0.61 at
+ *      0.15 s, 1700 insertions) and the balls with re-sampling blew up at 0.26 s.
+ *    The split keeps the sum's repulsion under compression and the difference's
+ *    freedom from attraction under tension: the balls run 2 s and the stretched
+ *    column keeps its volume.  Clamping negative pressures to 0 instead is wrong
+ *    where the free surface needs them (a stretched column's sides carry
+ *    p = T_xx < 0): the column fell apart (volume 0.37 at 0.12 s).
+ *  - Artificial stress against the tensile instability of the elastic stress
+ *    (Monaghan 2000; Gray, Monaghan and Swift 2001), epsilon = 0.2 as they
+ *    recommend, exponent 4, reference W(D): R_i = -eps sum_k max(t_k, 0) e_k e_k^T
+ *    over T_i's principal tensions, pair term m_j f^4 (R_i + R_j) grad W.  With
+ *    the paper's velocity correction the six balls blew up at 0.25 s without it;
+ *    with the position correction they ran the 1.2 s tried without it, and 2 s
+ *    with it (the tested default).  With pressure_form = sum it also acts on
+ *    negative pressures (Monaghan 2000's artificial pressure).
+ *  - Delta t of eq. 7 is the step, as printed.
+ *  - What the pressure corrects (density_correction = position, the default).
+ *    Eq. 7's source splits exactly into this step's compression and the density
+ *    error the step started with: rho* - rho_ref = (rho* - rho_n) + (rho_n -
+ *    rho_ref).  The pressure p of the whole source moves the particles, x_{n+1} =
+ *    x* - dt^2 grad p / rho (as the paper); the velocity is corrected only by the
+ *    pressure p_div of the first part (same matrix, a second PCG solve), v_{n+1} =
+ *    v* - dt grad p_div / rho, which makes the predicted velocity
+ *    divergence-free as in Cummins and Rudman 1999.  The second part is noise of
+ *    the particle arrangement, of order 1% after an impact or a re-sampling; as a
+ *    velocity (the paper's choice, density_correction = velocity) it becomes a
+ *    kick of order (delta rho / rho) D / dt, which grows as the step shrinks:
+ *    with the mu_e = 1e5 ball's step (0.04 D / v_ref) kicks of ~0.5 m/s in a
+ *    1.4 m/s impact, pressures of -86 kPa (rho g H is 1 kPa) and 260 Pa of
+ *    spurious stress in balls in free fall; with the split form and the
+ *    artificial stress below the balls scene still blew up, at 0.31 s
+ *    (re-sampling off) and 1.10 s (on).  As a
+ *    position shift it does the same correction without heating: the ball in
+ *    free fall keeps |T| < 1e-9 Pa, and the scene settles.  The pressure field
+ *    written out is p; "pressure_div" is p_div.
  *  - Velocity gradient (grad_correction, default on): eq. 16 times the inverse of
  *    B_i = sum_j (m_j / rho_i) (x_j - x_i) (x) grad W_ij, exact for linear velocity
  *    fields; B's eigenvalues are raised to at least 0.25 before inverting (a flat
@@ -118,20 +153,17 @@
  *    0.25 sqrt(h / |g|).
  *  - PCG: Jacobi preconditioner by default, warm-started from the previous step's
  *    pressure, relative residual 1e-6; sequential, so the bits do not depend on the
- *    thread count.
+ *    thread count.  With the position correction there are two solves per step
+ *    (p and p_div, one matrix); the pcg_iters diagnostic counts both and
+ *    pcg_residual is the larger final residual.
  *  - Re-sampling runs every resample_every frames (default 1, the paper's "once
  *    per frame"; 0 = off) with eps_d = 0.6 D, R_min = 0.95 D, eps_m = 0.01 m_0.
  *
- * Known problems (open):
- *  - The balls scene (Fig. 2) blows up at its defaults.  The six balls share one
- *    step, set by the mu_e = 1e5 ball (0.04 D / v_ref); at such steps eq. 7 injects
- *    noise of order (delta rho D / dt)^2 and the soft, long-memory ball (mu_e = 1e3,
- *    lambda = 1 s) blows up alone at dt = 1.07e-4 s but not at 2e-4 s (measured).
- *    pressure_time = 0.25 cures it without re-sampling; with re-sampling the count
- *    doubles in 0.5 s, eq. 20 drains the donors (median mass 0.38 m_0) and the run
- *    still blows up.
- *  - Re-sampling churns in splashing flows: the 2D dam break merges ~10^4 times and
- *    inserts ~1.3 10^4 particles in 1 s (5000 -> 7420). */
+ * Known limits:
+ *  - Re-sampling with the paper's thresholds keeps churning in splashing flows:
+ *    the 2D dam break merges and inserts ~10^3 particles per second (count within
+ *    3% of the initial).  qhull's Delaunay construction costs seconds per call at
+ *    ~10^5 particles in 3D. */
 #include "mao_yang.h"
 
 #include <math.h>
@@ -156,8 +188,9 @@ static const pfb_param_spec mao_yang_params[] = {
     {"viscosity", PFB_PARAM_DOUBLE, -1.0, -1.0, 1e6, "Pa s", "Newtonian viscosity mu of eq. 1 (Mueller 2003 form); -1 = viscosity_alpha rho_0 v_ref h", NULL},
     {"viscosity_alpha", PFB_PARAM_DOUBLE, 0.5, 0.0, 100.0, "1", "mu = alpha rho_0 v_ref h when viscosity = -1", NULL},
     {"surface_beta", PFB_PARAM_DOUBLE, 0.97, 0.0, 1.0, "1", "density criterion: surface when rho* < beta rho_ref", NULL},
-    {"pressure_form", PFB_PARAM_CHOICE, 0, 0, 0, "", "pressure gradient: the difference (p_j - p_i) form, or eq. 5's symmetric sum", "difference|sum"},
-    {"pressure_time", PFB_PARAM_DOUBLE, 0.0, 0.0, 10.0, "D/v_ref", "smallest Delta t of eq. 7, in spacings over v_ref (0: always the step, the paper)", NULL},
+    {"pressure_form", PFB_PARAM_CHOICE, 2, 0, 0, "", "pressure gradient: the difference (p_j - p_i) form, eq. 5's symmetric sum, or split (sum of positive parts + difference of negative parts)", "difference|sum|split"},
+    {"artificial_stress", PFB_PARAM_DOUBLE, 0.2, 0.0, 2.0, "1", "epsilon of Monaghan's artificial stress against the tensile instability (0: off)", NULL},
+    {"density_correction", PFB_PARAM_CHOICE, 1, 0, 0, "", "what eq. 7's density-error part corrects: velocity and position (the paper) or the position only", "velocity|position"},
     {"pcg_tol", PFB_PARAM_DOUBLE, 1e-6, 1e-14, 0.5, "1", "relative residual |b - A p| / |b| at which PCG stops", NULL},
     {"pcg_max_iter", PFB_PARAM_INT, 1000, 1, 1e6, "1", "PCG iteration cap per step", NULL},
     {"pcg_precond", PFB_PARAM_CHOICE, 1, 0, 0, "", "PCG preconditioner", "none|jacobi"},
@@ -182,14 +215,14 @@ typedef struct my_ghost {
 typedef struct my_state {
     int dim;
     double h, rho0, m0, mu, mu_e, lambda, gamma, kappa, beta, tol, e, fric, margin, cfl;
-    int rot, corr, no_slip, max_iter, precond, pform;
-    double corr_min, t_press;
+    int rot, corr, no_slip, max_iter, precond, pform, pos_only;
+    double corr_min, eps_art, w_d; /* w_d: W_cubic(D), the artificial stress's reference */
     long resample_every;
     my_resample_params rp;
     my_resample_stats rs;
     pfb_kernel cubic, spiky, visc;
     double w0;                 /* W_cubic(0): self term of eq. 4 */
-    int f_rho, f_p, f_T, f_ref, f_mue, f_lam;
+    int f_rho, f_p, f_pd, f_T, f_ref, f_mue, f_lam;
     /* mirrors and the combined (real + mirror) neighbour list */
     my_ghost *g;
     size_t ng, cap_g;
@@ -201,6 +234,8 @@ typedef struct my_state {
     double *acc;               /* 3 n */
     double *gradv;             /* 9 n velocity gradients */
     double *binv;              /* 9 n gradient corrections B^-1 (I when off) */
+    double *rart;              /* 9 n artificial stress R_i / rho_i^2 of the elastic stress */
+    double *rho_n;             /* n densities at x_n (the divergence part's reference) */
     unsigned char *surface;
     unsigned char *detached;   /* lambda_min(B) < grad_correction_min: carries no stress */
     long *unk;                 /* unknown index of a particle, -1 if surface */
@@ -208,6 +243,7 @@ typedef struct my_state {
     size_t cap_n;
     my_csr A;
     double *b, *x, *work, *dsurf;
+    double *b1, *x1;           /* the divergence part's right-hand side and solution */
     size_t *rows;
     size_t cap_u;
     /* statistics */
@@ -216,6 +252,8 @@ typedef struct my_state {
     long steps, iters_total;
     size_t n_surface;
 } my_state;
+
+enum { MY_PFORM_DIFFERENCE, MY_PFORM_SUM, MY_PFORM_SPLIT }; /* pressure_form's choices, in order */
 
 /* ---- small helpers ----------------------------------------------------------- */
 
@@ -248,6 +286,12 @@ static int ensure_particles(my_state *s, size_t n, pfb_err *err)
     double *bv = realloc(s->binv, 9 * nc * sizeof *bv);
     if (bv)
         s->binv = bv;
+    double *ra = realloc(s->rart, 9 * nc * sizeof *ra);
+    if (ra)
+        s->rart = ra;
+    double *rn = realloc(s->rho_n, nc * sizeof *rn);
+    if (rn)
+        s->rho_n = rn;
     unsigned char *sf = realloc(s->surface, nc);
     if (sf)
         s->surface = sf;
@@ -260,7 +304,7 @@ static int ensure_particles(my_state *s, size_t n, pfb_err *err)
     size_t *mk = realloc(s->mark, nc * sizeof *mk);
     if (mk)
         s->mark = mk;
-    if (!a || !gv || !bv || !sf || !dt || !u || !mk)
+    if (!a || !gv || !bv || !ra || !rn || !sf || !dt || !u || !mk)
         return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu particles", n);
     s->cap_n = nc;
     return PFB_OK;
@@ -459,15 +503,15 @@ static void compute_density(my_state *s, pfb_sim *sim)
     }
 }
 
-/* Inverse of the symmetric dim x dim block of B with its eigenvalues clamped below
- * at lmin: B^-1 exactly where B is well conditioned (interior, flat surfaces: the
- * eigenvalues are about 1 and 1/2), at most 1/lmin amplification where it is not
- * (a thin jet, a lone particle: eigenvalues near 0, where the exact inverse would
- * multiply particle noise without bound).  Cyclic Jacobi rotations, a fixed number
- * of sweeps, so the result is deterministic. */
-static double inverse_clamped(int dim, const double B[9], double lmin, double Bi[9])
+/* Eigenvalues e and eigenvectors (columns of V) of the symmetric part of the dim x
+ * dim block of B by cyclic Jacobi rotations, a fixed number of sweeps, so the
+ * result is deterministic. */
+static void sym_eigen(int dim, const double B[9], double e[3], double V[3][3])
 {
-    double A[3][3] = {{0}}, V[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    double A[3][3] = {{0}};
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            V[a][b] = a == b;
     for (int a = 0; a < dim; a++)
         for (int b = 0; b < dim; b++)
             A[a][b] = 0.5 * (B[3 * a + b] + B[3 * b + a]);
@@ -494,16 +538,54 @@ static double inverse_clamped(int dim, const double B[9], double lmin, double Bi
                     V[k][q] = sn * vkp + c * vkq;
                 }
             }
+    for (int k = 0; k < 3; k++)
+        e[k] = k < dim ? A[k][k] : 0.0;
+}
+
+/* Inverse of the symmetric dim x dim block of B with its eigenvalues clamped below
+ * at lmin: B^-1 exactly where B is well conditioned (interior, flat surfaces: the
+ * eigenvalues are about 1 and 1/2), at most 1/lmin amplification where it is not
+ * (a thin jet, a lone particle: eigenvalues near 0, where the exact inverse would
+ * multiply particle noise without bound).  Returns the smallest eigenvalue. */
+static double inverse_clamped(int dim, const double B[9], double lmin, double Bi[9])
+{
+    double e[3], V[3][3];
+    sym_eigen(dim, B, e, V);
     memset(Bi, 0, 9 * sizeof *Bi);
-    double emin = A[0][0];
+    double emin = e[0];
     for (int k = 0; k < dim; k++) {
-        emin = fmin(emin, A[k][k]);
-        double inv = 1.0 / fmax(A[k][k], lmin);
+        emin = fmin(emin, e[k]);
+        double inv = 1.0 / fmax(e[k], lmin);
         for (int a = 0; a < dim; a++)
             for (int b = 0; b < dim; b++)
                 Bi[3 * a + b] += V[a][k] * inv * V[b][k];
     }
     return emin;
+}
+
+/* Monaghan's artificial stress (Monaghan 2000; Gray, Monaghan and Swift 2001) for
+ * the elastic stress: R_i = -eps sum_k max(t_k, 0) e_k e_k^T / rho_i^2 over the
+ * principal tensions t_k of T_i.  The pair term m_j f_ij^4 (R_i + R_j) grad_i W_ij
+ * with f_ij = W(r_ij) / W(D) repels particles that a tension has pulled closer
+ * than the spacing, and is negligible at the spacing and beyond. */
+static void artificial_stress(my_state *s, pfb_sim *sim)
+{
+    const pfb_particles *p = &sim->p;
+    const double *restrict T = p->field[s->f_T].data;
+    const double *restrict rho = p->field[s->f_rho].data;
+    for (size_t i = 0; i < p->n; i++) {
+        double *R = s->rart + 9 * i, e[3], V[3][3];
+        memset(R, 0, 9 * sizeof *R);
+        sym_eigen(sim->dim, T + 9 * i, e, V);
+        for (int k = 0; k < sim->dim; k++) {
+            if (!(e[k] > 0))
+                continue;
+            double c = -s->eps_art * e[k] / (rho[i] * rho[i]);
+            for (int a = 0; a < sim->dim; a++)
+                for (int b = 0; b < sim->dim; b++)
+                    R[3 * a + b] += c * V[a][k] * V[b][k];
+        }
+    }
 }
 
 /* Surface particles, held at air pressure: rho*_i < beta rho_ref,i, the MPS
@@ -629,7 +711,7 @@ static void nonpressure_accel(my_state *s, pfb_sim *sim)
     const pfb_nlist *nl = &s->nl;
 #pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t i = 0; i < n; i++) {
-        double a[3] = {0, 0, 0}, Ti[9], Tj[9], Bj[9];
+        double a[3] = {0, 0, 0}, Ti[9], Tj[9], Bj[9], Ri[9], Rj[9];
         const double *Bi = s->binv + 9 * i;
         tensor_of(s, n, p->field[s->f_T].data, i, Ti);
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
@@ -657,6 +739,14 @@ static void nonpressure_accel(my_state *s, pfb_sim *sim)
             for (int k = 0; k < dim; k++)
                 for (int b = 0; b < dim; b++)
                     a[k] += ci * Ti[3 * k + b] * gi[b] + cj * Tj[3 * k + b] * gj[b];
+            if (s->eps_art > 0) {
+                double fr = kernel_w(&s->cubic, r) / s->w_d, fn = mj * fr * fr * fr * fr;
+                tensor_of(s, n, s->rart, i, Ri);
+                tensor_of(s, n, s->rart, j, Rj);
+                for (int k = 0; k < dim; k++)
+                    for (int b = 0; b < dim; b++)
+                        a[k] += fn * (Ri[3 * k + b] + Rj[3 * k + b]) * gw[b];
+            }
         }
         for (int k = 0; k < 3; k++)
             s->acc[3 * i + (size_t)k] = k < dim ? a[k] + sim->g[k] : 0.0;
@@ -678,6 +768,12 @@ static int ensure_unknowns(my_state *s, size_t nu, size_t nz, pfb_err *err)
         double *x = realloc(s->x, nc * sizeof *x);
         if (x)
             s->x = x;
+        double *b1 = realloc(s->b1, nc * sizeof *b1);
+        if (b1)
+            s->b1 = b1;
+        double *x1 = realloc(s->x1, nc * sizeof *x1);
+        if (x1)
+            s->x1 = x1;
         double *w = realloc(s->work, 5 * nc * sizeof *w);
         if (w)
             s->work = w;
@@ -687,7 +783,7 @@ static int ensure_unknowns(my_state *s, size_t nu, size_t nz, pfb_err *err)
         double *ds = realloc(s->dsurf, nc * sizeof *ds);
         if (ds)
             s->dsurf = ds;
-        if (!st || !b || !x || !w || !rw || !ds)
+        if (!st || !b || !x || !b1 || !x1 || !w || !rw || !ds)
             return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu pressure unknowns", nu);
         s->A.cap_n = nc;
     }
@@ -739,8 +835,7 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     my_csr *A = &s->A;
     A->n = nu;
     size_t e = 0;
-    const double tp = fmax(dt, s->t_press); /* eq. 7's Delta t: see the header */
-    const double src = 1.0 / (s->rho0 * tp * tp);
+    const double src = 1.0 / (s->rho0 * dt * dt); /* eq. 7 */
     for (size_t i = 0; i < n; i++) {
         if (s->unk[i] < 0)
             continue;
@@ -899,25 +994,44 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     rc = my_pcg(&s->A, s->b, s->x, s->tol, s->max_iter, s->precond, s->work, &it, &res, err);
     if (rc)
         return rc;
+    double *pr = sim->p.field[s->f_p].data, *pd = sim->p.field[s->f_pd].data;
+    const double *rho = sim->p.field[s->f_rho].data;
+    if (s->pos_only) {
+        /* the divergence part: the same matrix, the density change of this step's
+         * prediction as the source */
+        const double src = 1.0 / (s->rho0 * dt * dt);
+        for (size_t u = 0; u < s->A.n; u++) {
+            size_t i = s->rows[u];
+            s->b1[u] = (rho[i] - s->rho_n[i]) * src;
+            s->x1[u] = pd[i];
+        }
+        int it1 = 0;
+        double res1 = 0.0;
+        rc = my_pcg(&s->A, s->b1, s->x1, s->tol, s->max_iter, s->precond, s->work, &it1, &res1, err);
+        if (rc)
+            return rc;
+        it += it1;
+        res = fmax(res, res1);
+    }
     s->last_iters = it;
     s->last_resid = res;
     s->iters_total += it;
     s->steps++;
-    double *pr = sim->p.field[s->f_p].data;
-    for (size_t i = 0; i < sim->p.n; i++)
+    for (size_t i = 0; i < sim->p.n; i++) {
         pr[i] = s->unk[i] >= 0 ? s->x[s->unk[i]] : 0.0;
+        pd[i] = !s->pos_only ? pr[i] : s->unk[i] >= 0 ? s->x1[s->unk[i]] : 0.0;
+    }
     return PFB_OK;
 }
 
 /* eq. 5 (with its minus sign) with the spiky gradient of eq. 6: a_i = -grad p / rho,
  * mirrors carrying p and rho of their particle; into s->acc. */
-static void pressure_accel(my_state *s, pfb_sim *sim)
+static void pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr)
 {
     const pfb_particles *p = &sim->p;
     const size_t n = p->n;
     const int dim = sim->dim;
     const double *restrict rho = p->field[s->f_rho].data;
-    const double *restrict pr = p->field[s->f_p].data;
     const pfb_nlist *nl = &s->nl;
 #pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t i = 0; i < n; i++) {
@@ -929,8 +1043,21 @@ static void pressure_accel(my_state *s, pfb_sim *sim)
             if (!(r > 0))
                 continue;
             double dw = kernel_dw(&s->spiky, r) / r;
-            double f = s->pform == 0 ? -p->m[js] / rho[js] * (pr[js] - pr[i]) / rho[i] * dw
-                                     : -p->m[js] * (ci + pr[js] / (rho[js] * rho[js])) * dw;
+            if (s->eps_art > 0 && s->pform == MY_PFORM_SUM) { /* Monaghan 2000: negative pressures */
+                double fr = kernel_w(&s->cubic, r) / s->w_d;
+                double ra = s->eps_art * (fmax(-pr[i], 0.0) / (rho[i] * rho[i]) + fmax(-pr[js], 0.0) / (rho[js] * rho[js]));
+                double fa = -p->m[js] * fr * fr * fr * fr * ra * dw;
+                for (int k = 0; k < dim; k++)
+                    a[k] += fa * (s->xc[k][i] - s->xc[k][j]);
+            }
+            double f;
+            if (s->pform == MY_PFORM_DIFFERENCE)
+                f = -p->m[js] / rho[js] * (pr[js] - pr[i]) / rho[i] * dw;
+            else if (s->pform == MY_PFORM_SUM)
+                f = -p->m[js] * (ci + pr[js] / (rho[js] * rho[js])) * dw;
+            else /* split: eq. 5's sum of the positive parts, the difference of the negative parts */
+                f = -p->m[js] * (fmax(pr[i], 0.0) / (rho[i] * rho[i]) + fmax(pr[js], 0.0) / (rho[js] * rho[js])) * dw -
+                    p->m[js] / rho[js] * (fmin(pr[js], 0.0) - fmin(pr[i], 0.0)) / rho[i] * dw;
             for (int k = 0; k < dim; k++)
                 a[k] += f * (s->xc[k][i] - s->xc[k][j]);
         }
@@ -952,11 +1079,14 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     if (rc)
         return rc;
     compute_density(s, sim);
+    memcpy(s->rho_n, p->field[s->f_rho].data, p->n * sizeof *s->rho_n);
     velocity_gradient(s, sim);
     /* 2. stress, eq. 9, before the force it exerts: T_{n+1} from v_n, then v from
      * T_{n+1} (symplectic Euler; both from the old values is forward Euler on an
      * oscillator, whose amplitude grows by (1 + (c_s k dt)^2)^(1/2) per step) */
     update_stress(s, sim, dt);
+    if (s->eps_art > 0)
+        artificial_stress(s, sim);
     nonpressure_accel(s, sim);
     /* 3. prediction */
     for (int k = 0; k < dim; k++)
@@ -974,14 +1104,23 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     rc = solve_pressure(s, sim, dt, err);
     if (rc)
         return rc;
-    /* 5. correction */
-    pressure_accel(s, sim);
+    /* 5. correction: positions by the whole pressure, velocities by the whole
+     * pressure (the paper) or by its divergence part only (density_correction =
+     * position, see the header) */
+    pressure_accel(s, sim, p->field[s->f_p].data);
     for (int k = 0; k < dim; k++)
         for (size_t i = 0; i < p->n; i++) {
             double du = dt * s->acc[3 * i + (size_t)k];
-            p->v[k][i] += du;
             p->x[k][i] += dt * du;
+            if (!s->pos_only)
+                p->v[k][i] += du;
         }
+    if (s->pos_only) {
+        pressure_accel(s, sim, p->field[s->f_pd].data);
+        for (int k = 0; k < dim; k++)
+            for (size_t i = 0; i < p->n; i++)
+                p->v[k][i] += dt * s->acc[3 * i + (size_t)k];
+    }
     sim_project_walls(sim, t1, s->margin, s->e, s->fric);
     sim_positions_changed(sim);
     return PFB_OK;
@@ -1082,6 +1221,7 @@ static void mao_yang_destroy(void *state)
     free(s->acc);
     free(s->gradv);
     free(s->binv);
+    free(s->rart);
     free(s->surface);
     free(s->detached);
     free(s->unk);
@@ -1092,6 +1232,9 @@ static void mao_yang_destroy(void *state)
     free(s->A.val);
     free(s->b);
     free(s->x);
+    free(s->b1);
+    free(s->x1);
+    free(s->rho_n);
     free(s->work);
     free(s->rows);
     free(s);
@@ -1138,7 +1281,7 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     s->rot = params_get_int(pp, "rotational_term");
     s->corr = params_get_int(pp, "grad_correction");
     s->corr_min = params_get(pp, "grad_correction_min");
-    s->t_press = params_get(pp, "pressure_time") * sim->spacing / sim->v_ref;
+    s->eps_art = params_get(pp, "artificial_stress");
     s->beta = params_get(pp, "surface_beta");
     s->tol = params_get(pp, "pcg_tol");
     s->max_iter = params_get_int(pp, "pcg_max_iter");
@@ -1149,6 +1292,7 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     s->fric = params_get(pp, "wall_friction");
     s->cfl = params_get(pp, "cfl");
     s->pform = params_get_int(pp, "pressure_form");
+    s->pos_only = params_get_int(pp, "density_correction");
     s->margin = params_get(pp, "wall_margin") * D;
     s->m0 = sim->p.n ? particles_total_mass(&sim->p) / (double)sim->p.n : 0.0;
     int rc = kernel_init(&s->cubic, PFB_KERNEL_CUBIC, sim->dim, s->h, err);
@@ -1161,6 +1305,8 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     if (!rc)
         rc = field_or_add(&sim->p, "pressure", 1, &s->f_p, err);
     if (!rc)
+        rc = field_or_add(&sim->p, "pressure_div", 1, &s->f_pd, err);
+    if (!rc)
         rc = field_or_add(&sim->p, "stress", 9, &s->f_T, err);
     if (!rc)
         rc = field_or_add(&sim->p, "rho_ref", 1, &s->f_ref, err);
@@ -1171,6 +1317,7 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     s->f_mue = particles_find_field(&sim->p, "mu_e");
     s->f_lam = particles_find_field(&sim->p, "lambda");
     s->w0 = kernel_w(&s->cubic, 0.0);
+    s->w_d = kernel_w(&s->cubic, D);
     if (params_get_int(pp, "calibrate_rest_density"))
         s->rho0 = lattice_density(&s->cubic, D, s->m0);
     else
