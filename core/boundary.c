@@ -42,8 +42,7 @@ void shape_velocity_at(const pfb_shape *s, int dim, double t, const double x[3],
     v[2] += s->spin * (a[0] * r[1] - a[1] * r[0]);
 }
 
-/* Box SDF (negative inside) with its gradient. */
-static double box_sdf(const double p[3], const double half[3], int dim, double grad[3])
+double shape_box_sdf(const double p[3], const double half[3], int dim, double grad[3])
 {
     double q[3] = {0, 0, 0}, out2 = 0.0, inmax = -INFINITY;
     int kmax = 0;
@@ -84,7 +83,7 @@ double shape_sdf(const pfb_shape *s, int dim, double t, const double x[3], doubl
             grad[k] = s->n[k];
         break;
     case PFB_SHAPE_BOX:
-        sdf = box_sdf(p, s->half, dim, grad);
+        sdf = shape_box_sdf(p, s->half, dim, grad);
         break;
     case PFB_SHAPE_SPHERE: {
         double r = sqrt(p[0] * p[0] + p[1] * p[1] + (dim == 3 ? p[2] * p[2] : 0.0));
@@ -119,7 +118,7 @@ double shape_sdf(const pfb_shape *s, int dim, double t, const double x[3], doubl
         } else {
             /* capped: a 2D box in (radial, axial) coordinates */
             double q2[3] = {rr, along, 0}, h2[3] = {s->radius, s->half_len, 0}, g2[3];
-            sdf = box_sdf(q2, h2, 2, g2);
+            sdf = shape_box_sdf(q2, h2, 2, g2);
             for (int k = 0; k < 3; k++)
                 grad[k] = g2[0] * er[k] + g2[1] * a[k];
         }

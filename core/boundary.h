@@ -51,6 +51,10 @@ typedef struct pfb_boundaries {
 /* Centre (or plane point) of shape s at time t: c + vel t + amp sin(omega t). */
 void shape_centre(const pfb_shape *s, double t, double c[3]);
 
+/* Solid-geometry signed distance of p from the axis-aligned box [-half, half] centred
+ * at the origin (negative inside; dim 2 ignores z); grad gets its unit gradient. */
+double shape_box_sdf(const double p[3], const double half[3], int dim, double grad[3]);
+
 /* Signed distance of x from shape s at time t (dim 2 ignores z); grad gets the unit normal into the fluid. */
 double shape_sdf(const pfb_shape *s, int dim, double t, const double x[3], double grad[3]);
 

@@ -242,9 +242,16 @@ typedef struct run_io {
     pfb_series series;
     int snapshots;          /* 0 csv, 1 vtp, 2 none */
     double *times;
-    size_t nextra;
+    size_t nextra;          /* solver diagnostics plus body columns */
+    size_t nsolver;         /* of which the solver's */
     double *extra;
+    const char **names;     /* all extra column names, NULL-terminated */
+    char *name_buf;
 } run_io;
+
+/* Columns per rigid body in series.csv: centre, velocity, angular velocity, orientation. */
+static const char *const body_cols[] = {"x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz", "qw", "qx", "qy", "qz"};
+#define BODY_NCOLS 13
 
 static int emit_frame(run_io *io, pfb_diag_ctx *dc, const pfb_sim *sim, const void *state, long frame,
                       pfb_diag *d, pfb_err *err)
@@ -252,8 +259,19 @@ static int emit_frame(run_io *io, pfb_diag_ctx *dc, const pfb_sim *sim, const vo
     int rc = diag_compute(dc, sim, d, err);
     if (rc)
         return rc;
-    if (io->nextra)
+    if (io->nsolver)
         io->cfg->solver->diag(state, sim, io->extra);
+    for (size_t b = 0; b < sim->bodies.n && io->nsolver + BODY_NCOLS * (b + 1) <= io->nextra; b++) {
+        const pfb_body *B = &sim->bodies.b[b];
+        double *e = io->extra + io->nsolver + BODY_NCOLS * b;
+        for (int k = 0; k < 3; k++) {
+            e[k] = B->x[k];
+            e[3 + k] = B->v[k];
+            e[6 + k] = B->w[k];
+        }
+        for (int k = 0; k < 4; k++)
+            e[9 + k] = B->q[k];
+    }
     if (io->cfg->on_frame) {
         rc = io->cfg->on_frame(io->cfg->frame_ctx, sim, state, frame, d, err);
         if (rc)
@@ -295,15 +313,26 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
         goto done;
     res->n0 = sim.p.n;
     for (size_t i = 0; cfg->solver->diag && cfg->solver->diag_names && cfg->solver->diag_names[i]; i++)
-        io.nextra++;
+        io.nsolver++;
+    io.nextra = io.nsolver + BODY_NCOLS * sim.bodies.n;
     io.extra = calloc(io.nextra + 1, sizeof *io.extra);
     io.times = calloc((size_t)res->frames + 1, sizeof *io.times);
-    if (!io.extra || !io.times) {
+    io.names = calloc(io.nextra + 1, sizeof *io.names);
+    io.name_buf = calloc(BODY_NCOLS * sim.bodies.n * 40 + 1, 1);
+    if (!io.extra || !io.times || !io.names || !io.name_buf) {
         rc = pfb_err_set(err, PFB_ENOMEM, "out of memory for %ld frames", res->frames);
         goto done;
     }
+    for (size_t i = 0; i < io.nsolver; i++)
+        io.names[i] = cfg->solver->diag_names[i];
+    for (size_t b = 0; b < sim.bodies.n; b++)
+        for (int k = 0; k < BODY_NCOLS; k++) {
+            char *nm = io.name_buf + 40 * (BODY_NCOLS * b + (size_t)k);
+            snprintf(nm, 40, "body%u_%s", (unsigned)b, body_cols[k]);
+            io.names[io.nsolver + BODY_NCOLS * b + (size_t)k] = nm;
+        }
     if (cfg->out_dir) {
-        rc = series_open(&io.series, cfg->out_dir, io.nextra ? cfg->solver->diag_names : NULL, err);
+        rc = series_open(&io.series, cfg->out_dir, io.nextra ? (const char *const *)io.names : NULL, err);
         if (rc)
             goto done;
     }
@@ -376,6 +405,8 @@ done:
     if (rc && cfg->out_dir)
         series_abort(&io.series);
     free(io.extra);
+    free(io.names);
+    free(io.name_buf);
     free(io.times);
     diag_free(&dc);
     if (cfg->solver)

@@ -699,9 +699,79 @@ static const pfb_scene_def scene_rod = {
 
 /* ---- registry ---------------------------------------------------------------- */
 
+/* ---- float: a rigid body floating in a pool (Clavet et al. 2005 Fig. 10) ------ */
+
+static const pfb_param_spec float_params[] = {
+    {"width", PFB_PARAM_DOUBLE, 1.0, 1e-3, 1e3, "m", "tank length along x (and width along z in 3D)", NULL},
+    {"depth", PFB_PARAM_DOUBLE, 0.4, 1e-3, 1e3, "m", "fluid depth before the body is placed", NULL},
+    {"height", PFB_PARAM_DOUBLE, 0.8, 1e-3, 1e3, "m", "tank height (closed lid)", NULL},
+    {"body", PFB_PARAM_CHOICE, 0, 0, 0, "", "body shape", "box|sphere"},
+    {"size", PFB_PARAM_DOUBLE, 0.1, 1e-4, 1e2, "m", "box half extent (a square box) or sphere radius", NULL},
+    {"body_density", PFB_PARAM_DOUBLE, 0.5, 1e-3, 100.0, "1", "body density over the fluid density (< 1 floats)", NULL},
+    {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "fluid density for particle masses", NULL},
+    {"gravity", PFB_PARAM_DOUBLE, 9.81, 0.0, 1e4, "m/s^2", "gravitational acceleration (along -y)", NULL},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+typedef struct float_ctx {
+    const pfb_body *b;
+    int dim;
+    double clear;
+} float_ctx;
+
+static int float_keep(const double x[3], const void *ctx)
+{
+    const float_ctx *c = ctx;
+    double n[3];
+    return body_sdf(c->b, c->dim, x, n) > c->clear;
+}
+
+/* A pool of the given depth in a closed tank with one body at its centre, placed
+ * where it would float at rest if the level did not rise: a box's bottom (a
+ * sphere's centre for a body_density of 1/2) at the draft body_density x 2 size
+ * below the surface; lattice sites closer than half a spacing to the body are
+ * left empty.  A body_density >= 1 body starts with its top at the surface. */
+static int float_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
+{
+    const int dim = sim->dim;
+    double L = params_get(sp, "width"), D = params_get(sp, "depth"), H = params_get(sp, "height");
+    double a = params_get(sp, "size"), rr = params_get(sp, "body_density"), rho = params_get(sp, "density");
+    double g = params_get(sp, "gravity");
+    int sphere = params_get_int(sp, "body") == 1;
+    if (D + 2.0 * a > H)
+        return pfb_err_set(err, PFB_EINVAL, "float depth %g plus the body (%g) exceeds tank height %g; valid: depth + 2 size <= height",
+                           D, 2.0 * a, H);
+    if (2.0 * a >= L)
+        return pfb_err_set(err, PFB_EINVAL, "float body size %g does not fit the tank width %g; valid: 2 size < width", a, L);
+    int rc = check_resolution(sim, a, "body size", err);
+    if (!rc)
+        rc = add_tank(sim, L, H, dim == 3 ? L : 0.0, err);
+    if (rc)
+        return rc;
+    double draft = fmin(rr, 1.0) * 2.0 * a;
+    double c[3] = {0.5 * L, D - draft + a, dim == 3 ? 0.5 * L : 0.0};
+    double half[3] = {a, a, a};
+    pfb_body b;
+    rc = body_init(&b, sphere ? PFB_BODY_SPHERE : PFB_BODY_BOX, dim, a, half, rr * rho, c, err);
+    if (!rc)
+        rc = bodies_add(&sim->bodies, &b, err);
+    float_ctx ctx = {&sim->bodies.b[sim->bodies.n - 1], dim, 0.5 * sim->spacing};
+    double lo[3] = {0, 0, 0}, hi[3] = {L, D, L};
+    if (!rc)
+        rc = fill_box(sim, lo, hi, rho, float_keep, &ctx, err);
+    sim->rho_ref = rho;
+    sim->g[1] = -g;
+    sim->length_ref = D;
+    sim->v_ref = sqrt(fmax(g, 1e-12) * D);
+    return rc;
+}
+
+static const pfb_scene_def scene_float = {
+    "float", "a rigid box or sphere floating in a pool (Clavet et al. 2005 Fig. 10)", float_params, {0.02, 0.04},
+    2.0, float_build};
+
 const pfb_scene_def *const pfb_scenes[] = {&scene_pool,  &scene_dam,   &scene_drop,    &scene_blob,
                                            &scene_drip,  &scene_pour,  &scene_melt,    &scene_balls,
-                                           &scene_stretch, &scene_rod, NULL};
+                                           &scene_stretch, &scene_rod, &scene_float, NULL};
 
 int scene_lookup(const char *name, const pfb_scene_def **out, pfb_err *err)
 {

@@ -1,6 +1,8 @@
 /* sim.c — simulation state and the cached neighbour list handed to solvers. */
 #include "sim.h"
 
+#include <math.h>
+
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -114,5 +116,57 @@ void sim_project_walls(pfb_sim *sim, double t, double margin, double e, double f
                 p->x[k][i] = x[k];
                 p->v[k][i] = v[k];
             }
+    }
+}
+
+void sim_bodies_couple(pfb_sim *sim, double dt, double t, double margin, double friction)
+{
+    pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    for (size_t b = 0; b < sim->bodies.n; b++) {
+        pfb_body *B = &sim->bodies.b[b];
+        for (int k = 0; k < dim; k++)
+            B->v[k] += dt * sim->g[k];
+        body_advance(B, dim, dt);
+        body_wall_contact(B, dim, &sim->walls, t);
+        for (size_t i = 0; i < p->n; i++) {
+            double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]}, n[3], vb[3];
+            double phi = body_sdf(B, dim, x, n);
+            if (phi >= margin)
+                continue;
+            body_velocity_at(B, dim, x, vb);
+            double vr[3] = {0, 0, 0}, vn = 0.0;
+            for (int k = 0; k < dim; k++) {
+                vr[k] = p->v[k][i] - vb[k];
+                vn += vr[k] * n[k];
+            }
+            if (vn < 0) { /* inelastic normal impulse between the two, then Coulomb friction */
+                double jn = -vn / (1.0 / p->m[i] + body_inv_mass_along(B, dim, x, n));
+                double J[3] = {0, 0, 0}, vt[3] = {0, 0, 0}, vtn = 0.0;
+                for (int k = 0; k < dim; k++) {
+                    J[k] = jn * n[k];
+                    vt[k] = vr[k] - vn * n[k];
+                    vtn += vt[k] * vt[k];
+                }
+                vtn = sqrt(vtn);
+                if (vtn > 0 && friction > 0) {
+                    double tt[3] = {0, 0, 0};
+                    for (int k = 0; k < dim; k++)
+                        tt[k] = vt[k] / vtn;
+                    double jt = fmin(friction * jn, vtn / (1.0 / p->m[i] + body_inv_mass_along(B, dim, x, tt)));
+                    for (int k = 0; k < dim; k++)
+                        J[k] -= jt * tt[k];
+                }
+                double Jb[3];
+                for (int k = 0; k < 3; k++) {
+                    if (k < dim)
+                        p->v[k][i] += J[k] / p->m[i];
+                    Jb[k] = -J[k];
+                }
+                body_apply_impulse(B, dim, x, Jb);
+            }
+            for (int k = 0; k < dim; k++) /* position only: onto phi = margin */
+                p->x[k][i] += (margin - phi) * n[k];
+        }
     }
 }

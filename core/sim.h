@@ -6,6 +6,7 @@
 #ifndef PFB_SIM_H
 #define PFB_SIM_H
 
+#include "body.h"
 #include "boundary.h"
 #include "error.h"
 #include "grid.h"
@@ -26,6 +27,7 @@ typedef struct pfb_sim {
     int threads;             /* threads for a solver's parallel loops; 0 = the OpenMP default */
     pfb_particles p;
     pfb_boundaries walls;
+    pfb_bodies bodies;       /* rigid bodies (issue 7), advanced by the solver */
     pfb_rng rng;
     /* neighbour cache, rebuilt on request */
     pfb_grid grid;
@@ -58,6 +60,16 @@ int sim_threads(const pfb_sim *sim);
 
 /* boundaries_project applied to every particle at time t (the SPH back ends' walls). */
 void sim_project_walls(pfb_sim *sim, double t, double margin, double e, double f);
+
+/* Two-way rigid-body coupling by projection, for back ends whose particles carry
+ * velocities (the SPH ones): each body gets gravity, advances by dt and resolves
+ * its wall contacts (core/body.c); then every particle closer than margin to it,
+ * in storage order, exchanges with it the impulse of an inelastic two-body
+ * contact (the normal relative velocity removed, j = -v_n / (1/m_i + 1/m_eff);
+ * Coulomb friction up to friction x j), equal and opposite, so the exchange
+ * conserves momentum exactly; the particle is then moved onto phi = margin
+ * (position only).  t is the end of the step. */
+void sim_bodies_couple(pfb_sim *sim, double dt, double t, double margin, double friction);
 
 /* Declare that positions changed, invalidating the cached neighbour list. */
 void sim_positions_changed(pfb_sim *sim);

@@ -11,7 +11,7 @@
  *   §6.1 eqs. 9-11 collisions (zero restitution, friction mu,
  *                extraction of particles still inside) .......... resolve_collisions
  *   §6.2 eq. 12  stickiness ..................................... resolve_collisions
- *   Algorithm 6  rigid bodies: issue 7 (the shared walls here are kinematic).
+ *   Algorithm 6  particle-body interactions ........................ body_interactions
  *
  * Units.  The paper's typical values are given in its own units: time in frames
  * (Delta t = 1 means T0 = 1/30 s) and an unstated length unit L0 (length_unit; by
@@ -90,6 +90,25 @@
  *    -I dt (velocities are recomputed from positions at the end of the step);
  *    particles still inside are then extracted to phi = R.  Stickiness (eq. 12)
  *    acts within d_stick of the collision surface phi = R.
+ *  - Rigid bodies (Algorithm 6, body_interactions), after the wall collisions of
+ *    line 17: gravity and the advance (lines 1-3) are the rigid-body simulator's
+ *    step; "particles inside" are those within the collision radius R of the
+ *    body (eq. 12's attraction range too); the eq. 11 velocity impulse I times the
+ *    particle's mass is the momentum each gives the body (lines 6-7); line 11
+ *    resolves body-wall contacts (core/body.c; there is no body-body contact);
+ *    lines 12-15 treat the body as infinitely heavy, so the particles then lose
+ *    a momentum different from what the body gained in lines 5-7 (measured: 15%
+ *    of the exchanged momentum when a disc of 5% of a block's mass hits it).
+ *    body_momentum_closure (default on) gives each body, after line 15, the
+ *    difference between what the particles lost in lines 12-15 (extraction
+ *    included) and what it gained in lines 5-7: the exchange then sums to zero
+ *    to round-off (test_body).  Off is the paper's algorithm as printed.
+ *  - Eq. 11 is printed I = v_normal - mu v_tangent, but the impulse is removed
+ *    from the particle's velocity (that is what cancels v_normal), so the printed
+ *    sign would add mu v_tangent instead of removing it (mu = 1 would double the
+ *    sliding speed every step, not stop it).  We use I = v_normal + mu v_tangent,
+ *    which "cancels the normal velocity and removes a fraction of the tangential
+ *    velocity" as the text says.
  *  - Suggested step: T0 c_paper / c when c exceeds the paper's c_paper (see above),
  *    else the paper's frame T0; and at most h / (2 v_ref) so that a particle at the
  *    scene's characteristic speed moves at most half an interaction radius.
@@ -123,6 +142,7 @@ static const pfb_param_spec clavet_params[] = {
     {"gamma_compress", PFB_PARAM_DOUBLE, 0.1, 0.0, 1.0, "1", "yield ratio when compressed (eq. 8)", NULL},
     {"friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "mu of eq. 11: 0 slip, 1 no-slip", NULL},
     {"collision_radius", PFB_PARAM_DOUBLE, 0.5, 0.0, 5.0, "spacing", "particle collision radius R", NULL},
+    {"body_momentum_closure", PFB_PARAM_BOOL, 1, 0, 1, "", "Algorithm 6: give the bodies what lines 12-15 take from the particles beyond lines 5-7 (exact momentum exchange); false = the paper", NULL},
     {"k_stick", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e6, "1/frame^2", "stickiness (eq. 12); 0 = off", NULL},
     {"d_stick", PFB_PARAM_DOUBLE, 0.05, 0.0, 10.0, "m", "stickiness range (eq. 12)", NULL},
     {"sound_speed", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e4, "v_ref", "0 = k, k_near as given; > 0: both scaled, ratio kept, to a bulk sound speed of this many v_ref", NULL},
@@ -251,7 +271,7 @@ typedef struct clavet_state {
     double alpha_s, alpha_c, gamma_s, gamma_c, mu, R, k_stick, d_stick;
     double c;             /* bulk sound speed of eqs. 2, 5, 6 (m/s) */
     double c_paper;       /* the same with the paper's k, k_near and L0 = h */
-    int springs, jacobi;
+    int springs, jacobi, closure;
     int spring_init_distance; /* first step's springs rest at their distance */
     long steps;
     uint64_t *order;      /* relaxation order: particle ids, drawn once */
@@ -411,6 +431,7 @@ static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->mu = params_get(p, "friction");
     s->R = params_get(p, "collision_radius") * sim->spacing;
     s->k_stick = params_get(p, "k_stick") / (T0 * T0);
+    s->closure = params_get_int(p, "body_momentum_closure");
     s->d_stick = params_get(p, "d_stick");
     s->jacobi = params_get_int(p, "relaxation") == 1;
     int rc = particles_add_field(&sim->p, "x_prev", 3, &s->f_prev, err);
@@ -716,7 +737,7 @@ static void resolve_collisions(const clavet_state *s, pfb_sim *sim, double dt, d
                 for (int k = 0; k < dim; k++) {
                     double vnorm = vn < 0 ? vn * n[k] : 0.0; /* eq. 9, only into the wall */
                     double vtan = vb[k] - vn * n[k];          /* eq. 10 */
-                    I[k] = vnorm - s->mu * vtan;              /* eq. 11 */
+                    I[k] = vnorm + s->mu * vtan;              /* eq. 11, sign corrected (header) */
                 }
             if (stick) /* eq. 12: attraction towards the surface, maximal at d_stick / 2 */
                 for (int k = 0; k < dim; k++)
@@ -730,6 +751,134 @@ static void resolve_collisions(const clavet_state *s, pfb_sim *sim, double dt, d
                 for (int k = 0; k < dim; k++)
                     p->x[k][i] += (s->R - phi2) * n[k];
         }
+}
+
+/* Eq. 11 (with eq. 12 within d_stick) of particle i against body b: the velocity
+ * impulse I (the particle's velocity changes by -I).  Returns 0 when the particle
+ * is neither inside nor in the attraction range. */
+static int body_impulse(const clavet_state *s, const pfb_sim *sim, const pfb_body *b, size_t i, double dt,
+                        double I[3])
+{
+    const pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    const double *xp = p->field[s->f_prev].data;
+    double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]}, n[3], vp[3];
+    double d = body_sdf(b, dim, x, n) - s->R; /* distance to the collision surface */
+    int stick = s->k_stick > 0 && d < s->d_stick && d > 0;
+    if (d >= 0 && !stick)
+        return 0;
+    body_velocity_at(b, dim, x, vp);
+    double vb[3] = {0, 0, 0}, vn = 0.0;
+    for (int k = 0; k < dim; k++) {
+        vb[k] = (x[k] - xp[3 * i + (size_t)k]) / dt - vp[k]; /* relative velocity */
+        vn += vb[k] * n[k];
+    }
+    I[0] = I[1] = I[2] = 0.0;
+    if (d < 0)
+        for (int k = 0; k < dim; k++) {
+            double vnorm = vn < 0 ? vn * n[k] : 0.0; /* eq. 9, only into the body */
+            I[k] = vnorm + s->mu * (vb[k] - vn * n[k]); /* eqs. 10-11, sign corrected (header) */
+        }
+    if (stick) /* eq. 12 */
+        for (int k = 0; k < dim; k++)
+            I[k] += dt * s->k_stick * d * (1.0 - d / s->d_stick) * n[k];
+    return 1;
+}
+
+/* Algorithm 6: particle-body interactions, for the bodies in sim->bodies (gravity
+ * acts on the bodies here: the rigid-body simulator's step).  t is the end of
+ * the step.  Particle masses turn eq. 11's velocity impulses into momentum. */
+static void body_interactions(const clavet_state *s, pfb_sim *sim, double dt, double t)
+{
+    pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    pfb_bodies *bs = &sim->bodies;
+    pfb_body saved[PFB_MAX_BODIES];
+    for (size_t b = 0; b < bs->n; b++) { /* lines 1-7 */
+        pfb_body *B = &bs->b[b];
+        for (int k = 0; k < dim; k++)
+            B->v[k] += dt * sim->g[k];
+        saved[b] = *B; /* line 2 */
+        body_advance(B, dim, dt); /* line 3 */
+        memset(B->imp, 0, sizeof B->imp); /* line 4 */
+        memset(B->aimp, 0, sizeof B->aimp);
+        for (size_t i = 0; i < p->n; i++) { /* lines 5-7 */
+            double I[3];
+            if (!body_impulse(s, sim, B, i, dt, I))
+                continue;
+            double r[3] = {0, 0, 0}, J[3] = {0, 0, 0};
+            for (int k = 0; k < dim; k++) {
+                r[k] = p->x[k][i] - B->x[k];
+                J[k] = p->m[i] * I[k];
+                B->imp[k] += J[k];
+            }
+            B->aimp[0] += r[1] * J[2] - r[2] * J[1];
+            B->aimp[1] += r[2] * J[0] - r[0] * J[2];
+            B->aimp[2] += r[0] * J[1] - r[1] * J[0];
+        }
+    }
+    for (size_t b = 0; b < bs->n; b++) { /* lines 8-10 */
+        pfb_body *B = &bs->b[b];
+        double Iinv[9];
+        body_inv_inertia(B, dim, Iinv);
+        double V[3], W[3];
+        for (int k = 0; k < 3; k++) {
+            V[k] = B->v[k] + (k < dim ? B->imp[k] / B->mass : 0.0);
+            W[k] = B->w[k] + Iinv[3 * k] * B->aimp[0] + Iinv[3 * k + 1] * B->aimp[1] + Iinv[3 * k + 2] * B->aimp[2];
+        }
+        double imp[3], aimp[3];
+        memcpy(imp, B->imp, sizeof imp);
+        memcpy(aimp, B->aimp, sizeof aimp);
+        *B = saved[b];
+        memcpy(B->v, V, sizeof V);
+        memcpy(B->w, W, sizeof W);
+        if (dim == 2)
+            B->w[0] = B->w[1] = 0.0;
+        memcpy(B->imp, imp, sizeof imp);
+        memcpy(B->aimp, aimp, sizeof aimp);
+        body_advance(B, dim, dt);
+        body_wall_contact(B, dim, &sim->walls, t); /* line 11 (no body-body contact) */
+    }
+    for (size_t b = 0; b < bs->n; b++) { /* lines 12-15, bodies of infinite inertia */
+        pfb_body *B = &bs->b[b];
+        double J[3] = {0, 0, 0}, L[3] = {0, 0, 0}; /* momentum and angular momentum taken from the particles */
+        for (size_t i = 0; i < p->n; i++) {
+            double I[3];
+            if (!body_impulse(s, sim, B, i, dt, I))
+                continue;
+            double x0[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
+            for (int k = 0; k < dim; k++)
+                p->x[k][i] -= I[k] * dt;
+            double x2[3] = {p->x[0][i], p->x[1][i], p->x[2][i]}, n[3];
+            double phi = body_sdf(B, dim, x2, n);
+            if (phi < s->R) /* line 15: extract */
+                for (int k = 0; k < dim; k++)
+                    p->x[k][i] += (s->R - phi) * n[k];
+            double dp[3] = {0, 0, 0}, r[3] = {0, 0, 0};
+            for (int k = 0; k < dim; k++) {
+                dp[k] = -p->m[i] * (p->x[k][i] - x0[k]) / dt; /* minus the particle's momentum change */
+                r[k] = x0[k] - B->x[k];
+                J[k] += dp[k];
+            }
+            L[0] += r[1] * dp[2] - r[2] * dp[1];
+            L[1] += r[2] * dp[0] - r[0] * dp[2];
+            L[2] += r[0] * dp[1] - r[1] * dp[0];
+        }
+        if (s->closure) { /* the bodies get exactly what the particles lost: J minus lines 5-7's share */
+            double dJ[3] = {0, 0, 0}, dL[3], Iinv[9];
+            for (int k = 0; k < dim; k++) {
+                dJ[k] = J[k] - B->imp[k];
+                B->v[k] += dJ[k] / B->mass;
+            }
+            for (int k = 0; k < 3; k++)
+                dL[k] = L[k] - B->aimp[k];
+            body_inv_inertia(B, dim, Iinv);
+            for (int a = 0; a < 3; a++)
+                B->w[a] += Iinv[3 * a] * dL[0] + Iinv[3 * a + 1] * dL[1] + Iinv[3 * a + 2] * dL[2];
+            if (dim == 2)
+                B->w[0] = B->w[1] = 0.0;
+        }
+    }
 }
 
 /* Algorithm 1. */
@@ -774,6 +923,8 @@ static int clavet_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     else
         double_density_relaxation(s, sim, nl, dt);
     resolve_collisions(s, sim, dt, sim->t + dt); /* line 17 */
+    if (sim->bodies.n)
+        body_interactions(s, sim, dt, sim->t + dt);
     for (size_t i = 0; i < p->n; i++) /* lines 18-20 */
         for (int k = 0; k < dim; k++)
             p->v[k][i] = (p->x[k][i] - xp[3 * i + (size_t)k]) / dt;

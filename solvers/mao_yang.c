@@ -1122,6 +1122,7 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
                 p->v[k][i] += dt * s->acc[3 * i + (size_t)k];
     }
     sim_project_walls(sim, t1, s->margin, s->e, s->fric);
+    sim_bodies_couple(sim, dt, t1, s->margin, s->fric); /* rigid bodies: see core/sim.h */
     sim_positions_changed(sim);
     return PFB_OK;
 }

@@ -44,9 +44,13 @@
  *    inserted earlier in the pass, in id order.  Fewer than dim + 1 neighbours or a
  *    degenerate (flat) neighbourhood counts as outside the hull; so a void wider
  *    than h (R >= h: no particle within h, eq. 18 would be 0/0) is not filled.
- *  - Order of the tests.  Each candidate is counted once: first the duplicate test
- *    (rejected_close), then the hull (rejected_hull), then eps_m (rejected_mass);
- *    candidates = inserted + the three rejections.
+ *  - Rigid bodies (issue 7).  A body is a hole that the fluid surrounds, so its
+ *    circumcentres pass the hull test; a candidate closer than eps_d / 2 to a body
+ *    is rejected first (rejected_solid).
+ *  - Order of the tests.  Each candidate is counted once: first a body
+ *    (rejected_solid), then the duplicate test (rejected_close), then the hull
+ *    (rejected_hull), then eps_m (rejected_mass); candidates = inserted + the
+ *    four rejections.
  *  - Hull test tolerance.  The hull is computed on the neighbours' coordinates
  *    relative to the candidate divided by h; the candidate is inside iff every
  *    facet's offset (its signed distance from the candidate) is <= 1e-12, i.e.
@@ -720,7 +724,7 @@ int my_upsample(pfb_sim *sim, const my_resample_params *rp, my_resample_stats *s
     hits nb = {0};
     coordT *hbuf = NULL;
     double *wbuf = NULL;
-    size_t cap_buf = 0, inserted = 0, rej_hull = 0, rej_mass = 0, rej_close = 0;
+    size_t cap_buf = 0, inserted = 0, rej_hull = 0, rej_mass = 0, rej_close = 0, rej_solid = 0;
     int singular = 0;
 
     rc = delaunay_candidates(p, rp->r_min, sink, &sbuf, &slen, &cl, &singular, err);
@@ -735,6 +739,17 @@ int my_upsample(pfb_sim *sim, const my_resample_params *rp, my_resample_stats *s
     const double eps2 = rp->eps_d * rp->eps_d, h2 = rp->h * rp->h;
     for (size_t k = 0; k < cl.n && !rc; k++) {
         const candidate *c = &cl.c[k];
+        /* a rigid body is a hole the fluid surrounds (inside the hull): no
+         * particle within eps_d / 2 of one */
+        int solid = 0;
+        for (size_t bb = 0; bb < sim->bodies.n && !solid; bb++) {
+            double g[3], cx[3] = {c->c[0], c->c[1], dim == 3 ? c->c[2] : 0.0};
+            solid = body_sdf(&sim->bodies.b[bb], dim, cx, g) < 0.5 * rp->eps_d;
+        }
+        if (solid) {
+            rej_solid++;
+            continue;
+        }
         rc = bins_query(&b, p, c->c, reach, &nb, err);
         if (rc)
             break;
@@ -792,6 +807,7 @@ done:
         st->rejected_hull += rej_hull;
         st->rejected_mass += rej_mass;
         st->rejected_close += rej_close;
+        st->rejected_solid += rej_solid;
     }
     if (inserted)
         sim_positions_changed(sim);

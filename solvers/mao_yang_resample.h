@@ -39,6 +39,7 @@ typedef struct my_resample_stats {
     size_t rejected_hull;   /* candidates outside the convex hull of their neighbours (or with too few / degenerate neighbours) */
     size_t rejected_mass;   /* candidates whose eq.-18 mass is below eps_m */
     size_t rejected_close;  /* candidates closer than eps_d to a particle inserted earlier in the same pass */
+    size_t rejected_solid;  /* candidates within eps_d / 2 of a rigid body */
 } my_resample_stats;
 
 /* Down-sampling (§5): merge every pair closer than eps_d. */

@@ -416,6 +416,8 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
         if (thermal)
             T[i] += dt * s->dT[i];
     }
+    /* rigid bodies: the shared projection coupling (core/sim.h) at half a spacing */
+    sim_bodies_couple(sim, dt, t1, 0.5 * sim->spacing, 0.0);
     sim_positions_changed(sim);
     return PFB_OK;
 }

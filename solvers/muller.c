@@ -264,6 +264,7 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
             x[i] += dt * v[i];
     }
     sim_project_walls(sim, sim->t + dt, s->margin, s->e, s->fric);
+    sim_bodies_couple(sim, dt, sim->t + dt, s->margin, s->fric); /* rigid bodies: see core/sim.h */
     sim_positions_changed(sim);
     rc = compute_accel(s, sim, err);
     if (rc)

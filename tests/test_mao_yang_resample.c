@@ -412,7 +412,7 @@ START_TEST(test_hull_rejects_outside_2d)
     ck_assert_msg(my_upsample(&s.sim, &rp, &st, &err) == 0, "%s", err.msg);
     ck_assert_uint_gt(st.rejected_hull, 0);
     ck_assert_uint_gt(st.inserted, 0);
-    ck_assert_uint_eq(st.candidates, st.inserted + st.rejected_hull + st.rejected_close + st.rejected_mass);
+    ck_assert_uint_eq(st.candidates, st.inserted + st.rejected_hull + st.rejected_close + st.rejected_mass + st.rejected_solid);
     const pfb_particles *p = &s.sim.p;
     ck_assert_uint_eq(p->n, n + st.inserted);
     double worst = -INFINITY;
@@ -449,7 +449,7 @@ START_TEST(test_hull_rejects_outside_3d)
     my_resample_stats st = {0};
     ck_assert_msg(my_upsample(&s.sim, &rp, &st, &err) == 0, "%s", err.msg);
     ck_assert_uint_gt(st.rejected_hull, 0);
-    ck_assert_uint_eq(st.candidates, st.inserted + st.rejected_hull + st.rejected_close + st.rejected_mass);
+    ck_assert_uint_eq(st.candidates, st.inserted + st.rejected_hull + st.rejected_close + st.rejected_mass + st.rejected_solid);
     const pfb_particles *p = &s.sim.p;
     for (size_t i = n; i < p->n; i++) {
         const double rr = sqrt(p->x[0][i] * p->x[0][i] + p->x[1][i] * p->x[1][i] + p->x[2][i] * p->x[2][i]);

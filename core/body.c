@@ -1,0 +1,297 @@
+/* body.c — rigid bodies: mass properties, signed distance, impulses, integration
+ * and impulse-based contact with the shared boundaries (see body.h). */
+#include "body.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* Rotation matrix (row-major) of the unit quaternion q. */
+static void quat_matrix(const double q[4], double R[9])
+{
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    R[0] = 1 - 2 * (y * y + z * z);
+    R[1] = 2 * (x * y - w * z);
+    R[2] = 2 * (x * z + w * y);
+    R[3] = 2 * (x * y + w * z);
+    R[4] = 1 - 2 * (x * x + z * z);
+    R[5] = 2 * (y * z - w * x);
+    R[6] = 2 * (x * z - w * y);
+    R[7] = 2 * (y * z + w * x);
+    R[8] = 1 - 2 * (x * x + y * y);
+}
+
+static void cross(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+int body_init(pfb_body *b, pfb_body_type type, int dim, double radius, const double half[3], double density,
+              const double x[3], pfb_err *err)
+{
+    memset(b, 0, sizeof *b);
+    if (dim != 2 && dim != 3)
+        return pfb_err_set(err, PFB_EINVAL, "body dimension %d is invalid; valid: 2 or 3", dim);
+    if (!(density > 0) || !isfinite(density))
+        return pfb_err_set(err, PFB_EINVAL, "body density %g is invalid; valid: finite and > 0", density);
+    b->type = type;
+    b->density = density;
+    b->q[0] = 1.0;
+    for (int k = 0; k < 3; k++)
+        b->x[k] = k < dim ? x[k] : 0.0;
+    if (type == PFB_BODY_SPHERE) {
+        if (!(radius > 0) || !isfinite(radius))
+            return pfb_err_set(err, PFB_EINVAL, "body radius %g is invalid; valid: finite and > 0", radius);
+        b->radius = radius;
+        if (dim == 3) {
+            b->mass = density * 4.0 / 3.0 * M_PI * radius * radius * radius;
+            b->inertia[0] = b->inertia[1] = b->inertia[2] = 0.4 * b->mass * radius * radius;
+        } else {
+            b->mass = density * M_PI * radius * radius;
+            b->inertia[2] = 0.5 * b->mass * radius * radius;
+        }
+    } else if (type == PFB_BODY_BOX) {
+        for (int k = 0; k < dim; k++)
+            if (!(half[k] > 0) || !isfinite(half[k]))
+                return pfb_err_set(err, PFB_EINVAL, "body half extent %d = %g is invalid; valid: finite and > 0", k,
+                                   half[k]);
+        for (int k = 0; k < 3; k++)
+            b->half[k] = k < dim ? half[k] : 0.0;
+        double a = half[0], c = half[1];
+        if (dim == 3) {
+            double d = half[2];
+            b->mass = density * 8.0 * a * c * d;
+            b->inertia[0] = b->mass * (c * c + d * d) / 3.0;
+            b->inertia[1] = b->mass * (a * a + d * d) / 3.0;
+            b->inertia[2] = b->mass * (a * a + c * c) / 3.0;
+        } else {
+            b->mass = density * 4.0 * a * c;
+            b->inertia[2] = b->mass * (a * a + c * c) / 3.0;
+        }
+    } else {
+        return pfb_err_set(err, PFB_EINVAL, "body type %d is unknown; valid: 0 (sphere), 1 (box)", (int)type);
+    }
+    return PFB_OK;
+}
+
+int bodies_add(pfb_bodies *bs, const pfb_body *b, pfb_err *err)
+{
+    if (bs->n >= PFB_MAX_BODIES)
+        return pfb_err_set(err, PFB_EINVAL, "too many bodies (%zu); valid: at most %d", bs->n + 1, PFB_MAX_BODIES);
+    bs->b[bs->n++] = *b;
+    return PFB_OK;
+}
+
+double body_sdf(const pfb_body *b, int dim, const double x[3], double grad[3])
+{
+    double r[3] = {0, 0, 0};
+    for (int k = 0; k < dim; k++)
+        r[k] = x[k] - b->x[k];
+    if (b->type == PFB_BODY_SPHERE) {
+        double d = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+        grad[0] = grad[1] = grad[2] = 0.0;
+        if (d > 0)
+            for (int k = 0; k < dim; k++)
+                grad[k] = r[k] / d;
+        else
+            grad[1] = 1.0;
+        return d - b->radius;
+    }
+    /* box: into the body frame, the box SDF there, the gradient back */
+    double R[9], p[3], gl[3];
+    quat_matrix(b->q, R);
+    for (int a = 0; a < 3; a++)
+        p[a] = R[a] * r[0] + R[3 + a] * r[1] + R[6 + a] * r[2]; /* R^T r */
+    if (dim == 2)
+        p[2] = 0.0;
+    double d = shape_box_sdf(p, b->half, dim, gl);
+    for (int a = 0; a < 3; a++)
+        grad[a] = R[3 * a] * gl[0] + R[3 * a + 1] * gl[1] + R[3 * a + 2] * gl[2];
+    if (dim == 2)
+        grad[2] = 0.0;
+    return d;
+}
+
+void body_velocity_at(const pfb_body *b, int dim, const double x[3], double v[3])
+{
+    double r[3] = {0, 0, 0}, wr[3];
+    for (int k = 0; k < dim; k++)
+        r[k] = x[k] - b->x[k];
+    cross(b->w, r, wr);
+    for (int k = 0; k < 3; k++)
+        v[k] = k < dim ? b->v[k] + wr[k] : 0.0;
+}
+
+void body_inv_inertia(const pfb_body *b, int dim, double Iinv[9])
+{
+    memset(Iinv, 0, 9 * sizeof *Iinv);
+    if (dim == 2) {
+        Iinv[8] = 1.0 / b->inertia[2];
+        return;
+    }
+    double R[9];
+    quat_matrix(b->q, R);
+    for (int a = 0; a < 3; a++)
+        for (int c = 0; c < 3; c++) {
+            double s = 0.0;
+            for (int k = 0; k < 3; k++)
+                s += R[3 * a + k] * R[3 * c + k] / b->inertia[k];
+            Iinv[3 * a + c] = s;
+        }
+}
+
+void body_apply_impulse(pfb_body *b, int dim, const double at[3], const double J[3])
+{
+    double r[3] = {0, 0, 0}, Jd[3] = {0, 0, 0}, L[3], Iinv[9];
+    for (int k = 0; k < dim; k++) {
+        r[k] = at[k] - b->x[k];
+        Jd[k] = J[k];
+        b->v[k] += J[k] / b->mass;
+    }
+    cross(r, Jd, L);
+    body_inv_inertia(b, dim, Iinv);
+    for (int a = 0; a < 3; a++)
+        b->w[a] += Iinv[3 * a] * L[0] + Iinv[3 * a + 1] * L[1] + Iinv[3 * a + 2] * L[2];
+    if (dim == 2)
+        b->w[0] = b->w[1] = 0.0;
+}
+
+double body_inv_mass_along(const pfb_body *b, int dim, const double at[3], const double n[3])
+{
+    double r[3] = {0, 0, 0}, nd[3] = {0, 0, 0}, rn[3], Irn[3], c[3], Iinv[9];
+    for (int k = 0; k < dim; k++) {
+        r[k] = at[k] - b->x[k];
+        nd[k] = n[k];
+    }
+    cross(r, nd, rn);
+    body_inv_inertia(b, dim, Iinv);
+    for (int a = 0; a < 3; a++)
+        Irn[a] = Iinv[3 * a] * rn[0] + Iinv[3 * a + 1] * rn[1] + Iinv[3 * a + 2] * rn[2];
+    cross(Irn, r, c);
+    return 1.0 / b->mass + c[0] * nd[0] + c[1] * nd[1] + c[2] * nd[2];
+}
+
+void body_advance(pfb_body *b, int dim, double dt)
+{
+    for (int k = 0; k < dim; k++)
+        b->x[k] += dt * b->v[k];
+    double w[3] = {dim == 3 ? b->w[0] : 0.0, dim == 3 ? b->w[1] : 0.0, b->w[2]};
+    double wn = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    if (!(wn > 0))
+        return;
+    double ang = wn * dt, s = sin(0.5 * ang) / wn;
+    double dq[4] = {cos(0.5 * ang), s * w[0], s * w[1], s * w[2]};
+    const double *q = b->q;
+    double nq[4] = {dq[0] * q[0] - dq[1] * q[1] - dq[2] * q[2] - dq[3] * q[3],
+                    dq[0] * q[1] + dq[1] * q[0] + dq[2] * q[3] - dq[3] * q[2],
+                    dq[0] * q[2] - dq[1] * q[3] + dq[2] * q[0] + dq[3] * q[1],
+                    dq[0] * q[3] + dq[1] * q[2] - dq[2] * q[1] + dq[3] * q[0]};
+    double qn = sqrt(nq[0] * nq[0] + nq[1] * nq[1] + nq[2] * nq[2] + nq[3] * nq[3]);
+    for (int k = 0; k < 4; k++)
+        b->q[k] = nq[k] / qn;
+}
+
+/* Contact points of the body against one wall: the sphere's point nearest the
+ * wall, or the box's corners.  Returns their number. */
+static int contact_points(const pfb_body *b, int dim, const pfb_shape *wall, double t, double pts[8][3])
+{
+    if (b->type == PFB_BODY_SPHERE) {
+        double n[3];
+        shape_sdf(wall, dim, t, b->x, n);
+        for (int k = 0; k < 3; k++)
+            pts[0][k] = k < dim ? b->x[k] - b->radius * n[k] : 0.0;
+        return 1;
+    }
+    double R[9];
+    quat_matrix(b->q, R);
+    int nc = dim == 3 ? 8 : 4;
+    for (int c = 0; c < nc; c++) {
+        double l[3] = {(c & 1 ? 1 : -1) * b->half[0], (c & 2 ? 1 : -1) * b->half[1],
+                       dim == 3 ? (c & 4 ? 1 : -1) * b->half[2] : 0.0};
+        for (int a = 0; a < 3; a++)
+            pts[c][a] = a < dim ? b->x[a] + R[3 * a] * l[0] + R[3 * a + 1] * l[1] + R[3 * a + 2] * l[2] : 0.0;
+    }
+    return nc;
+}
+
+int body_wall_contact(pfb_body *b, int dim, const pfb_boundaries *walls, double t)
+{
+    int contacts = 0;
+    /* a contact point within slop of a wall is touching: it gets velocity impulses
+     * (after a push-out it sits at phi = 0 up to round-off) */
+    const double slop = 1e-9 * (b->type == PFB_BODY_SPHERE ? b->radius : b->half[0] + b->half[1]);
+    for (int pass = 0; pass < 16; pass++) { /* sequential impulses until no contact moves */
+        int moved = 0;
+        for (size_t s = 0; s < walls->n; s++) {
+            const pfb_shape *wall = &walls->s[s];
+            double pts[8][3];
+            int np = contact_points(b, dim, wall, t, pts);
+            for (int c = 0; c < np; c++) {
+                double n[3], vw[3], vb[3];
+                contact_points(b, dim, wall, t, pts); /* earlier contacts moved the body */
+                double phi = shape_sdf(wall, dim, t, pts[c], n);
+                if (phi >= slop)
+                    continue;
+                contacts += pass == 0;
+                if (phi < 0) {
+                    moved = 1;
+                    for (int k = 0; k < dim; k++) { /* push out along the wall normal */
+                        b->x[k] -= phi * n[k];
+                        pts[c][k] -= phi * n[k];
+                    }
+                }
+                shape_velocity_at(wall, dim, t, pts[c], vw);
+                body_velocity_at(b, dim, pts[c], vb);
+                double vr[3] = {0, 0, 0}, vn = 0.0;
+                for (int k = 0; k < dim; k++) {
+                    vr[k] = vb[k] - vw[k];
+                    vn += vr[k] * n[k];
+                }
+                if (vn >= 0)
+                    continue;
+                moved = 1;
+                double jn = -(1.0 + b->restitution) * vn / body_inv_mass_along(b, dim, pts[c], n);
+                double J[3] = {0, 0, 0}, vt[3] = {0, 0, 0}, vtn = 0.0;
+                for (int k = 0; k < dim; k++) {
+                    vt[k] = vr[k] - vn * n[k];
+                    vtn += vt[k] * vt[k];
+                    J[k] = jn * n[k];
+                }
+                vtn = sqrt(vtn);
+                if (vtn > 0 && b->friction > 0) {
+                    double tt[3] = {0, 0, 0};
+                    for (int k = 0; k < dim; k++)
+                        tt[k] = vt[k] / vtn;
+                    double jt = fmin(b->friction * jn, vtn / body_inv_mass_along(b, dim, pts[c], tt));
+                    for (int k = 0; k < dim; k++)
+                        J[k] -= jt * tt[k];
+                }
+                body_apply_impulse(b, dim, pts[c], J);
+            }
+        }
+        if (!moved)
+            break;
+    }
+    return contacts;
+}
+
+double body_kinetic_energy(const pfb_body *b, int dim)
+{
+    double e = 0.0;
+    for (int k = 0; k < dim; k++)
+        e += 0.5 * b->mass * b->v[k] * b->v[k];
+    if (dim == 2)
+        return e + 0.5 * b->inertia[2] * b->w[2] * b->w[2];
+    double R[9], wl[3];
+    quat_matrix(b->q, R);
+    for (int a = 0; a < 3; a++)
+        wl[a] = R[a] * b->w[0] + R[3 + a] * b->w[1] + R[6 + a] * b->w[2];
+    for (int a = 0; a < 3; a++)
+        e += 0.5 * b->inertia[a] * wl[a] * wl[a];
+    return e;
+}

@@ -1,0 +1,92 @@
+/* body.h — rigid bodies shared by all solvers: spheres and boxes in 2D and 3D,
+ * integrated under gravity, in contact with the shared boundaries, and with a
+ * signed distance for particle collisions.
+ *
+ * Units follow the particles: in 2D a body is a section of unit depth, so its
+ * mass is density x area (kg/m) and its moment of inertia is per unit depth;
+ * only the rotation about z exists.  Orientation is a unit quaternion (w, x, y, z)
+ * taking body-frame vectors to world vectors (in 2D a rotation about z).  Angular
+ * velocity is in the world frame.
+ *
+ * The signed distance follows the boundaries' convention for obstacles: phi > 0
+ * outside the body (where fluid may be), grad phi points out of the body. */
+#ifndef PFB_BODY_H
+#define PFB_BODY_H
+
+#include <stddef.h>
+
+#include "boundary.h"
+#include "error.h"
+
+#define PFB_MAX_BODIES 8
+
+typedef enum pfb_body_type {
+    PFB_BODY_SPHERE = 0, /* sphere (disc in 2D), radius */
+    PFB_BODY_BOX         /* box with half extents half in the body frame */
+} pfb_body_type;
+
+typedef struct pfb_body {
+    pfb_body_type type;
+    double radius;         /* sphere */
+    double half[3];        /* box half extents (body frame); half[2] unused in 2D */
+    double density;        /* kg/m^dim */
+    double mass;           /* kg (kg/m in 2D) */
+    double inertia[3];     /* principal moments in the body frame (2D: inertia[2] about z) */
+    double x[3];           /* centre of mass, world */
+    double q[4];           /* orientation quaternion (w, x, y, z), body to world */
+    double v[3];           /* linear velocity */
+    double w[3];           /* angular velocity, world frame (2D: w[2]) */
+    double restitution;    /* body-wall contact: normal restitution in [0, 1] */
+    double friction;       /* body-wall contact: Coulomb friction coefficient >= 0 */
+    /* accumulators of a coupling stage: linear and angular impulse (N s) */
+    double imp[3], aimp[3];
+} pfb_body;
+
+typedef struct pfb_bodies {
+    size_t n;
+    pfb_body b[PFB_MAX_BODIES];
+} pfb_bodies;
+
+/* A body of the given type, size (radius, or half extents) and density at rest at
+ * centre x with the identity orientation: mass and inertia from the solid's
+ * volume (area in 2D).  Names a bad size or density. */
+int body_init(pfb_body *b, pfb_body_type type, int dim, double radius, const double half[3], double density,
+              const double x[3], pfb_err *err);
+
+/* Append a body. */
+int bodies_add(pfb_bodies *bs, const pfb_body *b, pfb_err *err);
+
+/* Signed distance of x from the body's surface (> 0 outside); grad gets the unit
+ * outward normal. */
+double body_sdf(const pfb_body *b, int dim, const double x[3], double grad[3]);
+
+/* Velocity of the body's material point at x: v + w x (x - c). */
+void body_velocity_at(const pfb_body *b, int dim, const double x[3], double v[3]);
+
+/* Inverse world inertia tensor R I^-1 R^T (row-major; 2D: only [8] = 1/I_z). */
+void body_inv_inertia(const pfb_body *b, int dim, double Iinv[9]);
+
+/* Apply impulse J at world point at: v += J / m, w += I^-1 ((at - c) x J). */
+void body_apply_impulse(pfb_body *b, int dim, const double at[3], const double J[3]);
+
+/* Change of the body's velocity at point at, per unit impulse along n, along n:
+ * 1/m + n . (I^-1 (r x n)) x r (the inverse effective mass of a contact). */
+double body_inv_mass_along(const pfb_body *b, int dim, const double at[3], const double n[3]);
+
+/* Advance the configuration by dt with the current v and w (orientation by the
+ * exact rotation of angle |w| dt about w, renormalised). */
+void body_advance(pfb_body *b, int dim, double dt);
+
+/* Body-wall contact against the shared boundaries at time t, impulse-based
+ * (Guendelman, Bridson and Fedkiw 2003): every contact point (sphere: the point
+ * nearest the wall; box: the corners) inside a wall is pushed out along the
+ * wall normal, and every touching one (within 1e-9 of the body's size) that
+ * approaches the wall gets an impulse removing (1 + e) of its normal relative
+ * velocity, with Coulomb friction up to friction x the normal impulse; sweeps
+ * repeat (at most 16) until no contact moves.  Returns the contacts found. */
+int body_wall_contact(pfb_body *b, int dim, const pfb_boundaries *walls, double t);
+
+/* Kinetic energy, linear plus rotational. */
+double body_kinetic_energy(const pfb_body *b, int dim);
+
+#endif
