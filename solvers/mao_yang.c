@@ -141,6 +141,13 @@
  *    value; water's 1e-3 Pa s leaves an odd-even mode of the projection undamped
  *    (eq. 8's W-weighted Laplacian sees alternating pressures the spiky gradient
  *    cannot): a 2D pool at rest blew up within 0.3 s at every step tried.
+ *  - Rigid bodies (issue 7; the paper's Fig. 12 gives no method): after the
+ *    correction and the wall projection, sim_bodies_couple (core/sim.h): the body
+ *    advances under gravity and every particle within the wall margin exchanges
+ *    an inelastic two-body impulse with it, equal and opposite.  Bodies get no
+ *    mirror particles, so the fluid next to one reads low density and is held at
+ *    air pressure: a disc of half the fluid density floats 0.62 submerged (2D,
+ *    measured), 24% deeper than Archimedes.  Up-sampling skips bodies.
  *  - Re-sampling and the density reference: see mao_yang_frame.
  *  - Material: mu_e (Pa), lambda (s), yield gamma (Pa) are parameters; a scene may
  *    give particles their own through fields named "mu_e" and "lambda" (the balls

@@ -15,6 +15,10 @@
  *   eqs. 5-8     constraint collisions: ray-plane intersection, reflection with
  *                r_n, r_t, in the constraint's frame ...................... mp_collide
  *   eq. 9        Euler integration with the 1/2 a dt^2 position term ..... mp_step
+ *   (issue 7)    rigid bodies: not in the paper, whose constraints are kinematic;
+ *                after the constraint collisions, sim_bodies_couple (core/sim.h):
+ *                inelastic two-body impulses, equal and opposite, for globules
+ *                within half a spacing of a body, which advances under gravity
  *
  * Choices where the paper is silent (or loose):
  *  - c_r and c_d multiply r_i + r_p in eq. 3, so they are numbers, while §2.1 writes

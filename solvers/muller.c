@@ -13,6 +13,13 @@
  *   kernels eqs. 20-22       poly6, spiky, viscosity (core/kernels.c)
  * Where each lives: compute_density (eqs. 3, 12), compute_forces (eqs. 10, 14, 15-20, 8),
  * step (leap-frog; walls by sim_project_walls).
+ * Rigid bodies (issue 7; the paper has none): after the drift and the wall
+ * projection, sim_bodies_couple (core/sim.h): each body advances under gravity,
+ * and every particle within the wall margin of it exchanges the impulse of an
+ * inelastic two-body contact (wall_friction as its Coulomb coefficient), equal
+ * and opposite, and is moved onto the margin.  Buoyancy comes from the pressure
+ * forces that push particles against the body; a disc of half the fluid density
+ * floats 0.498 submerged (test_body).
  *
  * Choices where the paper is silent, and why:
  *  - Leap-frog in its kick-drift-kick form: v_{n+1/2} = v_n + dt/2 a_n, x_{n+1} = x_n +

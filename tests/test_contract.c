@@ -106,13 +106,15 @@ typedef struct contract_case {
     const char *scene;
     int dim;
     const char *spacing;
+    const char *extra; /* a scene setting, or NULL */
 } contract_case;
 
 /* Coarse but meaningful resolutions: a few hundred particles each. */
 static const contract_case cases[] = {
-    {"pool", 2, "0.05"},      {"pool", 3, "0.1"},  {"dam_break", 2, "0.025"},
-    {"dam_break", 3, "0.05"}, {"drop", 2, "0.02"}, {"drop", 3, "0.04"},
-    {"float", 2, "0.05"},     {"float", 3, "0.05"},
+    {"pool", 2, "0.05", NULL},      {"pool", 3, "0.1", NULL},  {"dam_break", 2, "0.025", NULL},
+    {"dam_break", 3, "0.05", NULL}, {"drop", 2, "0.02", NULL}, {"drop", 3, "0.04", NULL},
+    /* a quarter-size float (0.5 m tank, 0.2 m deep, the 0.1 m box): ~400 particles */
+    {"float", 2, "0.025", "scene.width=0.5"}, {"float", 3, "0.05", "scene.width=0.5"},
 };
 
 static void run_case(const pfb_solver_ops *so, const contract_case *c, const char *seed, snap *s)
@@ -122,8 +124,10 @@ static void run_case(const pfb_solver_ops *so, const contract_case *c, const cha
     char spacing[64], seedset[64];
     snprintf(spacing, sizeof spacing, "run.spacing=%s", c->spacing);
     snprintf(seedset, sizeof seedset, "run.seed=%s", seed);
-    const char *const sets[] = {dim, spacing, seedset, "run.jitter=0.05", "run.t_end=0.3", "run.frames=6",
-                                "run.snapshots=none", "run.volume_limit=0", NULL};
+    const char *const sets[] = {dim,           spacing, seedset, "run.jitter=0.05", "run.t_end=0.3", "run.frames=6",
+                                "run.snapshots=none", "run.volume_limit=0",
+                                c->extra ? "scene.depth=0.2" : NULL, c->extra ? "scene.height=0.45" : NULL,
+                                c->extra, NULL};
     tu_run t;
     tu_run_init(&t, so->name, c->scene, sets);
     memset(s, 0, sizeof *s);
