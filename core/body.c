@@ -196,6 +196,32 @@ void body_advance(pfb_body *b, int dim, double dt)
         b->q[k] = nq[k] / qn;
 }
 
+void body_contact_impulse(const pfb_body *b, int dim, const double at[3], const double n[3], const double vr[3],
+                          double inv_m, double e, double mu, double J[3])
+{
+    double vn = 0.0, vt[3] = {0, 0, 0}, vtn = 0.0;
+    J[0] = J[1] = J[2] = 0.0;
+    for (int k = 0; k < dim; k++)
+        vn += vr[k] * n[k];
+    if (vn >= 0)
+        return;
+    double jn = -(1.0 + e) * vn / (inv_m + body_inv_mass_along(b, dim, at, n));
+    for (int k = 0; k < dim; k++) {
+        J[k] = jn * n[k];
+        vt[k] = vr[k] - vn * n[k];
+        vtn += vt[k] * vt[k];
+    }
+    vtn = sqrt(vtn);
+    if (!(vtn > 0) || !(mu > 0))
+        return;
+    double tt[3] = {0, 0, 0};
+    for (int k = 0; k < dim; k++)
+        tt[k] = vt[k] / vtn;
+    double jt = fmin(mu * jn, vtn / (inv_m + body_inv_mass_along(b, dim, at, tt)));
+    for (int k = 0; k < dim; k++)
+        J[k] -= jt * tt[k];
+}
+
 /* Contact points of the body against one wall: the sphere's point nearest the
  * wall, or the box's corners.  Returns their number. */
 static int contact_points(const pfb_body *b, int dim, const pfb_shape *wall, double t, double pts[8][3])
@@ -230,9 +256,9 @@ int body_wall_contact(pfb_body *b, int dim, const pfb_boundaries *walls, double 
         for (size_t s = 0; s < walls->n; s++) {
             const pfb_shape *wall = &walls->s[s];
             double pts[8][3];
-            int np = contact_points(b, dim, wall, t, pts);
+            const int np = b->type == PFB_BODY_SPHERE ? 1 : dim == 3 ? 8 : 4;
             for (int c = 0; c < np; c++) {
-                double n[3], vw[3], vb[3];
+                double n[3], vw[3], vb[3], J[3];
                 contact_points(b, dim, wall, t, pts); /* earlier contacts moved the body */
                 double phi = shape_sdf(wall, dim, t, pts[c], n);
                 if (phi >= slop)
@@ -247,30 +273,13 @@ int body_wall_contact(pfb_body *b, int dim, const pfb_boundaries *walls, double 
                 }
                 shape_velocity_at(wall, dim, t, pts[c], vw);
                 body_velocity_at(b, dim, pts[c], vb);
-                double vr[3] = {0, 0, 0}, vn = 0.0;
-                for (int k = 0; k < dim; k++) {
+                double vr[3] = {0, 0, 0};
+                for (int k = 0; k < dim; k++)
                     vr[k] = vb[k] - vw[k];
-                    vn += vr[k] * n[k];
-                }
-                if (vn >= 0)
+                body_contact_impulse(b, dim, pts[c], n, vr, 0.0, b->restitution, b->friction, J); /* wall: infinite mass */
+                if (J[0] == 0.0 && J[1] == 0.0 && J[2] == 0.0)
                     continue;
                 moved = 1;
-                double jn = -(1.0 + b->restitution) * vn / body_inv_mass_along(b, dim, pts[c], n);
-                double J[3] = {0, 0, 0}, vt[3] = {0, 0, 0}, vtn = 0.0;
-                for (int k = 0; k < dim; k++) {
-                    vt[k] = vr[k] - vn * n[k];
-                    vtn += vt[k] * vt[k];
-                    J[k] = jn * n[k];
-                }
-                vtn = sqrt(vtn);
-                if (vtn > 0 && b->friction > 0) {
-                    double tt[3] = {0, 0, 0};
-                    for (int k = 0; k < dim; k++)
-                        tt[k] = vt[k] / vtn;
-                    double jt = fmin(b->friction * jn, vtn / body_inv_mass_along(b, dim, pts[c], tt));
-                    for (int k = 0; k < dim; k++)
-                        J[k] -= jt * tt[k];
-                }
                 body_apply_impulse(b, dim, pts[c], J);
             }
         }

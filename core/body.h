@@ -73,6 +73,15 @@ void body_apply_impulse(pfb_body *b, int dim, const double at[3], const double J
  * 1/m + n . (I^-1 (r x n)) x r (the inverse effective mass of a contact). */
 double body_inv_mass_along(const pfb_body *b, int dim, const double at[3], const double n[3]);
 
+/* Impulse J of an inelastic (restitution e) contact at point at with normal n
+ * between the body and another side of inverse mass inv_m (0: a wall), vr being
+ * the velocity of the side that receives J relative to the other's, J along n
+ * when that side approaches (vr . n < 0; else J = 0): the normal part removes
+ * (1 + e) v_n through the effective mass 1 / (inv_m + body_inv_mass_along), plus
+ * Coulomb friction against the tangential velocity up to mu times the normal part. */
+void body_contact_impulse(const pfb_body *b, int dim, const double at[3], const double n[3], const double vr[3],
+                          double inv_m, double e, double mu, double J[3]);
+
 /* Advance the configuration by dt with the current v and w (orientation by the
  * exact rotation of angle |w| dt about w, renormalised). */
 void body_advance(pfb_body *b, int dim, double dt);

@@ -135,28 +135,12 @@ void sim_bodies_couple(pfb_sim *sim, double dt, double t, double margin, double 
             if (phi >= margin)
                 continue;
             body_velocity_at(B, dim, x, vb);
-            double vr[3] = {0, 0, 0}, vn = 0.0;
-            for (int k = 0; k < dim; k++) {
+            double vr[3] = {0, 0, 0}, J[3];
+            for (int k = 0; k < dim; k++)
                 vr[k] = p->v[k][i] - vb[k];
-                vn += vr[k] * n[k];
-            }
-            if (vn < 0) { /* inelastic normal impulse between the two, then Coulomb friction */
-                double jn = -vn / (1.0 / p->m[i] + body_inv_mass_along(B, dim, x, n));
-                double J[3] = {0, 0, 0}, vt[3] = {0, 0, 0}, vtn = 0.0;
-                for (int k = 0; k < dim; k++) {
-                    J[k] = jn * n[k];
-                    vt[k] = vr[k] - vn * n[k];
-                    vtn += vt[k] * vt[k];
-                }
-                vtn = sqrt(vtn);
-                if (vtn > 0 && friction > 0) {
-                    double tt[3] = {0, 0, 0};
-                    for (int k = 0; k < dim; k++)
-                        tt[k] = vt[k] / vtn;
-                    double jt = fmin(friction * jn, vtn / (1.0 / p->m[i] + body_inv_mass_along(B, dim, x, tt)));
-                    for (int k = 0; k < dim; k++)
-                        J[k] -= jt * tt[k];
-                }
+            /* inelastic normal impulse between the two, then Coulomb friction */
+            body_contact_impulse(B, dim, x, n, vr, 1.0 / p->m[i], 0.0, friction, J);
+            if (J[0] != 0.0 || J[1] != 0.0 || J[2] != 0.0) {
                 double Jb[3];
                 for (int k = 0; k < 3; k++) {
                     if (k < dim)

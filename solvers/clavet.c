@@ -711,6 +711,34 @@ static void double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, cons
             p->x[k][ii] += s->dx[3 * (size_t)ii + (size_t)k];
 }
 
+/* Eqs. 9-12 for particle i at x, x_prev, at distance d from the collision surface
+ * of a wall or body with unit normal n (out of the solid) and surface velocity vs:
+ * the velocity impulse I (the particle's velocity changes by -I).  Returns 0 when
+ * the particle is neither inside nor in the attraction range. */
+static int collision_impulse(const clavet_state *s, int dim, const double x[3], const double *xprev, double d,
+                             const double n[3], const double vs[3], double dt, double I[3])
+{
+    int stick = s->k_stick > 0 && d < s->d_stick && d > 0;
+    if (d >= 0 && !stick)
+        return 0;
+    double vb[3] = {0, 0, 0}, vn = 0.0;
+    for (int k = 0; k < dim; k++) {
+        vb[k] = (x[k] - xprev[k]) / dt - vs[k]; /* relative velocity */
+        vn += vb[k] * n[k];
+    }
+    I[0] = I[1] = I[2] = 0.0;
+    if (d < 0)
+        for (int k = 0; k < dim; k++) {
+            double vnorm = vn < 0 ? vn * n[k] : 0.0; /* eq. 9, only into the solid */
+            double vtan = vb[k] - vn * n[k];          /* eq. 10 */
+            I[k] = vnorm + s->mu * vtan;              /* eq. 11, sign corrected (header) */
+        }
+    if (stick) /* eq. 12: attraction towards the surface, maximal at d_stick / 2 */
+        for (int k = 0; k < dim; k++)
+            I[k] += dt * s->k_stick * d * (1.0 - d / s->d_stick) * n[k];
+    return 1;
+}
+
 /* §6.1 eqs. 9-11 and §6.2 eq. 12 against the shared boundaries, then extraction. */
 static void resolve_collisions(const clavet_state *s, pfb_sim *sim, double dt, double t)
 {
@@ -720,28 +748,11 @@ static void resolve_collisions(const clavet_state *s, pfb_sim *sim, double dt, d
     for (size_t i = 0; i < p->n; i++)
         for (size_t b = 0; b < sim->walls.n; b++) {
             const pfb_shape *sh = &sim->walls.s[b];
-            double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]}, n[3], vw[3];
-            double phi = shape_sdf(sh, dim, t, x, n);
-            double d = phi - s->R; /* distance to the collision surface */
-            int stick = s->k_stick > 0 && d < s->d_stick && d > 0;
-            if (d >= 0 && !stick)
-                continue;
+            double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]}, n[3], vw[3], I[3];
+            double d = shape_sdf(sh, dim, t, x, n) - s->R; /* distance to the collision surface */
             shape_velocity(sh, t, vw);
-            double vb[3] = {0, 0, 0}, vn = 0.0;
-            for (int k = 0; k < dim; k++) {
-                vb[k] = (x[k] - xp[3 * i + (size_t)k]) / dt - vw[k]; /* relative velocity */
-                vn += vb[k] * n[k];
-            }
-            double I[3] = {0, 0, 0};
-            if (d < 0)
-                for (int k = 0; k < dim; k++) {
-                    double vnorm = vn < 0 ? vn * n[k] : 0.0; /* eq. 9, only into the wall */
-                    double vtan = vb[k] - vn * n[k];          /* eq. 10 */
-                    I[k] = vnorm + s->mu * vtan;              /* eq. 11, sign corrected (header) */
-                }
-            if (stick) /* eq. 12: attraction towards the surface, maximal at d_stick / 2 */
-                for (int k = 0; k < dim; k++)
-                    I[k] += dt * s->k_stick * d * (1.0 - d / s->d_stick) * n[k];
+            if (!collision_impulse(s, dim, x, xp + 3 * i, d, n, vw, dt, I))
+                continue;
             for (int k = 0; k < dim; k++)
                 p->x[k][i] -= I[k] * dt;
             /* extract particles still inside */
@@ -753,36 +764,15 @@ static void resolve_collisions(const clavet_state *s, pfb_sim *sim, double dt, d
         }
 }
 
-/* Eq. 11 (with eq. 12 within d_stick) of particle i against body b: the velocity
- * impulse I (the particle's velocity changes by -I).  Returns 0 when the particle
- * is neither inside nor in the attraction range. */
+/* Eqs. 9-12 of particle i against body b (see collision_impulse). */
 static int body_impulse(const clavet_state *s, const pfb_sim *sim, const pfb_body *b, size_t i, double dt,
                         double I[3])
 {
     const pfb_particles *p = &sim->p;
-    const int dim = sim->dim;
-    const double *xp = p->field[s->f_prev].data;
     double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]}, n[3], vp[3];
-    double d = body_sdf(b, dim, x, n) - s->R; /* distance to the collision surface */
-    int stick = s->k_stick > 0 && d < s->d_stick && d > 0;
-    if (d >= 0 && !stick)
-        return 0;
-    body_velocity_at(b, dim, x, vp);
-    double vb[3] = {0, 0, 0}, vn = 0.0;
-    for (int k = 0; k < dim; k++) {
-        vb[k] = (x[k] - xp[3 * i + (size_t)k]) / dt - vp[k]; /* relative velocity */
-        vn += vb[k] * n[k];
-    }
-    I[0] = I[1] = I[2] = 0.0;
-    if (d < 0)
-        for (int k = 0; k < dim; k++) {
-            double vnorm = vn < 0 ? vn * n[k] : 0.0; /* eq. 9, only into the body */
-            I[k] = vnorm + s->mu * (vb[k] - vn * n[k]); /* eqs. 10-11, sign corrected (header) */
-        }
-    if (stick) /* eq. 12 */
-        for (int k = 0; k < dim; k++)
-            I[k] += dt * s->k_stick * d * (1.0 - d / s->d_stick) * n[k];
-    return 1;
+    double d = body_sdf(b, sim->dim, x, n) - s->R; /* distance to the collision surface */
+    body_velocity_at(b, sim->dim, x, vp);
+    return collision_impulse(s, sim->dim, x, p->field[s->f_prev].data + 3 * i, d, n, vp, dt, I);
 }
 
 /* Algorithm 6: particle-body interactions, for the bodies in sim->bodies (gravity

@@ -706,9 +706,9 @@ static void update_stress(my_state *s, pfb_sim *sim, double dt)
     }
 }
 
-/* eq. 1 without pressure: gravity, viscosity (Mueller 2003 eq. 14, symmetrised)
- * and the stress divergence sum_j m_j (T_i + T_j) / (rho_i rho_j) grad_i W_ij, into
- * s->acc. */
+/* eq. 1 without pressure: gravity, viscosity (Mueller 2003 eq. 14, symmetrised),
+ * the stress divergence sum_j m_j (T_i B_i^-1 / rho_i^2 + T_j B_j^-1 / rho_j^2)
+ * grad_i W_ij and the artificial stress (see the header), into s->acc. */
 static void nonpressure_accel(my_state *s, pfb_sim *sim)
 {
     const pfb_particles *p = &sim->p;
@@ -721,6 +721,8 @@ static void nonpressure_accel(my_state *s, pfb_sim *sim)
         double a[3] = {0, 0, 0}, Ti[9], Tj[9], Bj[9], Ri[9], Rj[9];
         const double *Bi = s->binv + 9 * i;
         tensor_of(s, n, p->field[s->f_T].data, i, Ti);
+        if (s->eps_art > 0)
+            tensor_of(s, n, s->rart, i, Ri);
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
             size_t j = nl->idx[q], js = src_of(s, n, j);
             double r = sqrt(nl->r2[q]);
@@ -748,7 +750,6 @@ static void nonpressure_accel(my_state *s, pfb_sim *sim)
                     a[k] += ci * Ti[3 * k + b] * gi[b] + cj * Tj[3 * k + b] * gj[b];
             if (s->eps_art > 0) {
                 double fr = kernel_w(&s->cubic, r) / s->w_d, fn = mj * fr * fr * fr * fr;
-                tensor_of(s, n, s->rart, i, Ri);
                 tensor_of(s, n, s->rart, j, Rj);
                 for (int k = 0; k < dim; k++)
                     for (int b = 0; b < dim; b++)
