@@ -342,7 +342,9 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
         goto done;
     res->last = d0;
     double gmag = sqrt(sim.g[0] * sim.g[0] + sim.g[1] * sim.g[1] + sim.g[2] * sim.g[2]);
-    res->energy_scale = d0.ke + d0.mass * gmag * sim.length_ref + 0.5 * d0.mass * sim.v_ref * sim.v_ref;
+    /* the mass an emitter will add counts as if present from the start */
+    double mass_all = d0.mass + sim_emitter_mass(&sim);
+    res->energy_scale = d0.ke + mass_all * gmag * sim.length_ref + 0.5 * mass_all * sim.v_ref * sim.v_ref;
     if (cfg->solver->surface_tension) {
         /* surface energy sigma * A, with A = dim V / L (exact for a disc or ball of radius L) */
         double sigma = cfg->solver->surface_tension(state);
@@ -363,6 +365,9 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
             sim.step++;
             sim.t = (double)(f - 1) * frame_dt + (double)(s + 1) * res->dt;
             sim_positions_changed(&sim);
+            rc = sim_emit(&sim, res->dt, sim.t, err);
+            if (rc)
+                goto done;
             if (run_check_blowup(&sim, res->energy_scale, energy_limit, res->reason, sizeof res->reason)) {
                 res->unstable = 1;
                 break;

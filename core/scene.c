@@ -832,53 +832,59 @@ static const pfb_scene_def scene_tower = {
 static const pfb_param_spec fill_params[] = {
     {"width", PFB_PARAM_DOUBLE, 0.8, 1e-3, 1e2, "m", "tank length along x (and z in 3D)", NULL},
     {"height", PFB_PARAM_DOUBLE, 1.0, 1e-3, 1e2, "m", "tank height", NULL},
-    {"stream_width", PFB_PARAM_DOUBLE, 0.08, 1e-3, 1e2, "m", "width of the stream (a tall column released above the tank floor)", NULL},
-    {"stream_height", PFB_PARAM_DOUBLE, 0.7, 1e-3, 1e2, "m", "length of the stream", NULL},
+    {"nozzle_width", PFB_PARAM_DOUBLE, 0.08, 1e-3, 1e2, "m", "width (2D) or diameter (3D) of the pouring nozzle", NULL},
+    {"nozzle_height", PFB_PARAM_DOUBLE, 0.8, 1e-3, 1e2, "m", "height of the nozzle's exit above the tank floor", NULL},
+    {"speed", PFB_PARAM_DOUBLE, 1.5, 1e-3, 1e2, "m/s", "speed of the stream at the exit", NULL},
+    {"pour_time", PFB_PARAM_DOUBLE, 1.5, 0.0, 1e4, "s", "the stream pours during [0, pour_time)", NULL},
     {"size", PFB_PARAM_DOUBLE, 0.08, 1e-4, 1e2, "m", "half extent of the box on the floor", NULL},
     {"body_density", PFB_PARAM_DOUBLE, 3.0, 1e-3, 100.0, "1", "box density over the fluid density (the paper's heavy object; < 1 floats once the level allows)", NULL},
+    {"body_friction", PFB_PARAM_DOUBLE, 0.5, 0.0, 10.0, "1", "Coulomb friction between the box and the tank", NULL},
     {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "fluid density for particle masses", NULL},
     {"gravity", PFB_PARAM_DOUBLE, 9.81, 0.0, 1e4, "m/s^2", "gravitational acceleration (along -y)", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
-/* The stream is a column at the tank's left wall whose bottom is 0.2 tank
- * heights above the floor: it falls, splashes and fills the tank; the box rests
- * on the floor at the tank's centre.  The paper pours continuously; a released
- * column is its closed-mass stand-in (the framework has no emitters). */
+/* An empty tank with a box on its floor at the centre, filled by a stream from
+ * a nozzle over its left quarter (a core emitter, sim_emit).  At t = 0 the
+ * stream's first four layers are out of the nozzle. */
 static int fill_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
 {
     const int dim = sim->dim;
-    double L = params_get(sp, "width"), H = params_get(sp, "height"), sw = params_get(sp, "stream_width");
-    double sh = params_get(sp, "stream_height"), a = params_get(sp, "size"), rho = params_get(sp, "density");
-    double g = params_get(sp, "gravity");
-    if (0.2 * H + sh > H)
-        return pfb_err_set(err, PFB_EINVAL, "fill stream height %g does not fit in the tank (height %g); valid: at most 0.8 height", sh, H);
-    if (sw + 2.0 * a >= 0.5 * L)
-        return pfb_err_set(err, PFB_EINVAL, "fill stream width %g and box size %g do not fit the tank width %g", sw, a, L);
-    int rc = check_resolution(sim, sw, "stream width", err);
+    double L = params_get(sp, "width"), H = params_get(sp, "height"), nw = params_get(sp, "nozzle_width");
+    double nh = params_get(sp, "nozzle_height"), a = params_get(sp, "size"), rho = params_get(sp, "density");
+    double g = params_get(sp, "gravity"), u = params_get(sp, "speed");
+    if (!(nh < H && nh > 2.0 * a + 4.0 * sim->spacing))
+        return pfb_err_set(err, PFB_EINVAL, "fill nozzle_height %g is invalid; valid: above the box (%g) and below the tank height %g",
+                           nh, 2.0 * a + 4.0 * sim->spacing, H);
+    if (nw + 2.0 * a >= 0.5 * L)
+        return pfb_err_set(err, PFB_EINVAL, "fill nozzle_width %g and box size %g do not fit the tank width %g; valid: nozzle_width + 2 size < width / 2", nw, a, L);
+    int rc = check_resolution(sim, nw, "nozzle width", err);
     if (!rc)
         rc = check_resolution(sim, a, "box size", err);
     if (!rc)
         rc = add_tank(sim, L, H, dim == 3 ? L : 0.0, err);
     if (rc)
         return rc;
-    double lo[3] = {0, 0.2 * H, dim == 3 ? 0.5 * (L - sw) : 0.0}, hi[3] = {sw, 0.2 * H + sh, dim == 3 ? 0.5 * (L + sw) : 0.0};
-    rc = fill_box(sim, lo, hi, rho, NULL, NULL, err);
+    double nozzle[3] = {0.25 * L - 0.5 * a, nh, dim == 3 ? 0.5 * L : 0.0};
+    rc = sim_emitter_init(sim, nozzle, nw, u, rho, params_get(sp, "pour_time"), err);
+    if (!rc)
+        rc = sim_emit_start(sim, 4, err);
     if (rc)
         return rc;
     double c[3] = {0.5 * L, a, dim == 3 ? 0.5 * L : 0.0}, half[3] = {a, a, a};
     pfb_body b;
     rc = body_init(&b, PFB_BODY_BOX, dim, a, half, params_get(sp, "body_density") * rho, c, err);
+    b.friction = params_get(sp, "body_friction");
     if (!rc)
         rc = bodies_add(&sim->bodies, &b, err);
     sim->rho_ref = rho;
     sim->g[1] = -g;
     sim->length_ref = H;
-    sim->v_ref = sqrt(2.0 * fmax(g, 1e-12) * H);
+    sim->v_ref = sqrt(u * u + 2.0 * fmax(g, 1e-12) * nh);
     return rc;
 }
 
 static const pfb_scene_def scene_fill = {
-    "fill", "a box on a tank floor, the tank filled by a falling stream (Clavet et al. 2005 Fig. 9)", fill_params,
+    "fill", "a heavy box on a tank floor, the tank filled by a pouring stream (Clavet et al. 2005 Fig. 9)", fill_params,
     {0.01, 0.02}, 2.0, fill_build};
 
 const pfb_scene_def *const pfb_scenes[] = {&scene_pool,  &scene_dam,   &scene_drop,    &scene_blob,

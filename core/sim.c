@@ -154,3 +154,100 @@ void sim_bodies_couple(pfb_sim *sim, double dt, double t, double margin, double 
         }
     }
 }
+
+/* ---- the emitter --------------------------------------------------------------- */
+
+/* Offsets of a layer's particles in the exit's plane: lattice points
+ * (i + 1/2) spacing from the centre, within the segment (2D) or the disc (3D). */
+static size_t emitter_layer(const pfb_sim *sim, double (*off)[2], size_t cap)
+{
+    const pfb_emitter *e = &sim->emit;
+    const double s = sim->spacing, R = 0.5 * e->width;
+    const long m = (long)floor(R / s + 0.5);
+    size_t n = 0;
+    for (long kz = sim->dim == 3 ? -m : 0; kz < (sim->dim == 3 ? m : 1); kz++)
+        for (long kx = -m; kx < m; kx++) {
+            double x = ((double)kx + 0.5) * s, z = sim->dim == 3 ? ((double)kz + 0.5) * s : 0.0;
+            if (sim->dim == 3 && x * x + z * z > R * R)
+                continue;
+            if (off && n < cap) {
+                off[n][0] = x;
+                off[n][1] = z;
+            }
+            n++;
+        }
+    return n;
+}
+
+int sim_emitter_init(pfb_sim *sim, const double centre[3], double width, double speed, double density,
+                     double t_stop, pfb_err *err)
+{
+    pfb_emitter *e = &sim->emit;
+    memset(e, 0, sizeof *e);
+    if (!(speed > 0) || !isfinite(speed))
+        return pfb_err_set(err, PFB_EINVAL, "emitter speed %g is invalid; valid: positive and finite", speed);
+    if (!(width >= sim->spacing) || !isfinite(width))
+        return pfb_err_set(err, PFB_EINVAL, "emitter width %g is invalid; valid: at least the spacing %g", width,
+                           sim->spacing);
+    for (int k = 0; k < 3; k++)
+        e->centre[k] = k < sim->dim ? centre[k] : 0.0;
+    e->width = width;
+    e->speed = speed;
+    e->density = density;
+    e->t_stop = t_stop;
+    e->layer_n = emitter_layer(sim, NULL, 0);
+    e->on = 1;
+    return PFB_OK;
+}
+
+int sim_emit_start(pfb_sim *sim, int layers, pfb_err *err)
+{
+    pfb_emitter *e = &sim->emit;
+    if (!e->on || layers <= 0)
+        return PFB_OK;
+    e->layers0 = layers;
+    e->travel = (double)layers * sim->spacing;
+    int rc = sim_emit(sim, 0.0, 0.0, err);
+    e->travel = 0.0;
+    return rc;
+}
+
+double sim_emitter_mass(const pfb_sim *sim)
+{
+    const pfb_emitter *e = &sim->emit;
+    if (!e->on)
+        return 0.0;
+    double layers = floor(e->speed * e->t_stop / sim->spacing * (1.0 + 1e-9));
+    return layers * (double)e->layer_n * e->density * pow(sim->spacing, sim->dim);
+}
+
+int sim_emit(pfb_sim *sim, double dt, double t, pfb_err *err)
+{
+    pfb_emitter *e = &sim->emit;
+    if (!e->on || (dt > 0 && t - dt >= e->t_stop))
+        return PFB_OK;
+    const double s = sim->spacing, m = e->density * pow(s, sim->dim);
+    /* only the part of the step before t_stop pours */
+    if (dt > 0)
+        e->travel += e->speed * (fmin(t, e->t_stop) - (t - dt));
+    double(*off)[2] = malloc(e->layer_n * sizeof *off);
+    if (!off)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory for an emitter layer of %zu particles", e->layer_n);
+    emitter_layer(sim, off, e->layer_n);
+    int rc = PFB_OK;
+    while (!rc && e->travel >= s * (1.0 - 1e-9)) { /* a layer per spacing, sums of steps rounding short */
+        e->travel -= s;
+        /* the layer left the exit travel / speed ago (gravity over that time is
+         * below a spacing's worth of the stream's own speed and is left out) */
+        double y = e->centre[1] - e->travel;
+        for (size_t k = 0; k < e->layer_n && !rc; k++) {
+            double x[3] = {e->centre[0] + off[k][0], y, e->centre[2] + off[k][1]}, v[3] = {0, -e->speed, 0};
+            rc = particles_add(&sim->p, x, v, m, err);
+        }
+        if (!rc)
+            e->emitted += e->layer_n;
+        sim_positions_changed(sim);
+    }
+    free(off);
+    return rc;
+}

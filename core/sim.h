@@ -13,6 +13,25 @@
 #include "particles.h"
 #include "rng.h"
 
+/* A nozzle pouring a stream downwards (along -y): every time the stream has
+ * advanced by one spacing it adds a layer of particles on the nozzle's cross
+ * section (a segment of the given width in 2D, a disc of that diameter in 3D),
+ * on the scene's lattice, at the stream's speed, until t_stop.  Particles it
+ * adds have every registered field zeroed; solvers initialise their own
+ * material fields for particles they have not seen (see solver.h). */
+typedef struct pfb_emitter {
+    int on;
+    double centre[3];        /* centre of the nozzle's exit (m) */
+    double width;            /* width (2D) or diameter (3D) of the exit (m) */
+    double speed;            /* stream speed (m/s), downwards */
+    double density;          /* particle mass = density * spacing^dim */
+    double t_stop;           /* pours during [0, t_stop) (s) */
+    double travel;           /* distance the stream advanced since the last layer (m) */
+    size_t layer_n;          /* particles per layer */
+    size_t emitted;          /* particles added so far */
+    int layers0;             /* layers already out of the exit at t = 0 */
+} pfb_emitter;
+
 typedef struct pfb_sim {
     int dim;
     double spacing;          /* initial particle spacing of the scene (m) */
@@ -28,6 +47,7 @@ typedef struct pfb_sim {
     pfb_particles p;
     pfb_boundaries walls;
     pfb_bodies bodies;       /* rigid bodies (issue 7), advanced by the solver */
+    pfb_emitter emit;        /* a pouring stream, if emit.on */
     pfb_rng rng;
     /* neighbour cache, rebuilt on request */
     pfb_grid grid;
@@ -70,6 +90,24 @@ void sim_project_walls(pfb_sim *sim, double t, double margin, double e, double f
  * conserves momentum exactly; the particle is then moved onto phi = margin
  * (position only).  t is the end of the step. */
 void sim_bodies_couple(pfb_sim *sim, double dt, double t, double margin, double friction);
+
+/* Set up the emitter (spacing and dim already set): counts a layer's
+ * particles; names a bad width or speed. */
+int sim_emitter_init(pfb_sim *sim, const double centre[3], double width, double speed, double density,
+                     double t_stop, pfb_err *err);
+
+/* The stream's first layers are already out of the exit at t = 0, the newest
+ * at the exit, the others a spacing apart below it (a closed scene starts
+ * with particles, and the diagnostics take their mass and lattice from them). */
+int sim_emit_start(pfb_sim *sim, int layers, pfb_err *err);
+
+/* Advance the stream by dt ending at time t (the run loop calls it after each
+ * step): adds the layers due, each at its distance below the exit.  Declares
+ * positions changed when it adds any. */
+int sim_emit(pfb_sim *sim, double dt, double t, pfb_err *err);
+
+/* Mass the emitter adds during (0, t_stop), its first layers not included (kg, or kg/m in 2D). */
+double sim_emitter_mass(const pfb_sim *sim);
 
 /* Declare that positions changed, invalidating the cached neighbour list. */
 void sim_positions_changed(pfb_sim *sim);

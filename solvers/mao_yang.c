@@ -1082,6 +1082,11 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
     const double t1 = sim->t + dt;
+    /* particles an emitter added carry zeroed fields: the fluid's rest density */
+    double *ref = p->field[s->f_ref].data;
+    for (size_t i = 0; i < p->n; i++)
+        if (ref[i] == 0.0)
+            ref[i] = s->rho0;
     /* 1. at x_n: density, velocity gradient, non-pressure accelerations */
     int rc = neighbours(s, sim, sim->t, err);
     if (rc)

@@ -126,6 +126,8 @@ typedef struct mp_state {
     double t_solid, t_fluid, kappa, kappa_w;
     double cfl, reach_max;    /* neighbour radius: largest c_d (r_i + r_p) */
     int f_radius, f_temp;
+    double spread, T0;        /* radius spread and initial temperature of new globules */
+    uint64_t ids_seen;        /* globules with smaller ids have radius and temperature */
     double *acc, *dT;         /* workspace: 3 n accelerations, n temperature rates */
     size_t cap;
 } mp_state;
@@ -226,6 +228,35 @@ static void mp_destroy(void *state)
     free(s);
 }
 
+/* Radius and temperature of every globule whose id is new to the solver (all of
+ * them at creation, an emitter's since): radii drawn in id order, so they do
+ * not depend on the storage order. */
+static int init_globules(mp_state *s, pfb_sim *sim, pfb_err *err)
+{
+    const uint64_t first = s->ids_seen, end = sim->p.next_id;
+    if (end <= first)
+        return PFB_OK;
+    size_t *by_id = malloc((size_t)(end - first) * sizeof *by_id);
+    if (!by_id)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory for %zu globule ids", (size_t)(end - first));
+    for (uint64_t id = first; id < end; id++)
+        by_id[id - first] = (size_t)-1;
+    for (size_t i = 0; i < sim->p.n; i++)
+        if (sim->p.id[i] >= first)
+            by_id[sim->p.id[i] - first] = i;
+    for (uint64_t id = first; id < end; id++) {
+        size_t i = by_id[id - first];
+        if (i == (size_t)-1)
+            continue;
+        double u = rng_uniform(&sim->rng);
+        sim->p.field[s->f_radius].data[i] = 0.5 * s->r0 * (1.0 + s->spread * (2.0 * u - 1.0));
+        sim->p.field[s->f_temp].data[i] = s->T0;
+    }
+    free(by_id);
+    s->ids_seen = end;
+    return PFB_OK;
+}
+
 static int mp_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err)
 {
     *out = NULL;
@@ -275,6 +306,8 @@ static int mp_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err
     s->kappa_w = params_get(p, "wall_conductance");
     s->cfl = params_get(p, "cfl");
     const double spread = params_get(p, "radius_spread");
+    s->spread = spread;
+    s->T0 = params_get(p, "temperature");
     double cmax = fmax(s->c_r, s->c_d);
     s->reach_max = cmax * r0 * (1.0 + spread);
     int rc = particles_add_field(&sim->p, "radius", 1, &s->f_radius, err);
@@ -284,25 +317,11 @@ static int mp_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err
         mp_destroy(s);
         return rc;
     }
-    /* radii drawn in id order, so they do not depend on the storage order */
-    size_t *by_id = malloc(sim->p.next_id * sizeof *by_id);
-    if (!by_id) {
+    rc = init_globules(s, sim, err);
+    if (rc) {
         mp_destroy(s);
-        return pfb_err_set(err, PFB_ENOMEM, "out of memory for %zu globule ids", (size_t)sim->p.next_id);
+        return rc;
     }
-    for (size_t i = 0; i < sim->p.next_id; i++)
-        by_id[i] = (size_t)-1;
-    for (size_t i = 0; i < sim->p.n; i++)
-        by_id[sim->p.id[i]] = i;
-    const double T0 = params_get(p, "temperature");
-    for (size_t id = 0; id < sim->p.next_id; id++) {
-        if (by_id[id] == (size_t)-1)
-            continue;
-        double u = rng_uniform(&sim->rng);
-        sim->p.field[s->f_radius].data[by_id[id]] = 0.5 * r0 * (1.0 + spread * (2.0 * u - 1.0));
-        sim->p.field[s->f_temp].data[by_id[id]] = T0;
-    }
-    free(by_id);
     *out = s;
     return PFB_OK;
 }
@@ -346,6 +365,8 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     const int dim = sim->dim;
     const long n = (long)p->n;
     int rc = ensure_workspace(s, p->n, err);
+    if (!rc)
+        rc = init_globules(s, sim, err);
     if (rc)
         return rc;
     const pfb_nlist *nl;

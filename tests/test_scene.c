@@ -9,6 +9,8 @@
  * fields, the stretch velocity field, the rod's spinning surface.  Bad parameters
  * fail with one line naming the value and what is valid. */
 #include "../core/scene.h"
+#include "../solvers/solver.h"
+#include "testutil.h"
 
 #include <check.h>
 #include <float.h>
@@ -16,6 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 
 static const double TEST_PI = 3.14159265358979323846;
 
@@ -478,6 +484,91 @@ START_TEST(test_rod_reject)
 }
 END_TEST
 
+/* ---- the emitter (fill scene's pouring stream) ------------------------------ */
+
+/* Layer counts are exact: a layer per spacing of travel, u t_stop / s layers in
+ * all (here 0.75 / 0.01 = 75); every particle leaves at the stream's speed. */
+START_TEST(test_emitter_counts)
+{
+    pfb_err err;
+    pfb_sim sim;
+    tu_bare_sim(&sim, 2, 0.01, 0, NULL, NULL);
+    const double c[3] = {0.3, 1.0, 0.0};
+    ck_assert(sim_emitter_init(&sim, c, 0.08, 1.5, 1000.0, 0.5, &err) == 0);
+    ck_assert_uint_eq(sim.emit.layer_n, 8);
+    ck_assert(sim_emit_start(&sim, 4, &err) == 0);
+    ck_assert_uint_eq(sim.p.n, 32);
+    /* the first layers: x on the half-offset lattice across the exit, y one
+     * spacing apart down from the exit, mass density x spacing^2 */
+    for (size_t i = 0; i < sim.p.n; i++) {
+        double fx = (sim.p.x[0][i] - c[0]) / 0.01 - 0.5, fy = (c[1] - sim.p.x[1][i]) / 0.01;
+        ck_assert_msg(fabs(fx - round(fx)) < 1e-9 && fabs(fx) < 4.0, "x %g off the exit's lattice", sim.p.x[0][i]);
+        ck_assert_msg(fabs(fy - round(fy)) < 1e-9 && fy > -0.5 && fy < 3.5, "y %g off the first layers", sim.p.x[1][i]);
+        ck_assert(fabs(sim.p.m[i] - 0.1) < 1e-15 && sim.p.v[1][i] == -1.5 && sim.p.v[0][i] == 0.0);
+    }
+    const double dt = 1e-3;
+    for (int k = 1; k <= 600; k++) {
+        size_t before = sim.p.n;
+        ck_assert(sim_emit(&sim, dt, k * dt, &err) == 0);
+        for (size_t i = before; i < sim.p.n; i++) /* each new layer is within a spacing of the exit */
+            ck_assert(sim.p.x[1][i] <= c[1] && sim.p.x[1][i] > c[1] - 0.01);
+        for (size_t i = 0; i < before; i++) /* the stream moves on (a bare sim has no solver) */
+            sim.p.x[1][i] -= 1.5 * dt;
+    }
+    ck_assert_uint_eq(sim.p.n, 32 + 75 * 8);
+    ck_assert(fabs(sim_emitter_mass(&sim) - 75 * 8 * 0.1) < 1e-9);
+    sim_free(&sim);
+
+    /* 3D: a disc of diameter 0.08 on the 0.01 lattice; its area to within the
+     * lattice's resolution of the rim (perimeter x spacing) */
+    tu_bare_sim(&sim, 3, 0.01, 0, NULL, NULL);
+    ck_assert(sim_emitter_init(&sim, c, 0.08, 1.5, 1000.0, 0.5, &err) == 0);
+    double area = (double)sim.emit.layer_n * 1e-4, want = M_PI * 0.04 * 0.04;
+    ck_assert_msg(fabs(area - want) <= 2.0 * M_PI * 0.04 * 0.01, "layer area %g, disc %g", area, want);
+    sim_free(&sim);
+
+    /* bad input names the value */
+    tu_bare_sim(&sim, 2, 0.01, 0, NULL, NULL);
+    ck_assert(sim_emitter_init(&sim, c, 0.08, -1.0, 1000.0, 0.5, &err) == PFB_EINVAL);
+    ck_assert(strstr(err.msg, "speed -1") != NULL);
+    ck_assert(sim_emitter_init(&sim, c, 0.005, 1.0, 1000.0, 0.5, &err) == PFB_EINVAL);
+    ck_assert(strstr(err.msg, "width 0.005") != NULL);
+    sim_free(&sim);
+}
+END_TEST
+
+/* Globules an emitter adds get miller_pearce's radius and temperature (not the
+ * zeroed fields particles_add leaves); mao_yang's get its rest density. */
+START_TEST(test_emitter_new_particles_initialised)
+{
+    pfb_err err;
+    const char *names[] = {"miller_pearce", "mao_yang"};
+    for (int s = 0; s < 2; s++) {
+        const pfb_solver_ops *so = solver_find(names[s]);
+        pfb_sim sim;
+        tu_bare_sim(&sim, 2, 0.01, 0, NULL, NULL);
+        const double c[3] = {0.0, 0.0, 0.0};
+        ck_assert(sim_emitter_init(&sim, c, 0.04, 1.0, 1000.0, 1.0, &err) == 0);
+        ck_assert(sim_emit_start(&sim, 4, &err) == 0);
+        void *st = tu_create(so, &sim, NULL);
+        double dt = 2e-4;
+        for (int k = 0; k < 200; k++) {
+            tu_step(so, st, &sim, dt);
+            ck_assert(sim_emit(&sim, dt, sim.t, &err) == 0);
+        }
+        tu_step(so, st, &sim, dt);
+        ck_assert_uint_eq(sim.p.n, 4 * (4 + 4)); /* 0.04 m of stream: 4 more layers */
+        const char *f = s == 0 ? "radius" : "rho_ref";
+        const double *v = sim.p.field[particles_find_field(&sim.p, f)].data;
+        for (size_t i = 0; i < sim.p.n; i++)
+            ck_assert_msg(v[i] > 0.0, "%s: particle id %llu has %s %g", names[s], (unsigned long long)sim.p.id[i], f,
+                          v[i]);
+        so->destroy(st);
+        sim_free(&sim);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------------------- */
 
 static Suite *scene_suite(void)
@@ -497,6 +588,12 @@ static Suite *scene_suite(void)
     tcase_add_test(my, test_rod_reject);
     tcase_set_timeout(my, 60);
     suite_add_tcase(s, my);
+
+    TCase *em = tcase_create("emitter");
+    tcase_add_test(em, test_emitter_counts);
+    tcase_add_test(em, test_emitter_new_particles_initialised);
+    tcase_set_timeout(em, 60);
+    suite_add_tcase(s, em);
     return s;
 }
 
