@@ -245,48 +245,239 @@ static int contact_points(const pfb_body *b, int dim, const pfb_shape *wall, dou
     return nc;
 }
 
-int body_wall_contact(pfb_body *b, int dim, const pfb_boundaries *walls, double t)
+/* A contact point within slop of a surface is touching: it gets velocity
+ * impulses (after a push-out it sits at phi = 0 up to round-off). */
+static double body_slop(const pfb_body *b)
 {
-    int contacts = 0;
-    /* a contact point within slop of a wall is touching: it gets velocity impulses
-     * (after a push-out it sits at phi = 0 up to round-off) */
-    const double slop = 1e-9 * (b->type == PFB_BODY_SPHERE ? b->radius : b->half[0] + b->half[1]);
-    for (int pass = 0; pass < 16; pass++) { /* sequential impulses until no contact moves */
+    return 1e-4 * (b->type == PFB_BODY_SPHERE ? b->radius : b->half[0] + b->half[1]);
+}
+
+/* Contact points of body a against body o: a sphere's centre (tested at
+ * phi_o - radius), a box's corners.  Returns their number; r gets the amount
+ * by which each point's distance is reduced (the radius, or 0). */
+static int pair_points(const pfb_body *a, int dim, double pts[8][3], double *r)
+{
+    if (a->type == PFB_BODY_SPHERE) {
+        memcpy(pts[0], a->x, sizeof pts[0]);
+        *r = a->radius;
+        return 1;
+    }
+    *r = 0.0;
+    double R[9];
+    quat_matrix(a->q, R);
+    int nc = dim == 3 ? 8 : 4;
+    for (int c = 0; c < nc; c++) {
+        double l[3] = {(c & 1 ? 1 : -1) * a->half[0], (c & 2 ? 1 : -1) * a->half[1],
+                       dim == 3 ? (c & 4 ? 1 : -1) * a->half[2] : 0.0};
+        for (int k = 0; k < 3; k++)
+            pts[c][k] = k < dim ? a->x[k] + R[3 * k] * l[0] + R[3 * k + 1] * l[1] + R[3 * k + 2] * l[2] : 0.0;
+    }
+    return nc;
+}
+
+/* Whether the ordered pair (i, j) is tested: both orders, except two spheres
+ * (the centre line is one contact). */
+static int pair_tested(const pfb_bodies *bs, size_t i, size_t j)
+{
+    if (i == j)
+        return 0;
+    return !(bs->b[i].type == PFB_BODY_SPHERE && bs->b[j].type == PFB_BODY_SPHERE && j < i);
+}
+
+/* Signed distance of contact point c of body a from wall w (o < 0) or from body
+ * o, with the contact's normal n (out of the other side, towards a) and the
+ * point on a's surface at. */
+static double contact_phi(const pfb_bodies *bs, int dim, const pfb_boundaries *walls, double t, size_t a, long o,
+                          int c, double n[3], double at[3])
+{
+    const pfb_body *A = &bs->b[a];
+    double pts[8][3], rad, phi;
+    if (o < 0) {
+        contact_points(A, dim, &walls->s[-o - 1], t, pts);
+        phi = shape_sdf(&walls->s[-o - 1], dim, t, pts[c], n);
+        memcpy(at, pts[c], sizeof pts[c]);
+        return phi;
+    }
+    pair_points(A, dim, pts, &rad);
+    phi = body_sdf(&bs->b[o], dim, pts[c], n) - rad;
+    for (int k = 0; k < 3; k++)
+        at[k] = k < dim ? pts[c][k] - rad * n[k] : 0.0;
+    return phi;
+}
+
+/* Push-out sweeps: every contact point inside the other side moves out along
+ * the normal (a wall takes nothing; two bodies share the move in inverse
+ * proportion to their masses, which keeps their centre of mass). */
+static void push_out(pfb_bodies *bs, int dim, const pfb_boundaries *walls, double t)
+{
+    for (int pass = 0; pass < 16; pass++) {
         int moved = 0;
-        for (size_t s = 0; s < walls->n; s++) {
-            const pfb_shape *wall = &walls->s[s];
-            double pts[8][3];
-            const int np = b->type == PFB_BODY_SPHERE ? 1 : dim == 3 ? 8 : 4;
-            for (int c = 0; c < np; c++) {
-                double n[3], vw[3], vb[3], J[3];
-                contact_points(b, dim, wall, t, pts); /* earlier contacts moved the body */
-                double phi = shape_sdf(wall, dim, t, pts[c], n);
-                if (phi >= slop)
+        for (size_t a = 0; a < bs->n; a++) {
+            pfb_body *A = &bs->b[a];
+            const int np = A->type == PFB_BODY_SPHERE ? 1 : dim == 3 ? 8 : 4;
+            for (long o = -(long)walls->n; o < (long)bs->n; o++) {
+                if (o >= 0 && !pair_tested(bs, a, (size_t)o))
                     continue;
-                contacts += pass == 0;
-                if (phi < 0) {
+                for (int c = 0; c < np; c++) {
+                    double n[3], at[3];
+                    double phi = contact_phi(bs, dim, walls, t, a, o, c, n, at);
+                    if (phi >= 0)
+                        continue;
                     moved = 1;
-                    for (int k = 0; k < dim; k++) { /* push out along the wall normal */
-                        b->x[k] -= phi * n[k];
-                        pts[c][k] -= phi * n[k];
+                    double wa = o < 0 ? 1.0 : bs->b[o].mass / (A->mass + bs->b[o].mass);
+                    for (int k = 0; k < dim; k++) {
+                        A->x[k] -= wa * phi * n[k];
+                        if (o >= 0)
+                            bs->b[o].x[k] += (1.0 - wa) * phi * n[k];
                     }
                 }
-                shape_velocity_at(wall, dim, t, pts[c], vw);
-                body_velocity_at(b, dim, pts[c], vb);
-                double vr[3] = {0, 0, 0};
-                for (int k = 0; k < dim; k++)
-                    vr[k] = vb[k] - vw[k];
-                body_contact_impulse(b, dim, pts[c], n, vr, 0.0, b->restitution, b->friction, J); /* wall: infinite mass */
-                if (J[0] == 0.0 && J[1] == 0.0 && J[2] == 0.0)
-                    continue;
-                moved = 1;
-                body_apply_impulse(b, dim, pts[c], J);
             }
         }
         if (!moved)
             break;
     }
-    return contacts;
+}
+
+typedef struct body_contact {
+    size_t a;
+    long o;              /* other body, or -(wall + 1) */
+    double at[3], n[3];
+    double target;       /* normal relative velocity to reach: -e v_n at first touch */
+    double lam, jt[3];   /* accumulated normal and tangential impulses */
+    double e, mu;
+} body_contact;
+
+/* Velocity of side o (a wall, or a body) at x. */
+static void other_velocity(const pfb_bodies *bs, int dim, const pfb_boundaries *walls, double t, long o,
+                           const double x[3], double v[3])
+{
+    if (o < 0)
+        shape_velocity_at(&walls->s[-o - 1], dim, t, x, v);
+    else
+        body_velocity_at(&bs->b[o], dim, x, v);
+}
+
+/* Apply impulse J to a and -J to o at x. */
+static void contact_apply(pfb_bodies *bs, int dim, const body_contact *c, const double J[3])
+{
+    body_apply_impulse(&bs->b[c->a], dim, c->at, J);
+    if (c->o >= 0) {
+        double Jo[3] = {-J[0], -J[1], -J[2]};
+        body_apply_impulse(&bs->b[c->o], dim, c->at, Jo);
+    }
+}
+
+static double contact_inv_mass(const pfb_bodies *bs, int dim, const body_contact *c, const double d[3])
+{
+    double k = body_inv_mass_along(&bs->b[c->a], dim, c->at, d);
+    return c->o >= 0 ? k + body_inv_mass_along(&bs->b[c->o], dim, c->at, d) : k;
+}
+
+#define CONTACT_MAX (PFB_MAX_BODIES * 8 * (PFB_MAX_SHAPES + PFB_MAX_BODIES))
+#define CONTACT_ITERATIONS 32
+
+int bodies_contact(pfb_bodies *bs, int dim, const pfb_boundaries *walls, double t)
+{
+    if (bs->n == 0)
+        return 0;
+    push_out(bs, dim, walls, t);
+    /* the touching points, with the approach speed they had */
+    static _Thread_local body_contact cs[CONTACT_MAX];
+    int nc = 0;
+    for (size_t a = 0; a < bs->n; a++) {
+        const pfb_body *A = &bs->b[a];
+        const int np = A->type == PFB_BODY_SPHERE ? 1 : dim == 3 ? 8 : 4;
+        for (long o = -(long)walls->n; o < (long)bs->n; o++) {
+            if (o >= 0 && !pair_tested(bs, a, (size_t)o))
+                continue;
+            const double slop = o < 0 ? body_slop(A) : fmax(body_slop(A), body_slop(&bs->b[o]));
+            for (int c = 0; c < np && nc < CONTACT_MAX; c++) {
+                body_contact *k = &cs[nc];
+                memset(k, 0, sizeof *k);
+                if (contact_phi(bs, dim, walls, t, a, o, c, k->n, k->at) >= slop)
+                    continue;
+                k->a = a;
+                k->o = o;
+                k->e = o < 0 ? A->restitution : fmin(A->restitution, bs->b[o].restitution);
+                k->mu = o < 0 ? A->friction : sqrt(A->friction * bs->b[o].friction);
+                double va[3], vo[3], vn = 0.0;
+                body_velocity_at(A, dim, k->at, va);
+                other_velocity(bs, dim, walls, t, o, k->at, vo);
+                for (int d = 0; d < dim; d++)
+                    vn += (va[d] - vo[d]) * k->n[d];
+                k->target = vn < 0 ? -k->e * vn : 0.0;
+                nc++;
+            }
+        }
+    }
+    /* projected Gauss-Seidel on the accumulated impulses: each normal impulse
+     * stays >= 0, each tangential one within mu times it, so the contacts act
+     * together (a resting stack) and not one after another */
+    for (int it = 0; it < CONTACT_ITERATIONS; it++) {
+        double change = 0.0;
+        for (int q = 0; q < nc; q++) {
+            body_contact *k = &cs[q];
+            double va[3], vo[3], vr[3] = {0, 0, 0}, vn = 0.0;
+            body_velocity_at(&bs->b[k->a], dim, k->at, va);
+            other_velocity(bs, dim, walls, t, k->o, k->at, vo);
+            for (int d = 0; d < dim; d++) {
+                vr[d] = va[d] - vo[d];
+                vn += vr[d] * k->n[d];
+            }
+            double lam = fmax(k->lam + (k->target - vn) / contact_inv_mass(bs, dim, k, k->n), 0.0);
+            double J[3] = {0, 0, 0};
+            for (int d = 0; d < dim; d++)
+                J[d] = (lam - k->lam) * k->n[d];
+            change = fmax(change, fabs(lam - k->lam));
+            k->lam = lam;
+            contact_apply(bs, dim, k, J);
+            if (!(k->mu > 0))
+                continue;
+            /* friction against the tangential velocity after the normal impulse */
+            body_velocity_at(&bs->b[k->a], dim, k->at, va);
+            other_velocity(bs, dim, walls, t, k->o, k->at, vo);
+            double vt[3] = {0, 0, 0}, vtn = 0.0;
+            vn = 0.0;
+            for (int d = 0; d < dim; d++)
+                vn += (va[d] - vo[d]) * k->n[d];
+            for (int d = 0; d < dim; d++) {
+                vt[d] = va[d] - vo[d] - vn * k->n[d];
+                vtn += vt[d] * vt[d];
+            }
+            vtn = sqrt(vtn);
+            double jt[3] = {k->jt[0], k->jt[1], k->jt[2]};
+            if (vtn > 0) {
+                double tt[3] = {0, 0, 0};
+                for (int d = 0; d < dim; d++)
+                    tt[d] = vt[d] / vtn;
+                double djt = vtn / contact_inv_mass(bs, dim, k, tt);
+                for (int d = 0; d < dim; d++)
+                    jt[d] -= djt * tt[d];
+            }
+            double jtn = sqrt(jt[0] * jt[0] + jt[1] * jt[1] + jt[2] * jt[2]), cap = k->mu * k->lam;
+            if (jtn > cap)
+                for (int d = 0; d < 3; d++)
+                    jt[d] *= cap / jtn;
+            for (int d = 0; d < 3; d++) {
+                J[d] = jt[d] - k->jt[d];
+                k->jt[d] = jt[d];
+            }
+            contact_apply(bs, dim, k, J);
+        }
+        if (change == 0.0)
+            break;
+    }
+    return nc;
+}
+
+int body_wall_contact(pfb_body *b, int dim, const pfb_boundaries *walls, double t)
+{
+    pfb_bodies one;
+    one.n = 1;
+    one.b[0] = *b;
+    int nc = bodies_contact(&one, dim, walls, t);
+    *b = one.b[0];
+    return nc;
 }
 
 double body_kinetic_energy(const pfb_body *b, int dim)

@@ -86,13 +86,26 @@ void body_contact_impulse(const pfb_body *b, int dim, const double at[3], const 
  * exact rotation of angle |w| dt about w, renormalised). */
 void body_advance(pfb_body *b, int dim, double dt);
 
-/* Body-wall contact against the shared boundaries at time t, impulse-based
- * (Guendelman, Bridson and Fedkiw 2003): every contact point (sphere: the point
- * nearest the wall; box: the corners) inside a wall is pushed out along the
- * wall normal, and every touching one (within 1e-9 of the body's size) that
- * approaches the wall gets an impulse removing (1 + e) of its normal relative
- * velocity, with Coulomb friction up to friction x the normal impulse; sweeps
- * repeat (at most 16) until no contact moves.  Returns the contacts found. */
+/* Contacts among bodies and with the shared boundaries at time t, impulse-based
+ * (after Guendelman, Bridson and Fedkiw 2003, with simultaneous impulses):
+ *  - contact points: a box's corners; a sphere's point nearest a wall, or its
+ *    centre tested at phi - radius against another body (two spheres: one
+ *    contact on the centre line; box-box contacts are corner-face only, so an
+ *    edge crossing an edge in 3D is not seen);
+ *  - push-out sweeps (at most 16): a point inside a wall moves its body out
+ *    along the wall normal; a point inside another body moves the two apart
+ *    along that body's normal in inverse proportion to their masses;
+ *  - every touching point (phi below 1e-4 of the body's size) takes part in a
+ *    projected Gauss-Seidel solve on accumulated impulses (32 sweeps at most):
+ *    the normal impulse, kept >= 0, brings the normal relative velocity to
+ *    -e times the approach speed the point had (restitution: the body's against
+ *    a wall, the smaller of two bodies'); the tangential one, kept within mu
+ *    times it (friction: the body's, or the geometric mean of two), stops the
+ *    sliding.  Impulses between bodies are equal and opposite.
+ * Returns the touching points. */
+int bodies_contact(pfb_bodies *bs, int dim, const pfb_boundaries *walls, double t);
+
+/* bodies_contact for one body and the walls. */
 int body_wall_contact(pfb_body *b, int dim, const pfb_boundaries *walls, double t);
 
 /* Kinetic energy, linear plus rotational. */

@@ -708,12 +708,13 @@ static const pfb_param_spec float_params[] = {
     {"body", PFB_PARAM_CHOICE, 0, 0, 0, "", "body shape", "box|sphere"},
     {"size", PFB_PARAM_DOUBLE, 0.1, 1e-4, 1e2, "m", "box half extent (a square box) or sphere radius", NULL},
     {"body_density", PFB_PARAM_DOUBLE, 0.5, 1e-3, 100.0, "1", "body density over the fluid density (< 1 floats)", NULL},
+    {"count", PFB_PARAM_INT, 1, 1, PFB_MAX_BODIES, "", "bodies in a row along x, centres 2.5 size apart", NULL},
     {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "fluid density for particle masses", NULL},
     {"gravity", PFB_PARAM_DOUBLE, 9.81, 0.0, 1e4, "m/s^2", "gravitational acceleration (along -y)", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 typedef struct float_ctx {
-    const pfb_body *b;
+    const pfb_bodies *bs;
     int dim;
     double clear;
 } float_ctx;
@@ -722,11 +723,15 @@ static int float_keep(const double x[3], const void *ctx)
 {
     const float_ctx *c = ctx;
     double n[3];
-    return body_sdf(c->b, c->dim, x, n) > c->clear;
+    for (size_t b = 0; b < c->bs->n; b++)
+        if (body_sdf(&c->bs->b[b], c->dim, x, n) <= c->clear)
+            return 0;
+    return 1;
 }
 
-/* A pool of the given depth in a closed tank with one body at its centre, placed
- * where it would float at rest if the level did not rise: a box's bottom (a
+/* A pool of the given depth in a closed tank with one body at its centre (or
+ * count of them in a row along x, centred), placed where it would float at
+ * rest if the level did not rise: a box's bottom (a
  * sphere's centre for a body_density of 1/2) at the draft body_density x 2 size
  * below the surface; lattice sites closer than half a spacing to the body are
  * left empty.  A body_density >= 1 body starts with its top at the surface. */
@@ -740,21 +745,26 @@ static int float_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
     if (D + 2.0 * a > H)
         return pfb_err_set(err, PFB_EINVAL, "float depth %g plus the body (%g) exceeds tank height %g; valid: depth + 2 size <= height",
                            D, 2.0 * a, H);
-    if (2.0 * a >= L)
-        return pfb_err_set(err, PFB_EINVAL, "float body size %g does not fit the tank width %g; valid: 2 size < width", a, L);
+    const int count = params_get_int(sp, "count");
+    const double row = 2.5 * a * (double)(count - 1) + 2.0 * a;
+    if (row >= L)
+        return pfb_err_set(err, PFB_EINVAL, "float row of %d bodies of size %g (%g m) does not fit the tank width %g; valid: 2.5 size (count - 1) + 2 size < width",
+                           count, a, row, L);
     int rc = check_resolution(sim, a, "body size", err);
     if (!rc)
         rc = add_tank(sim, L, H, dim == 3 ? L : 0.0, err);
     if (rc)
         return rc;
     double draft = fmin(rr, 1.0) * 2.0 * a;
-    double c[3] = {0.5 * L, D - draft + a, dim == 3 ? 0.5 * L : 0.0};
     double half[3] = {a, a, a};
-    pfb_body b;
-    rc = body_init(&b, sphere ? PFB_BODY_SPHERE : PFB_BODY_BOX, dim, a, half, rr * rho, c, err);
-    if (!rc)
-        rc = bodies_add(&sim->bodies, &b, err);
-    float_ctx ctx = {&sim->bodies.b[sim->bodies.n - 1], dim, 0.5 * sim->spacing};
+    for (int k = 0; k < count && !rc; k++) {
+        double c[3] = {0.5 * L + 2.5 * a * ((double)k - 0.5 * (double)(count - 1)), D - draft + a, dim == 3 ? 0.5 * L : 0.0};
+        pfb_body b;
+        rc = body_init(&b, sphere ? PFB_BODY_SPHERE : PFB_BODY_BOX, dim, a, half, rr * rho, c, err);
+        if (!rc)
+            rc = bodies_add(&sim->bodies, &b, err);
+    }
+    float_ctx ctx = {&sim->bodies, dim, 0.5 * sim->spacing};
     double lo[3] = {0, 0, 0}, hi[3] = {L, D, L};
     if (!rc)
         rc = fill_box(sim, lo, hi, rho, float_keep, &ctx, err);

@@ -128,7 +128,10 @@ void sim_bodies_couple(pfb_sim *sim, double dt, double t, double margin, double 
         for (int k = 0; k < dim; k++)
             B->v[k] += dt * sim->g[k];
         body_advance(B, dim, dt);
-        body_wall_contact(B, dim, &sim->walls, t);
+    }
+    bodies_contact(&sim->bodies, dim, &sim->walls, t);
+    for (size_t b = 0; b < sim->bodies.n; b++) {
+        pfb_body *B = &sim->bodies.b[b];
         for (size_t i = 0; i < p->n; i++) {
             double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]}, n[3], vb[3];
             double phi = body_sdf(B, dim, x, n);

@@ -83,7 +83,8 @@ void sim_project_walls(pfb_sim *sim, double t, double margin, double e, double f
 
 /* Two-way rigid-body coupling by projection, for back ends whose particles carry
  * velocities (the SPH ones): each body gets gravity, advances by dt and resolves
- * its wall contacts (core/body.c); then every particle closer than margin to it,
+ * its contacts with walls and other bodies (bodies_contact); then every
+ * particle closer than margin to a body,
  * in storage order, exchanges with it the impulse of an inelastic two-body
  * contact (the normal relative velocity removed, j = -v_n / (1/m_i + 1/m_eff);
  * Coulomb friction up to friction x j), equal and opposite, so the exchange

@@ -95,7 +95,7 @@
  *    step; "particles inside" are those within the collision radius R of the
  *    body (eq. 12's attraction range too); the eq. 11 velocity impulse I times the
  *    particle's mass is the momentum each gives the body (lines 6-7); line 11
- *    resolves body-wall contacts (core/body.c; there is no body-body contact);
+ *    resolves body-wall and body-body contacts (core/body.c bodies_contact);
  *    lines 12-15 treat the body as infinitely heavy, so the particles then lose
  *    a momentum different from what the body gained in lines 5-7 (measured: 15%
  *    of the exchanged momentum when a disc of 5% of a block's mass hits it).
@@ -827,8 +827,8 @@ static void body_interactions(const clavet_state *s, pfb_sim *sim, double dt, do
         memcpy(B->imp, imp, sizeof imp);
         memcpy(B->aimp, aimp, sizeof aimp);
         body_advance(B, dim, dt);
-        body_wall_contact(B, dim, &sim->walls, t); /* line 11 (no body-body contact) */
     }
+    bodies_contact(bs, dim, &sim->walls, t); /* line 11: body-wall and body-body */
     for (size_t b = 0; b < bs->n; b++) { /* lines 12-15, bodies of infinite inertia */
         pfb_body *B = &bs->b[b];
         double J[3] = {0, 0, 0}, L[3] = {0, 0, 0}; /* momentum and angular momentum taken from the particles */

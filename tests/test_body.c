@@ -147,6 +147,145 @@ START_TEST(test_box_rests_on_floor)
 }
 END_TEST
 
+/* ---- body-body contacts ------------------------------------------------------- */
+
+/* Two equal discs (and spheres) head-on in free space: with restitution 1 they
+ * exchange velocities, with 0 they leave together at the mean; the contact
+ * impulse is equal and opposite, so the momentum is the initial one to
+ * round-off (1e-12 relative). */
+START_TEST(test_bodies_head_on)
+{
+    pfb_boundaries none = {0};
+    pfb_err err;
+    for (int dim = 2; dim <= 3; dim++)
+        for (int e = 0; e <= 1; e++) {
+            pfb_bodies bs = {0};
+            pfb_body b;
+            double c0[3] = {0, 0, 0}, c1[3] = {0.25, 0, 0}, h[3] = {0};
+            ck_assert_int_eq(body_init(&b, PFB_BODY_SPHERE, dim, 0.1, h, 700.0, c0, &err), 0);
+            b.restitution = e;
+            b.v[0] = 1.0;
+            ck_assert_int_eq(bodies_add(&bs, &b, &err), 0);
+            ck_assert_int_eq(body_init(&b, PFB_BODY_SPHERE, dim, 0.1, h, 700.0, c1, &err), 0);
+            b.restitution = e;
+            ck_assert_int_eq(bodies_add(&bs, &b, &err), 0);
+            const double p0 = bs.b[0].mass * 1.0;
+            int touched = 0;
+            for (int s = 0; s < 200; s++) {
+                for (int k = 0; k < 2; k++)
+                    body_advance(&bs.b[k], dim, 1e-3);
+                touched += bodies_contact(&bs, dim, &none, 0.0) > 0;
+                double gap = bs.b[1].x[0] - bs.b[0].x[0] - 0.2;
+                ck_assert_msg(gap > -1e-9, "%dD e=%d: discs overlap by %g", dim, e, -gap);
+            }
+            ck_assert_int_gt(touched, 0);
+            double want0 = e ? 0.0 : 0.5, want1 = e ? 1.0 : 0.5;
+            ck_assert_double_eq_tol(bs.b[0].v[0], want0, 1e-12);
+            ck_assert_double_eq_tol(bs.b[1].v[0], want1, 1e-12);
+            ck_assert_double_eq_tol(bs.b[0].mass * bs.b[0].v[0] + bs.b[1].mass * bs.b[1].v[0], p0, 1e-12 * p0);
+            ck_assert_double_eq_tol(bs.b[0].v[1], 0.0, 1e-15);
+        }
+}
+END_TEST
+
+/* A box dropped on a box resting on the floor of a tank, and a disc dropped on
+ * it, with restitution 0 (the solvers' integration: gravity, advance, contacts):
+ * each comes to rest on the one below, to within g dt^2 (one step's fall) per
+ * level stacked, speed below g dt per level; nothing overlaps by more than that. */
+START_TEST(test_bodies_stack)
+{
+    pfb_boundaries walls = {0};
+    pfb_shape tank = {0};
+    pfb_err err;
+    tank.type = PFB_SHAPE_BOX;
+    tank.inside = 1;
+    tank.c[0] = tank.c[1] = tank.c[2] = 0.5;
+    tank.half[0] = tank.half[1] = tank.half[2] = 0.5;
+    ck_assert_int_eq(boundaries_add(&walls, &tank, &err), 0);
+    for (int dim = 2; dim <= 3; dim++) {
+        pfb_bodies bs = {0};
+        pfb_body b;
+        double c0[3] = {0.5, 0.05, 0.5}, c1[3] = {0.5, 0.3, 0.5}, c2[3] = {0.52, 0.6, 0.5};
+        double h0[3] = {0.2, 0.05, 0.2}, h1[3] = {0.1, 0.05, 0.1};
+        ck_assert_int_eq(body_init(&b, PFB_BODY_BOX, dim, 0.0, h0, 500.0, c0, &err), 0);
+        ck_assert_int_eq(bodies_add(&bs, &b, &err), 0);
+        ck_assert_int_eq(body_init(&b, PFB_BODY_BOX, dim, 0.0, h1, 800.0, c1, &err), 0);
+        ck_assert_int_eq(bodies_add(&bs, &b, &err), 0);
+        ck_assert_int_eq(body_init(&b, PFB_BODY_SPHERE, dim, 0.05, h1, 300.0, c2, &err), 0);
+        ck_assert_int_eq(bodies_add(&bs, &b, &err), 0);
+        for (size_t k = 0; k < bs.n; k++)
+            bs.b[k].friction = 0.5;
+        const double dt = 1e-3, g = 9.81;
+        for (int s = 0; s < 2000; s++) {
+            for (size_t k = 0; k < bs.n; k++) {
+                bs.b[k].v[1] -= g * dt;
+                body_advance(&bs.b[k], dim, dt);
+            }
+            bodies_contact(&bs, dim, &walls, 0.0);
+        }
+        const double want[3] = {0.05, 0.15, 0.25};
+        for (size_t k = 0; k < bs.n; k++) {
+            ck_assert_msg(fabs(bs.b[k].x[1] - want[k]) <= (double)(k + 1) * g * dt * dt, "%dD body %zu at y %.9g, want %g",
+                          dim, k, bs.b[k].x[1], want[k]);
+            ck_assert_msg(fabs(bs.b[k].v[1]) < (double)(k + 1) * g * dt, "%dD body %zu v_y %g", dim, k, bs.b[k].v[1]);
+        }
+        ck_assert_double_lt(fabs(bs.b[1].w[2]), 1e-6);
+    }
+}
+END_TEST
+
+/* A spinning box thrown at a disc off-centre, in free space with friction: the
+ * linear momentum is conserved to round-off (equal and opposite impulses, and
+ * push-outs that keep the centre of mass), and the kinetic energy does not grow
+ * (restitution 1 and friction dissipate nothing, or a part). */
+START_TEST(test_bodies_momentum)
+{
+    pfb_boundaries none = {0};
+    pfb_err err;
+    for (int dim = 2; dim <= 3; dim++) {
+        pfb_bodies bs = {0};
+        pfb_body b;
+        double c0[3] = {0, 0.03, 0.01}, c1[3] = {0.3, 0, 0}, h[3] = {0.08, 0.05, 0.06};
+        ck_assert_int_eq(body_init(&b, PFB_BODY_BOX, dim, 0.0, h, 900.0, c0, &err), 0);
+        b.v[0] = 2.0;
+        b.w[2] = 5.0;
+        if (dim == 3)
+            b.w[0] = 3.0;
+        b.restitution = 0.7;
+        b.friction = 0.4;
+        ck_assert_int_eq(bodies_add(&bs, &b, &err), 0);
+        ck_assert_int_eq(body_init(&b, PFB_BODY_SPHERE, dim, 0.1, h, 400.0, c1, &err), 0);
+        b.restitution = 0.7;
+        b.friction = 0.4;
+        ck_assert_int_eq(bodies_add(&bs, &b, &err), 0);
+        double P0[3] = {0, 0, 0}, E0 = 0.0;
+        for (size_t k = 0; k < 2; k++) {
+            E0 += body_kinetic_energy(&bs.b[k], dim);
+            for (int a = 0; a < dim; a++)
+                P0[a] += bs.b[k].mass * bs.b[k].v[a];
+        }
+        int touched = 0;
+        for (int s = 0; s < 300; s++) {
+            for (size_t k = 0; k < 2; k++)
+                body_advance(&bs.b[k], dim, 1e-3);
+            touched += bodies_contact(&bs, dim, &none, 0.0) > 0;
+        }
+        ck_assert_int_gt(touched, 0);
+        double P[3] = {0, 0, 0}, E = 0.0;
+        for (size_t k = 0; k < 2; k++) {
+            E += body_kinetic_energy(&bs.b[k], dim);
+            for (int a = 0; a < dim; a++)
+                P[a] += bs.b[k].mass * bs.b[k].v[a];
+        }
+        for (int a = 0; a < dim; a++)
+            ck_assert_msg(fabs(P[a] - P0[a]) <= 1e-12 * fabs(P0[0]), "%dD P[%d] %.17g, was %.17g", dim, a, P[a], P0[a]);
+        ck_assert_msg(E <= E0 * (1.0 + 1e-12), "%dD energy grew: %.17g > %.17g", dim, E, E0);
+        ck_assert_msg(E < 0.99 * E0, "%dD restitution 0.7 lost no energy", dim);
+        ck_assert_double_gt(bs.b[1].v[0], 0.1); /* the disc was hit */
+    }
+}
+END_TEST
+
 /* ---- clavet, Algorithm 6 ------------------------------------------------------- */
 
 /* A 2D block of 16 x 16 unit-mass particles at spacing 0.01, at rest, and a disc
@@ -404,6 +543,9 @@ static Suite *body_suite(void)
     tcase_add_test(tc, test_rotated_box_sdf);
     tcase_add_test(tc, test_impulse_momentum);
     tcase_add_test(tc, test_box_rests_on_floor);
+    tcase_add_test(tc, test_bodies_head_on);
+    tcase_add_test(tc, test_bodies_stack);
+    tcase_add_test(tc, test_bodies_momentum);
     suite_add_tcase(s, tc);
     TCase *tcl = tcase_create("clavet");
     tcase_set_timeout(tcl, 300);
