@@ -55,7 +55,7 @@ endif
 
 LIB_SRC := $(wildcard core/*.c) $(wildcard solvers/*.c) $(wildcard experiments/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CLI_OBJ := $(BUILD)/cli/main.o
+CLI_OBJ := $(BUILD)/cli/main.o $(BUILD)/cli/bench.o
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_STAMP := build/.deps-build

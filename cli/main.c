@@ -14,6 +14,7 @@
 #include "../core/version.h"
 #include "../experiments/experiment.h"
 #include "../solvers/solver.h"
+#include "bench.h"
 
 #define EXIT_BAD 1
 #define EXIT_UNSTABLE 3
@@ -26,6 +27,7 @@ static void usage_main(FILE *f)
           "  list                 solvers, scenes and every parameter with default, range and unit\n"
           "  run                  run one simulation and write series.csv, run.meta and frames\n"
           "  exp                  run an experiment (volume, stability, drop) over the solvers\n"
+          "  bench                time the neighbour search or a solver's steps (make bench)\n"
           "  version              version, commit, compiler and flags\n"
           "\n"
           "'pfbench <command> --help' describes a command.\n",
@@ -401,17 +403,19 @@ int main(int argc, char **argv)
         return cmd_run(argc, argv);
     if (!strcmp(cmd, "exp"))
         return cmd_exp(argc, argv);
+    if (!strcmp(cmd, "bench"))
+        return cmd_bench(argc, argv);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("pfbench %s\ncommit %s\ncompiler %s\ncflags %s\n", pfb_version(), pfb_commit(), pfb_compiler(),
                pfb_cflags());
         return 0;
     }
-    static const char *const cmds[] = {"list", "run", "exp", "version"};
-    const char *near = pfb_nearest(cmd, cmds, 4);
+    static const char *const cmds[] = {"list", "run", "exp", "bench", "version"};
+    const char *near = pfb_nearest(cmd, cmds, 5);
     if (near)
-        fprintf(stderr, "pfbench: unknown command '%s'; did you mean '%s'? valid: list, run, exp, version\n", cmd,
+        fprintf(stderr, "pfbench: unknown command '%s'; did you mean '%s'? valid: list, run, exp, bench, version\n", cmd,
                 near);
     else
-        fprintf(stderr, "pfbench: unknown command '%s'; valid: list, run, exp, version\n", cmd);
+        fprintf(stderr, "pfbench: unknown command '%s'; valid: list, run, exp, bench, version\n", cmd);
     return EXIT_BAD;
 }

@@ -32,16 +32,17 @@
  * floor((max - min) * inv_h) + 1; the smaller scale can only leave the last cell
  * of an axis emptier.
  *
- * Neighbour list.  One scan over the points in cell order: for each point, the
- * candidate ranges are read from xs (contiguous), and the sorted positions of its
- * hits are appended branch-free to a buffer (nl->idx's storage, grown as needed),
- * its count going to start[i + 1].  A prefix sum over point index gives start; each
- * row is then assembled in nl->r2's storage (indices as exact doubles) and sorted
- * (insertion sort: linear when storage is cell ordered, since ranges are visited in
- * slot order and each cell holds increasing indices); a last pass moves the indices
- * to idx and sets r2 = pfb_dist2(x, i, j), the same function on the same values, so
- * the bits equal the brute force's.  Keeping hits and rows in the two arrays of the
- * list means no scratch allocation and no type punning. */
+ * Neighbour list.  The points, in cell order, are cut into one chunk of whole
+ * cells per thread.  A first parallel pass counts every point's hits among its
+ * cell's candidate ranges (read from xs, contiguous) into start[i + 1]; a
+ * prefix sum over point index gives start; a second parallel pass recomputes
+ * the hits (the same pfb_dist2 on the same values, so the same set) branch-free
+ * into a scratch row on the stack, sorts it by index with its squared distances
+ * (insertion sort: linear when storage is cell ordered, since ranges are visited
+ * in slot order and each cell holds increasing indices) and copies it into
+ * place.  r2 = pfb_dist2 of xs's copies of x, so the bits equal the brute
+ * force's; each row is made by one thread, so nothing depends on the thread
+ * count. */
 #include "grid.h"
 
 #include <float.h>
@@ -50,6 +51,16 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* below this many points the search runs on one thread, unless threads are set */
+#define GRID_PARALLEL_MIN 4096
+/* most chunks (threads) of a search */
+#define GRID_MAX_CHUNKS 256
+/* rows shorter than this go through a scratch row on the stack */
+#define GRID_ROW_MAX 512
 
 /* Largest span in cells binned at cell edge h (above it cells are widened). */
 static double kcap(void)
@@ -475,140 +486,116 @@ static void hashed_ranges(const pfb_grid *g, const long *c, cell_ranges *r)
     }
 }
 
-/* Append the sorted positions k in [lo, hi), k != ki, with pfb_dist2(ki, k) < hh
- * at out[pos..]; returns the new pos.  The write is unconditional (branch-free), so
- * out must have room for one entry past the last hit. */
-static size_t hits_range3(const double *restrict x0, const double *restrict x1,
-                          const double *restrict x2, size_t ki, size_t lo, size_t hi, double hh,
-                          size_t *restrict out, size_t pos)
+/* Number of positions k in [lo, hi), k != ki, with pfb_dist2(ki, k) < hh (the
+ * same expression, written out per dimension so that it vectorises; ki itself,
+ * at distance 0, is counted and taken off). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static size_t count_range(int dim, const double *const xs[3], size_t ki, size_t lo, size_t hi, double hh)
 {
-    const double *const xp[3] = {x0, x1, x2};
-    for (size_t k = lo; k < hi; k++) {
-        const double d2 = pfb_dist2(3, xp, ki, k);
-        out[pos] = k;
-        pos += (size_t)((d2 < hh) & (k != ki));
+    size_t m = 0;
+    const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = xs[2];
+    const double a0 = x0[ki], a1 = x1[ki];
+    if (dim == 3) {
+        const double a2 = x2[ki];
+#pragma omp simd reduction(+ : m)
+        for (size_t k = lo; k < hi; k++) {
+            const double dx = a0 - x0[k], dy = a1 - x1[k], dz = a2 - x2[k];
+            m += dx * dx + dy * dy + dz * dz < hh;
+        }
+    } else {
+#pragma omp simd reduction(+ : m)
+        for (size_t k = lo; k < hi; k++) {
+            const double dx = a0 - x0[k], dy = a1 - x1[k];
+            m += dx * dx + dy * dy < hh;
+        }
     }
-    return pos;
+    return m - (ki >= lo && ki < hi);
 }
 
-static size_t hits_range2(const double *restrict x0, const double *restrict x1, size_t ki,
-                          size_t lo, size_t hi, double hh, size_t *restrict out, size_t pos)
+/* Write the hits of [lo, hi) (original indices order[k] and squared distances,
+ * pfb_dist2 as count_range computes it) at idx/r2 + m, branch-free (room for
+ * one entry past the last hit is needed); returns the new m. */
+static size_t fill_range(int dim, const double *const xs[3], const size_t *restrict order, size_t ki, size_t lo,
+                         size_t hi, double hh, size_t *restrict idx, double *restrict r2, size_t m)
 {
-    const double *const xp[3] = {x0, x1, NULL};
     for (size_t k = lo; k < hi; k++) {
-        const double d2 = pfb_dist2(2, xp, ki, k);
-        out[pos] = k;
-        pos += (size_t)((d2 < hh) & (k != ki));
+        const double d2 = pfb_dist2(dim, xs, ki, k);
+        idx[m] = order[k];
+        r2[m] = d2;
+        m += (size_t)((d2 < hh) & (k != ki));
     }
-    return pos;
+    return m;
 }
 
-/* Sort ascending; linear when already sorted. */
-static void sort_keys(double *restrict a, size_t m)
+/* Sort a row by index, carrying r2; linear when already sorted. */
+static void sort_row(size_t *restrict idx, double *restrict r2, size_t m)
 {
     for (size_t t = 1; t < m; t++) {
-        const double key = a[t];
-        if (a[t - 1] <= key)
+        const size_t key = idx[t];
+        if (idx[t - 1] <= key)
             continue;
+        const double kr = r2[t];
         size_t b = t;
         do {
-            a[b] = a[b - 1];
+            idx[b] = idx[b - 1];
+            r2[b] = r2[b - 1];
             b--;
-        } while (b > 0 && a[b - 1] > key);
-        a[b] = key;
+        } while (b > 0 && idx[b - 1] > key);
+        idx[b] = key;
+        r2[b] = kr;
     }
 }
 
-/* State of the candidate scan.  Hits (sorted positions) are appended in cell order
- * to nl->idx's storage, which is grown as needed. */
-typedef struct list_scan {
-    int dim;
-    double hh;
-    const double *x0, *x1, *x2;
-    const size_t *order;
-    pfb_nlist *nl;
-    size_t nhits;
-} list_scan;
-
-/* Grow nl->idx (contents kept) and nl->r2 (not kept) to hold at least need entries. */
-static int grow_hits(pfb_nlist *nl, size_t need)
+/* Candidate ranges of the cell of the point at sorted position k. */
+static void ranges_of(const pfb_grid *g, size_t k, cell_ranges *r)
 {
-    const size_t cap = grown(nl->cap_pairs, need);
-    if (cap > SIZE_MAX / sizeof(size_t) || cap > SIZE_MAX / sizeof(double))
-        return PFB_ENOMEM;
-    size_t *idx = realloc(nl->idx, cap * sizeof *idx);
-    if (!idx)
-        return PFB_ENOMEM;
-    nl->idx = idx;
-    nl->r2 = fresh_array(nl->r2, cap, sizeof *nl->r2);
-    nl->cap_pairs = nl->r2 ? cap : 0;
-    return nl->r2 ? PFB_OK : PFB_ENOMEM;
+    const long *c = g->cellc + (size_t)g->dim * g->order[k];
+    if (g->hashed) {
+        hashed_ranges(g, c, r);
+    } else {
+        long c3[3] = {c[0], c[1], g->dim == 3 ? c[2] : 0};
+        bounded_ranges(g, c3, r);
+    }
 }
 
-/* Scan the points at sorted positions [k0, k1), which share the candidate ranges r:
- * append each one's hits and store its count in start[i + 1]. */
-static int scan_group(list_scan *p, const cell_ranges *r, size_t k0, size_t k1)
+/* Whether sorted positions a and b hold points of the same cell (in hashed mode
+ * two cells may share a slot). */
+static int same_cell(const pfb_grid *g, size_t a, size_t b)
 {
-    size_t cand = 0;
-    for (int t = 0; t < r->n; t++)
-        cand += r->hi[t] - r->lo[t];
-    pfb_nlist *nl = p->nl;
-    for (size_t k = k0; k < k1; k++) {
-        if (nl->cap_pairs - p->nhits <= cand && grow_hits(nl, p->nhits + cand + 1) != PFB_OK)
-            return PFB_ENOMEM;
-        size_t *out = nl->idx + p->nhits;
-        size_t m = 0;
-        if (p->dim == 3)
-            for (int t = 0; t < r->n; t++)
-                m = hits_range3(p->x0, p->x1, p->x2, k, r->lo[t], r->hi[t], p->hh, out, m);
-        else
-            for (int t = 0; t < r->n; t++)
-                m = hits_range2(p->x0, p->x1, k, r->lo[t], r->hi[t], p->hh, out, m);
-        nl->start[p->order[k] + 1] = m;
-        p->nhits += m;
-    }
-    return PFB_OK;
+    const size_t ia = g->order[a], ib = g->order[b];
+    if (!g->hashed)
+        return g->slot[ia] == g->slot[ib];
+    const long *ca = g->cellc + (size_t)g->dim * ia, *cb = g->cellc + (size_t)g->dim * ib;
+    return ca[0] == cb[0] && ca[1] == cb[1] && (g->dim == 2 || ca[2] == cb[2]);
 }
 
-/* Scan every point in cell order (sorted position k = 0, 1, ..), grouped by cell. */
-static int scan_all(const pfb_grid *g, list_scan *p)
+/* The sorted positions where each of nt chunks starts: equal shares of [0, n),
+ * each moved forward to the start of a cell (so a cell's points share one chunk). */
+static void chunk_bounds(const pfb_grid *g, int nt, size_t *kb)
 {
-    cell_ranges r;
-    const size_t *cs = g->cell_start;
-    if (!g->hashed) {
-        long c[3];
-        size_t s = 0;
-        for (c[2] = 0; c[2] < g->ncell[2]; c[2]++)
-            for (c[1] = 0; c[1] < g->ncell[1]; c[1]++)
-                for (c[0] = 0; c[0] < g->ncell[0]; c[0]++, s++) {
-                    if (cs[s] == cs[s + 1])
-                        continue;
-                    bounded_ranges(g, c, &r);
-                    if (scan_group(p, &r, cs[s], cs[s + 1]) != PFB_OK)
-                        return PFB_ENOMEM;
-                }
-        return PFB_OK;
+    const size_t n = g->n;
+    kb[0] = 0;
+    for (int t = 1; t < nt; t++) {
+        size_t k = n * (size_t)t / (size_t)nt;
+        if (k < kb[t - 1])
+            k = kb[t - 1];
+        while (k > 0 && k < n && same_cell(g, k, k - 1))
+            k++;
+        kb[t] = k;
     }
-    const int dim = g->dim;
-    for (size_t k = 0; k < g->n;) {
-        const long *c = g->cellc + (size_t)dim * g->order[k];
-        size_t k1 = k + 1;
-        while (k1 < g->n) {
-            const long *c1 = g->cellc + (size_t)dim * g->order[k1];
-            if (c1[0] != c[0] || c1[1] != c[1] || (dim == 3 && c1[2] != c[2]))
-                break;
-            k1++;
-        }
-        hashed_ranges(g, c, &r);
-        if (scan_group(p, &r, k, k1) != PFB_OK)
-            return PFB_ENOMEM;
-        k = k1;
-    }
-    return PFB_OK;
+    kb[nt] = n;
 }
 
 /* x must hold the values given to the last grid_build: the scan reads their
- * cell-ordered copy g->xs (contiguous candidates), r2 is computed from x itself. */
+ * cell-ordered copy g->xs (the same values, so the same squared distances).
+ *
+ * Two passes over the candidates, each parallel over chunks of whole cells:
+ * the first counts every point's hits (start), the second writes them into the
+ * point's row, which is then sorted by index (linear when storage is cell-ordered).
+ * Every row is computed by one thread from the same values in the same order, so
+ * the list does not depend on the number of threads. */
 int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_err *err)
 {
     if (!g || !nl)
@@ -621,69 +608,86 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
     int rc = check_arrays("grid_neighbours", dim, x, n, err);
     if (rc != PFB_OK)
         return rc;
-    if (n > ((size_t)1 << 52))
-        return pfb_err_set(err, PFB_EINVAL, "grid_neighbours: %zu points; at most 2^52 supported",
-                           n);
     nl->n = 0;
     if (reserve_start(nl, n) != PFB_OK)
         return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %zu row offsets",
                            n + 1);
-
-    /* 1. scan the candidates of every point once, from the cell-ordered copy xs */
-    list_scan p;
-    p.dim = dim;
-    p.hh = g->h * g->h;
-    p.x0 = g->xs;
-    p.x1 = g->xs + g->cap_points;
-    p.x2 = dim == 3 ? g->xs + 2 * g->cap_points : NULL;
-    p.order = g->order;
-    p.nl = nl;
-    p.nhits = 0;
-    if (scan_all(g, &p) != PFB_OK)
-        return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory after %zu pairs",
-                           p.nhits);
+    const double hh = g->h * g->h;
+    const double *const xs[3] = {g->xs, g->xs + g->cap_points, dim == 3 ? g->xs + 2 * g->cap_points : g->xs};
+    const size_t *restrict order = g->order;
     size_t *restrict start = nl->start;
+    int nt = 1;
+#ifdef _OPENMP
+    nt = g->threads > 0 ? g->threads : n >= GRID_PARALLEL_MIN ? omp_get_max_threads() : 1;
+#endif
+    if (nt > GRID_MAX_CHUNKS)
+        nt = GRID_MAX_CHUNKS;
+    size_t kb[GRID_MAX_CHUNKS + 1];
+    chunk_bounds(g, nt, kb);
+
+    /* 1. count */
+#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        cell_ranges r;
+        for (size_t k = kb[t]; k < kb[t + 1];) {
+            ranges_of(g, k, &r);
+            size_t k1 = k;
+            for (; k1 < kb[t + 1] && same_cell(g, k1, k); k1++) {
+                size_t m = 0;
+                for (int q = 0; q < r.n; q++)
+                    m += count_range(dim, xs, k1, r.lo[q], r.hi[q], hh);
+                start[order[k1] + 1] = m;
+            }
+            k = k1;
+        }
+    }
     start[0] = 0;
     for (size_t i = 0; i < n; i++)
         start[i + 1] += start[i];
     const size_t total = start[n];
-    if (reserve_pairs(nl, total) != PFB_OK) /* only allocates when nothing was scanned */
+    if (reserve_pairs(nl, total) != PFB_OK)
         return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %zu pairs", total);
 
-    /* 2. rows: the hits (cell order, in idx's storage) become original indices in
-     * each point's row, assembled in r2's storage as doubles (exact below 2^53) */
-    const size_t *restrict order = g->order;
-    const size_t *restrict hits = nl->idx;
-    double *restrict rows = nl->r2;
-    size_t cur = 0;
-    for (size_t k = 0; k < n; k++) {
-        const size_t i = order[k];
-        const size_t m = start[i + 1] - start[i];
-        double *restrict row = rows + start[i];
-        for (size_t t = 0; t < m; t++)
-            row[t] = (double)order[hits[cur + t]];
-        cur += m;
-        sort_keys(row, m);
-    }
-
-    /* 3. idx from the rows, and r2 by the same pfb_dist2 (x holds the values xs
-     * copies) */
+    /* 2. fill and sort every row, through a scratch row on the stack (the
+     * branch-free writes go one past the last hit, which in place would land on
+     * a row another thread may be writing) */
     size_t *restrict idx = nl->idx;
     double *restrict r2 = nl->r2;
-    if (dim == 3) {
-        for (size_t i = 0; i < n; i++)
-            for (size_t t = start[i]; t < start[i + 1]; t++) {
-                const size_t j = (size_t)r2[t];
-                idx[t] = j;
-                r2[t] = pfb_dist2(3, x, i, j);
+#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        cell_ranges r;
+        size_t bi[GRID_ROW_MAX + 1];
+        double br[GRID_ROW_MAX + 1];
+        for (size_t k = kb[t]; k < kb[t + 1];) {
+            ranges_of(g, k, &r);
+            size_t k1 = k;
+            for (; k1 < kb[t + 1] && same_cell(g, k1, k); k1++) {
+                const size_t i = order[k1], m0 = start[i + 1] - start[i];
+                size_t *ri = idx + start[i];
+                double *rr = r2 + start[i];
+                if (m0 < GRID_ROW_MAX) { /* through the scratch row, then copied */
+                    size_t m = 0;
+                    for (int q = 0; q < r.n; q++)
+                        m = fill_range(dim, xs, order, k1, r.lo[q], r.hi[q], hh, bi, br, m);
+                    sort_row(bi, br, m);
+                    memcpy(ri, bi, m * sizeof *ri);
+                    memcpy(rr, br, m * sizeof *rr);
+                } else { /* a crowded row: checked writes */
+                    size_t m = 0;
+                    for (int q = 0; q < r.n; q++)
+                        for (size_t c = r.lo[q]; c < r.hi[q]; c++) {
+                            const double d2 = pfb_dist2(dim, xs, k1, c);
+                            if (d2 < hh && c != k1) {
+                                ri[m] = order[c];
+                                rr[m] = d2;
+                                m++;
+                            }
+                        }
+                    sort_row(ri, rr, m);
+                }
             }
-    } else {
-        for (size_t i = 0; i < n; i++)
-            for (size_t t = start[i]; t < start[i + 1]; t++) {
-                const size_t j = (size_t)r2[t];
-                idx[t] = j;
-                r2[t] = pfb_dist2(2, x, i, j);
-            }
+            k = k1;
+        }
     }
     nl->n = n;
     return PFB_OK;

@@ -12,7 +12,8 @@
  * brute-force search bit for bit.
  *
  * The neighbour list is a full list in compressed-row form: the neighbours of i
- * are idx[start[i] .. start[i+1]-1], in increasing index order. */
+ * are idx[start[i] .. start[i+1]-1], in increasing index order.  grid_neighbours
+ * runs on several threads (OpenMP) for 4096 points or more. */
 #ifndef PFB_GRID_H
 #define PFB_GRID_H
 
@@ -51,6 +52,8 @@ typedef struct pfb_grid {
     double *xs;            /* cell-ordered copy of the coordinates: xs[d * cap_points + k]
                               = x[d][order[k]]; grid_neighbours reads it */
     int ready;             /* 1 after a successful grid_build */
+    int threads;           /* threads of grid_neighbours (0: the OpenMP default from 4096
+                              points on, else 1); the list does not depend on it */
 } pfb_grid;
 
 typedef struct pfb_nlist {

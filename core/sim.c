@@ -35,6 +35,7 @@ static int sim_grid_build(pfb_sim *sim, double h, pfb_err *err)
         if (rc)
             return rc;
     }
+    sim->grid.threads = sim->threads;
     return grid_build(&sim->grid, (const double *const *)sim->p.x, sim->p.n, err);
 }
 
@@ -108,7 +109,9 @@ void sim_project_walls(pfb_sim *sim, double t, double margin, double e, double f
     pfb_particles *p = &sim->p;
     if (sim->walls.n == 0)
         return;
-    for (size_t i = 0; i < p->n; i++) {
+    const size_t n = p->n;
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t i = 0; i < n; i++) {
         double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
         double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
         if (boundaries_project(&sim->walls, sim->dim, t, margin, e, f, x, v))

@@ -168,7 +168,9 @@ static void compute_density(muller_state *s, pfb_sim *sim, const pfb_nlist *nl)
     double *restrict rho = p->field[s->f_rho].data;
     double *restrict pr = p->field[s->f_p].data;
     const double *restrict m = p->m;
-    for (size_t i = 0; i < p->n; i++) {
+    const size_t n = p->n;
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t i = 0; i < n; i++) {
         double sum = m[i] * s->w_poly6_0;
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++)
             sum += m[nl->idx[q]] * kernel_w_r2(&s->poly6, nl->r2[q]);
@@ -188,7 +190,9 @@ static void compute_forces(muller_state *s, pfb_sim *sim, const pfb_nlist *nl)
     double *restrict acc = p->field[s->f_a].data;
     const double *restrict m = p->m;
     size_t nsurf = 0;
-    for (size_t i = 0; i < p->n; i++) {
+    const size_t np = p->n;
+#pragma omp parallel for schedule(static) reduction(+ : nsurf) num_threads(sim_threads(sim)) if (sim_parallel(sim, np))
+    for (size_t i = 0; i < np; i++) {
         double fp[3] = {0, 0, 0}, fv[3] = {0, 0, 0}, n[3] = {0, 0, 0};
         double lapc = m[i] / rho[i] * s->lap_poly6_0; /* self term of eq. 15's Laplacian */
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
@@ -245,9 +249,11 @@ static void kick(const muller_state *s, pfb_sim *sim, double half_dt)
 {
     pfb_particles *p = &sim->p;
     const double *restrict acc = p->field[s->f_a].data;
+    const size_t n = p->n;
     for (int k = 0; k < sim->dim; k++) {
         double *restrict v = p->v[k];
-        for (size_t i = 0; i < p->n; i++)
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+        for (size_t i = 0; i < n; i++)
             v[i] += half_dt * acc[3 * i + (size_t)k];
     }
 }
@@ -264,10 +270,12 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
         s->have_accel = 1;
     }
     kick(s, sim, 0.5 * dt);
+    const size_t n = p->n;
     for (int k = 0; k < sim->dim; k++) {
         double *restrict x = p->x[k];
         const double *restrict v = p->v[k];
-        for (size_t i = 0; i < p->n; i++)
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+        for (size_t i = 0; i < n; i++)
             x[i] += dt * v[i];
     }
     sim_project_walls(sim, sim->t + dt, s->margin, s->e, s->fric);

@@ -117,7 +117,7 @@ static const contract_case cases[] = {
     {"float", 2, "0.025", "scene.width=0.5"}, {"float", 3, "0.05", "scene.width=0.5"},
 };
 
-static void run_case(const pfb_solver_ops *so, const contract_case *c, const char *seed, snap *s)
+static void run_case(const pfb_solver_ops *so, const contract_case *c, const char *seed, const char *threads, snap *s)
 {
     char dim[16];
     snprintf(dim, sizeof dim, "run.dim=%d", c->dim);
@@ -126,8 +126,8 @@ static void run_case(const pfb_solver_ops *so, const contract_case *c, const cha
     snprintf(seedset, sizeof seedset, "run.seed=%s", seed);
     const char *const sets[] = {dim,           spacing, seedset, "run.jitter=0.05", "run.t_end=0.3", "run.frames=6",
                                 "run.snapshots=none", "run.volume_limit=0",
-                                c->extra ? "scene.depth=0.2" : NULL, c->extra ? "scene.height=0.45" : NULL,
-                                c->extra, NULL};
+                                threads, c->extra ? "scene.depth=0.2" : NULL,
+                                c->extra ? "scene.height=0.45" : NULL, c->extra, NULL};
     tu_run t;
     tu_run_init(&t, so->name, c->scene, sets);
     memset(s, 0, sizeof *s);
@@ -155,9 +155,9 @@ START_TEST(test_contract)
     const pfb_solver_ops *so = pfb_solvers[(size_t)_i / ncases];
     const contract_case *c = &cases[(size_t)_i % ncases];
     snap a, b, other;
-    run_case(so, c, "11", &a);
-    run_case(so, c, "11", &b);
-    run_case(so, c, "12", &other);
+    run_case(so, c, "11", "run.threads=0", &a);
+    run_case(so, c, "11", "run.threads=0", &b);
+    run_case(so, c, "12", "run.threads=0", &other);
     ck_assert_uint_eq(a.n, b.n);
     ck_assert_msg(memcmp(a.state, b.state, 7 * a.n * sizeof(double)) == 0, "%s %s %dD: same seed, different bits",
                   so->name, c->scene, c->dim);
@@ -166,6 +166,27 @@ START_TEST(test_contract)
     free(a.state);
     free(b.state);
     free(other.state);
+}
+END_TEST
+
+/* The thread count changes no bit: every parallel loop computes each particle's
+ * (or row's) result on one thread in a fixed order, and reductions are integer
+ * or serial.  A 3D dam break and the 3D float (bodies) on 1 and 3 threads,
+ * run.threads forcing the parallel paths at this size. */
+START_TEST(test_threads)
+{
+    const pfb_solver_ops *so = pfb_solvers[_i];
+    const contract_case *cs[2] = {&cases[3], &cases[7]};
+    for (int k = 0; k < 2; k++) {
+        snap a, b;
+        run_case(so, cs[k], "11", "run.threads=1", &a);
+        run_case(so, cs[k], "11", "run.threads=3", &b);
+        ck_assert_uint_eq(a.n, b.n);
+        ck_assert_msg(memcmp(a.state, b.state, 7 * a.n * sizeof(double)) == 0, "%s %s 3D: 1 and 3 threads differ",
+                      so->name, cs[k]->scene);
+        free(a.state);
+        free(b.state);
+    }
 }
 END_TEST
 
@@ -179,6 +200,10 @@ int main(void)
     tcase_set_timeout(tc, 900);
     tcase_add_loop_test(tc, test_contract, 0, (int)(nsolvers * (sizeof cases / sizeof cases[0])));
     suite_add_tcase(s, tc);
+    TCase *tt = tcase_create("threads");
+    tcase_set_timeout(tt, 900);
+    tcase_add_loop_test(tt, test_threads, 0, (int)nsolvers);
+    suite_add_tcase(s, tt);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -1,0 +1,342 @@
+/* bench.c — `pfbench bench`: the measurements behind make bench (issue 8).
+ *
+ *   pfbench bench nsearch [--n N] [--neighbours K] [--dim 2|3] [--reps R] [--seed S]
+ *   pfbench bench step --solver S [--scene SC] [--dim 2|3] [--n N] [--steps K]
+ *                      [--set KEY=VALUE ...]
+ *
+ * nsearch: N points uniform in a cube (square) sized so that a point has K
+ * neighbours within h = 1 on average, in cell order (the framework keeps particle
+ * storage cell-ordered); R builds of the grid and the full neighbour list, timed
+ * one by one after an untimed warm-up build.  step: the scene at the spacing that gives about N particles, two
+ * warm-up steps, then K timed steps at the solver's suggested dt.  Both print one
+ * line of key=value pairs: the median time per particle, the throughput, and the
+ * resident memory the simulation added per particle (from /proc/self/statm).
+ * Exit status 1 on bad input (one line naming the value), 3 if the steps blew up. */
+#include "bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "../core/grid.h"
+#include "../core/rng.h"
+#include "../core/run.h"
+#include "../core/scene.h"
+#include "../solvers/solver.h"
+
+#define EXIT_BAD 1
+#define EXIT_UNSTABLE 3
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Resident set size in bytes (0 if /proc is unavailable). */
+static double rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f)
+        return 0.0;
+    long size = 0, res = 0;
+    int ok = fscanf(f, "%ld %ld", &size, &res) == 2;
+    fclose(f);
+    return ok ? (double)res * (double)sysconf(_SC_PAGESIZE) : 0.0;
+}
+
+static int threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Parse a positive integer option value; names the option on failure. */
+static int int_arg(const char *opt, const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < lo || v > hi) {
+        fprintf(stderr, "pfbench bench: %s %s is invalid; valid: an integer in [%ld, %ld]\n", opt, s, lo, hi);
+        return EXIT_BAD;
+    }
+    *out = v;
+    return 0;
+}
+
+static void usage_bench(FILE *f)
+{
+    fputs("usage: pfbench bench nsearch [--n N] [--neighbours K] [--dim 2|3] [--reps R] [--seed S]\n"
+          "       pfbench bench step --solver S [--scene SC] [--dim 2|3] [--n N] [--steps K] [--set KEY=VALUE]\n"
+          "\n"
+          "nsearch: grid build + full neighbour list of N uniform random points (cell order)\n"
+          "         with K neighbours on average (defaults 1000000, 40, 3D, 5 reps)\n"
+          "step:    K timed steps (default 20, after 2 warm-up steps) of the scene (default\n"
+          "         dam_break) at the spacing giving about N particles (default 60000)\n"
+          "\n"
+          "prints one line of key=value: ns per particle (median), throughput, bytes per\n"
+          "particle added to the resident set; OMP_NUM_THREADS sets the threads.\n",
+          f);
+}
+
+static int bench_nsearch(int argc, char **argv)
+{
+    long n = 1000000, k = 40, dim = 3, reps = 5, seed = 1;
+    for (int i = 3; i < argc; i++) {
+        const char *a = argv[i];
+        if (i + 1 >= argc) {
+            fprintf(stderr, "pfbench bench nsearch: option %s needs a value; see pfbench bench --help\n", a);
+            return EXIT_BAD;
+        }
+        int rc = !strcmp(a, "--n")            ? int_arg(a, argv[++i], 2, 100000000, &n)
+                 : !strcmp(a, "--neighbours") ? int_arg(a, argv[++i], 1, 1000, &k)
+                 : !strcmp(a, "--dim")        ? int_arg(a, argv[++i], 2, 3, &dim)
+                 : !strcmp(a, "--reps")       ? int_arg(a, argv[++i], 1, 1000, &reps)
+                 : !strcmp(a, "--seed")       ? int_arg(a, argv[++i], 0, 1000000000, &seed)
+                                              : -1;
+        if (rc == -1) {
+            fprintf(stderr, "pfbench bench nsearch: unknown option '%s'; valid: --n, --neighbours, --dim, --reps, --seed\n",
+                    a);
+            return EXIT_BAD;
+        }
+        if (rc)
+            return rc;
+    }
+    pfb_err err;
+    const int d = (int)dim;
+    /* box edge L: n (ball volume) / L^dim = k */
+    const double ball = d == 3 ? 4.0 / 3.0 * 3.14159265358979323846 : 3.14159265358979323846;
+    const double L = pow((double)n * ball / (double)k, 1.0 / (double)d);
+    double *x[3] = {NULL, NULL, NULL}, *y[3] = {NULL, NULL, NULL};
+    double base = rss_bytes();
+    for (int a = 0; a < 3; a++) {
+        x[a] = calloc((size_t)n, sizeof *x[a]);
+        y[a] = calloc((size_t)n, sizeof *y[a]);
+        if (!x[a] || !y[a]) {
+            fprintf(stderr, "pfbench bench nsearch: out of memory for %ld points\n", n);
+            return EXIT_BAD;
+        }
+    }
+    pfb_rng rng;
+    rng_seed(&rng, (uint64_t)seed);
+    for (long i = 0; i < n; i++)
+        for (int a = 0; a < d; a++)
+            y[a][i] = L * rng_uniform(&rng);
+    pfb_grid g;
+    pfb_nlist nl;
+    memset(&nl, 0, sizeof nl);
+    int rc = grid_init(&g, d, 1.0, &err);
+    /* cell order, as the framework keeps particle storage */
+    if (!rc)
+        rc = grid_build(&g, (const double *const *)y, (size_t)n, &err);
+    if (rc) {
+        fprintf(stderr, "pfbench bench nsearch: %s\n", err.msg);
+        return EXIT_BAD;
+    }
+    const size_t *perm = grid_sort_permutation(&g);
+    for (long i = 0; i < n; i++)
+        for (int a = 0; a < d; a++)
+            x[a][i] = y[a][perm[i]];
+    double *t = malloc((size_t)reps * sizeof *t);
+    if (!t) {
+        fprintf(stderr, "pfbench bench nsearch: out of memory\n");
+        return EXIT_BAD;
+    }
+    for (long r = -1; r < reps && !rc; r++) { /* r = -1: warm-up (first-touch page faults) */
+        double t0 = now();
+        rc = grid_build(&g, (const double *const *)x, (size_t)n, &err);
+        if (!rc)
+            rc = grid_neighbours(&g, (const double *const *)x, &nl, &err);
+        if (r >= 0)
+            t[r] = now() - t0;
+    }
+    if (rc) {
+        fprintf(stderr, "pfbench bench nsearch: %s\n", err.msg);
+        return EXIT_BAD;
+    }
+    double mem = rss_bytes() - base;
+    double med = median(t, (int)reps);
+    printf("bench=nsearch dim=%d n=%ld neighbours_mean=%.2f threads=%d reps=%ld ns_per_particle=%.1f "
+           "particles_per_s=%.4g bytes_per_particle=%.0f\n",
+           d, n, (double)nl.start[n] / (double)n, threads(), reps, 1e9 * med / (double)n, (double)n / med,
+           mem / (double)n);
+    free(t);
+    grid_free(&g);
+    nlist_free(&nl);
+    for (int a = 0; a < 3; a++) {
+        free(x[a]);
+        free(y[a]);
+    }
+    return 0;
+}
+
+static int bench_step(int argc, char **argv)
+{
+    const char *solver = NULL, *scene = "dam_break";
+    long n = 60000, steps = 20, dim = 3;
+    const char *sets[64];
+    int nsets = 0;
+    for (int i = 3; i < argc; i++) {
+        const char *a = argv[i];
+        if (i + 1 >= argc) {
+            fprintf(stderr, "pfbench bench step: option %s needs a value; see pfbench bench --help\n", a);
+            return EXIT_BAD;
+        }
+        int rc = 0;
+        if (!strcmp(a, "--solver"))
+            solver = argv[++i];
+        else if (!strcmp(a, "--scene"))
+            scene = argv[++i];
+        else if (!strcmp(a, "--n"))
+            rc = int_arg(a, argv[++i], 10, 100000000, &n);
+        else if (!strcmp(a, "--steps"))
+            rc = int_arg(a, argv[++i], 1, 1000000, &steps);
+        else if (!strcmp(a, "--dim"))
+            rc = int_arg(a, argv[++i], 2, 3, &dim);
+        else if (!strcmp(a, "--set") && nsets < 64)
+            sets[nsets++] = argv[++i];
+        else {
+            fprintf(stderr, "pfbench bench step: unknown option '%s'; valid: --solver, --scene, --dim, --n, --steps, --set\n",
+                    a);
+            return EXIT_BAD;
+        }
+        if (rc)
+            return rc;
+    }
+    if (!solver) {
+        fprintf(stderr, "pfbench bench step: --solver is missing; valid: pfbench list shows the solvers\n");
+        return EXIT_BAD;
+    }
+    pfb_err err;
+    const pfb_solver_ops *so;
+    const pfb_scene_def *sc;
+    if (solver_lookup(solver, &so, &err) || scene_lookup(scene, &sc, &err)) {
+        fprintf(stderr, "pfbench bench step: %s\n", err.msg);
+        return EXIT_BAD;
+    }
+    pfb_params rp, sp, op;
+    memset(&rp, 0, sizeof rp);
+    memset(&sp, 0, sizeof sp);
+    memset(&op, 0, sizeof op);
+    int rc = params_init(&rp, pfb_run_params, "run", &err);
+    if (!rc)
+        rc = params_init(&sp, sc->params, sc->name, &err);
+    if (!rc)
+        rc = params_init(&op, so->params, so->name, &err);
+    char dimset[32];
+    snprintf(dimset, sizeof dimset, "run.dim=%ld", dim);
+    if (!rc)
+        rc = run_apply_setting(&rp, &sp, &op, dimset, &err);
+    for (int i = 0; i < nsets && !rc; i++)
+        rc = run_apply_setting(&rp, &sp, &op, sets[i], &err);
+    pfb_run_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.solver = so;
+    cfg.scene = sc;
+    cfg.run = &rp;
+    cfg.scene_params = &sp;
+    cfg.solver_params = &op;
+    pfb_sim sim;
+    memset(&sim, 0, sizeof sim);
+    void *st = NULL;
+    double base = rss_bytes();
+    /* the spacing that gives about n particles: a first build at the scene's
+     * default spacing, scaled by (n0 / n)^(1/dim) */
+    double spacing = params_get(&rp, "spacing");
+    if (!rc && spacing == 0.0) {
+        rc = run_setup(&cfg, &sim, &st, &err);
+        if (!rc) {
+            double s0 = sim.spacing, n0 = (double)sim.p.n;
+            spacing = s0 * pow(n0 / (double)n, 1.0 / (double)dim);
+        }
+        so->destroy(st);
+        st = NULL;
+        sim_free(&sim);
+        char sset[64];
+        snprintf(sset, sizeof sset, "run.spacing=%.17g", spacing);
+        if (!rc)
+            rc = run_apply_setting(&rp, &sp, &op, sset, &err);
+        base = rss_bytes();
+    }
+    if (!rc)
+        rc = run_setup(&cfg, &sim, &st, &err);
+    double dt = 0.0;
+    if (!rc) {
+        dt = params_get(&rp, "dt");
+        if (dt == 0.0 && so->suggest_dt)
+            dt = so->suggest_dt(st, &sim);
+        if (!(dt > 0))
+            rc = pfb_err_set(&err, PFB_EINVAL, "time step %g is invalid; valid: set run.dt", dt);
+    }
+    double *t = rc ? NULL : malloc((size_t)steps * sizeof *t);
+    int unstable = 0;
+    for (long k = -2; !rc && k < steps && !unstable; k++) {
+        double t0 = now();
+        rc = so->step(st, &sim, dt, &err);
+        if (!rc)
+            rc = sim_emit(&sim, dt, sim.t + dt, &err);
+        if (k >= 0 && t)
+            t[k] = now() - t0;
+        sim.step++;
+        sim.t += dt;
+        sim_positions_changed(&sim);
+        char reason[256];
+        unstable = !rc && run_check_blowup(&sim, INFINITY, 1.0, reason, sizeof reason);
+        if (unstable)
+            fprintf(stderr, "pfbench bench step: %s\n", reason);
+    }
+    if (rc)
+        fprintf(stderr, "pfbench bench step: %s\n", err.msg);
+    if (!rc && !unstable && t) {
+        double mem = rss_bytes() - base, med = median(t, (int)steps);
+        double np = (double)sim.p.n;
+        printf("bench=step solver=%s scene=%s dim=%ld n=%zu spacing=%.6g dt=%.4g threads=%d steps=%ld "
+               "ns_per_particle_step=%.1f particle_steps_per_s=%.4g bytes_per_particle=%.0f\n",
+               so->name, sc->name, dim, sim.p.n, sim.spacing, dt, threads(), steps, 1e9 * med / np, np / med,
+               mem / np);
+    }
+    free(t);
+    if (st)
+        so->destroy(st);
+    sim_free(&sim);
+    params_free(&rp);
+    params_free(&sp);
+    params_free(&op);
+    return rc ? EXIT_BAD : unstable ? EXIT_UNSTABLE : 0;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    if (argc < 3 || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
+        usage_bench(argc < 3 ? stderr : stdout);
+        return argc < 3 ? EXIT_BAD : 0;
+    }
+    if (!strcmp(argv[2], "nsearch"))
+        return bench_nsearch(argc, argv);
+    if (!strcmp(argv[2], "step"))
+        return bench_step(argc, argv);
+    fprintf(stderr, "pfbench bench: unknown case '%s'; valid: nsearch, step\n", argv[2]);
+    return EXIT_BAD;
+}
