@@ -6,6 +6,8 @@
 #   make experiments  run the volume, stability and drop experiments into data/
 #                     (QUICK=1: the reduced versions into data/quick/); reruns resume
 #   make figures      draw every figure from the experiments into plots/out/ (PDF, PNG)
+#   make bench        time bench/cases.tsv with hyperfine into data/bench/ (QUICK=1: small cases)
+#   make bench-compare BASE=<rev>   the same against BASE, ratio per case; fails on a regression
 #   make clean        remove build products
 #
 # Variables: CC (gcc or clang), CFLAGS (appended last), SANITIZE=1, V=1 (show commands).
@@ -60,7 +62,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_STAMP := build/.deps-build
 
-.PHONY: all test check clean deps experiments figures FORCE
+.PHONY: all test check clean deps experiments figures bench bench-compare FORCE
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -134,6 +136,18 @@ figures: experiments
 	  echo "  GNUPLOT $$f"; \
 	  gnuplot -e "datadir='$(EXP_DIR)'; outdir='plots/out'; name='$$f'" plots/$$f.gp || exit 1; \
 	done
+
+# ---- benchmarks (issue 8): never part of make test ------------------------------
+# make bench [QUICK=1]            hyperfine over bench/cases.tsv into data/bench/
+# make bench-compare BASE=<rev>   this tree against BASE (fails on a regression)
+bench: bin/pfbench
+	$(Q)bash scripts/deps.sh bench
+	$(Q)bash bench/run.sh $(if $(filter 1,$(QUICK)),--quick)
+
+bench-compare:
+	$(Q)test -n "$(BASE)" || { echo "make bench-compare: BASE is missing; valid: BASE=<commit>, e.g. BASE=HEAD~1" >&2; exit 1; }
+	$(Q)bash scripts/deps.sh bench
+	$(Q)bash bench/compare.sh $(BASE) $(if $(filter 1,$(QUICK)),--quick) $(if $(FAIL_ON),--fail-on $(FAIL_ON))
 
 clean:
 	rm -rf build bin

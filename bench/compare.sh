@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# compare.sh — make bench-compare: this tree against BASE, case by case.
+#
+#   bench/compare.sh BASE [--quick] [--fail-on all|cost] [--cost-threshold F]
+#
+# Builds BASE in a temporary git worktree, then for each case of bench/cases.tsv
+# (--quick: the *_small ones) runs both builds in one hyperfine call (warm-up 1,
+# 5 runs each; 3 with --quick) and prints base and head means and their ratio,
+# and for each case of bench/cost.tsv the instructions of both (callgrind, one
+# thread) and their ratio.
+#
+# Thresholds:
+#  - time: a case fails when head/base exceeds 1 + max(0.10, 3 s), s being the
+#    combined relative standard deviation of the two means as measured in that
+#    very call: the floor 0.10 is the spread measured between two runs of one
+#    binary on this 2-core machine (A/A ratios from 0.93 to 1.07 on the small
+#    cases), and 3 s widens it for noisier cases.
+#  - cost: a case fails when head/base exceeds 1 + F (default 0.01): callgrind's
+#    count moves by under 1e-6 between two runs of one binary.
+# --fail-on cost (CI) fails on cost regressions only and prints the times.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 1 ] || { echo "usage: bench/compare.sh BASE [--quick] [--fail-on all|cost] [--cost-threshold F]" >&2; exit 1; }
+base="$1"; shift
+quick=0 failon=all costthr=0.01
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --fail-on) failon="$2"; shift ;;
+    --cost-threshold) costthr="$2"; shift ;;
+    *) echo "bench/compare.sh: unknown option '$1'; valid: --quick, --fail-on all|cost, --cost-threshold F" >&2; exit 1 ;;
+  esac
+  shift
+done
+case "$failon" in all|cost) ;; *) echo "bench/compare.sh: --fail-on $failon is invalid; valid: all, cost" >&2; exit 1 ;; esac
+rev=$(git rev-parse --verify --quiet "$base^{commit}") || { echo "bench/compare.sh: BASE '$base' is not a commit here" >&2; exit 1; }
+for tool in hyperfine valgrind; do
+  command -v $tool >/dev/null || { echo "bench/compare.sh: $tool is missing; run scripts/deps.sh bench" >&2; exit 1; }
+done
+wt=$(mktemp -d "${TMPDIR:-/tmp}/pfbench-base.XXXXXX")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pfbench-cmp.XXXXXX")
+cleanup() { git worktree remove --force "$wt" >/dev/null 2>&1 || rm -rf "$wt"; rm -rf "$tmp"; }
+trap cleanup EXIT
+git worktree add --detach "$wt" "$rev" >/dev/null 2>&1
+echo "::: building BASE $(git rev-parse --short "$rev") in $wt"
+make -C "$wt" -j"$(nproc)" Q=@ >/dev/null
+make -j"$(nproc)" >/dev/null
+bb="$wt/bin/pfbench" hb="bin/pfbench"
+if ! "$bb" bench --help >/dev/null 2>&1; then
+  echo "bench/compare.sh: BASE $(git rev-parse --short "$rev") has no 'pfbench bench'; nothing to compare"
+  exit 0
+fi
+runs=5
+[ $quick = 1 ] && runs=3
+fail=0
+echo "::: time (hyperfine, $runs runs each after a warm-up)"
+printf '%-24s %10s %10s %7s %7s  %s\n' case base_s head_s ratio limit verdict
+grep -v '^#' bench/cases.tsv | while IFS=$'\t' read -r name args; do
+  [ -n "$name" ] || continue
+  if [ $quick = 1 ] && [[ "$name" != *_small ]]; then continue; fi
+  # shellcheck disable=SC2086
+  hyperfine --style none --warmup 1 --runs $runs --export-csv "$tmp/$name.csv" \
+    -n base "$bb $args" -n head "$hb $args" >/dev/null 2>&1 || { printf '%-24s failed to run\n' "$name"; echo 1 >> "$tmp/fail"; continue; }
+  awk -F, -v name="$name" -v failon="$failon" -v fl="$tmp/fail" '
+    $1 == "base" { bm = $2; bs = $3 } $1 == "head" { hm = $2; hs = $3 }
+    END {
+      r = hm / bm; s = sqrt((bs / bm) ^ 2 + (hs / hm) ^ 2); lim = 1 + (3 * s > 0.10 ? 3 * s : 0.10)
+      v = r > lim ? "SLOWER" : (r < 1 / lim ? "faster" : "same")
+      printf "%-24s %10.4f %10.4f %7.3f %7.3f  %s\n", name, bm, hm, r, lim, v
+      if (v == "SLOWER" && failon == "all") print 1 >> fl
+    }' "$tmp/$name.csv"
+done
+echo "::: deterministic cost (instructions, callgrind, one thread)"
+bash bench/cost.sh "$bb" > "$tmp/cost_base.tsv" &
+bash bench/cost.sh "$hb" > "$tmp/cost_head.tsv"
+wait
+printf '%-24s %14s %14s %9s  %s\n' case base head ratio verdict
+awk -F'\t' -v thr="$costthr" -v fl="$tmp/fail" '
+  NR == FNR { if (FNR > 1) b[$1] = $2; next }
+  FNR > 1 {
+    if (!($1 in b) || b[$1] == "nan" || $2 == "nan") { printf "%-24s %14s %14s %9s  %s\n", $1, b[$1], $2, "-", "not comparable"; next }
+    r = $2 / b[$1]; v = r > 1 + thr ? "MORE" : (r < 1 - thr ? "less" : "same")
+    printf "%-24s %14d %14d %9.4f  %s\n", $1, b[$1], $2, r, v
+    if (v == "MORE") print 1 >> fl
+  }' "$tmp/cost_base.tsv" "$tmp/cost_head.tsv"
+if [ -s "$tmp/fail" ]; then
+  echo "bench/compare.sh: regression against $(git rev-parse --short "$rev") (see SLOWER / MORE above)"
+  exit 1
+fi
+echo "bench/compare.sh: no regression against $(git rev-parse --short "$rev")"
