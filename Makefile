@@ -36,7 +36,8 @@ PKGS := inih check gsl qhull_r
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs inih gsl qhull_r)
 CHECK_LIBS = $(shell pkg-config --libs check)
-ALL_CFLAGS = -std=c11 $(OPT) $(OPENMP) $(WARN) -D_POSIX_C_SOURCE=200809L -I$(BUILD) $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
+# -fno-math-errno: sqrt and friends may vectorise (nothing reads errno after math)
+ALL_CFLAGS = -std=c11 $(OPT) -fno-math-errno $(OPENMP) $(WARN) -D_POSIX_C_SOURCE=200809L -I$(BUILD) $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lm
 
 ifeq ($(V),1)

@@ -428,11 +428,7 @@ const size_t *grid_sort_permutation(const pfb_grid *g)
 
 /* ------------------------------------------------------- neighbour search */
 
-/* Candidate ranges of order/xs for one cell: at most 27. */
-typedef struct cell_ranges {
-    int n;
-    size_t lo[27], hi[27];
-} cell_ranges;
+typedef pfb_cell_ranges cell_ranges;
 
 /* Bounded mode: one range per (dy, dz) row, covering cells cx-1..cx+1. */
 static void bounded_ranges(const pfb_grid *g, const long c[3], cell_ranges *r)
@@ -548,8 +544,7 @@ static void sort_row(size_t *restrict idx, double *restrict r2, size_t m)
     }
 }
 
-/* Candidate ranges of the cell of the point at sorted position k. */
-static void ranges_of(const pfb_grid *g, size_t k, cell_ranges *r)
+void grid_candidates(const pfb_grid *g, size_t k, pfb_cell_ranges *r)
 {
     const long *c = g->cellc + (size_t)g->dim * g->order[k];
     if (g->hashed) {
@@ -630,7 +625,7 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
     for (int t = 0; t < nt; t++) {
         cell_ranges r;
         for (size_t k = kb[t]; k < kb[t + 1];) {
-            ranges_of(g, k, &r);
+            grid_candidates(g, k, &r);
             size_t k1 = k;
             for (; k1 < kb[t + 1] && same_cell(g, k1, k); k1++) {
                 size_t m = 0;
@@ -659,7 +654,7 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
         size_t bi[GRID_ROW_MAX + 1];
         double br[GRID_ROW_MAX + 1];
         for (size_t k = kb[t]; k < kb[t + 1];) {
-            ranges_of(g, k, &r);
+            grid_candidates(g, k, &r);
             size_t k1 = k;
             for (; k1 < kb[t + 1] && same_cell(g, k1, k); k1++) {
                 const size_t i = order[k1], m0 = start[i + 1] - start[i];

@@ -76,6 +76,17 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err);
 /* Build the full neighbour list of the last grid_build (radius h). */
 int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_err *err);
 
+/* Candidate ranges of sorted positions (into g->order and g->xs) for one point:
+ * every point within h of it lies in one of them (3 ranges in 2D, 9 in 3D in
+ * bounded mode; up to 27 in hashed mode). */
+typedef struct pfb_cell_ranges {
+    int n;
+    size_t lo[27], hi[27];
+} pfb_cell_ranges;
+
+/* The candidate ranges of the point at sorted position k of the last build. */
+void grid_candidates(const pfb_grid *g, size_t k, pfb_cell_ranges *r);
+
 /* Permutation perm[new] = old that makes storage cell-ordered (i.e. g->order). */
 const size_t *grid_sort_permutation(const pfb_grid *g);
 

@@ -11,8 +11,18 @@
  *   eq. 19  surface force    f^s = -sigma lap c_S n / |n|, applied where |n| > l (eq. 20)
  *   eq. 8   acceleration     a_i = f_i / rho_i  (+ g: gravity is an acceleration, rho g / rho)
  *   kernels eqs. 20-22       poly6, spiky, viscosity (core/kernels.c)
- * Where each lives: compute_density (eqs. 3, 12), compute_forces (eqs. 10, 14, 15-20, 8),
- * step (leap-frog; walls by sim_project_walls).
+ * Where each lives: compute_density (eqs. 3, 12), compute_forces and force_hits (eqs.
+ * 10, 14, 15-20, 8), step (leap-frog; walls by sim_project_walls).
+ * Performance (issue 8): no neighbour list.  Each force evaluation bins the
+ * particles in the solver's own grid (cell h) and traverses, per particle, its
+ * 3^dim candidate cells in cell order, reading cell-ordered copies of mass,
+ * volume, pressure and velocity: the density pass as one masked loop over all
+ * candidates (vectorised), the force pass by collecting the hits (within h)
+ * first and evaluating the force terms on those only.  Each particle's sums are
+ * formed by one thread in that order, so results do not depend on the thread
+ * count.  Measured (3D dam break, 59,582 particles, bench step): 1.41 million
+ * particle-steps/s on 2 threads (0.63 million with the neighbour list before),
+ * 286 bytes per particle (633 before).
  * Rigid bodies (issue 7; the paper has none): after the drift and the wall
  * projection, sim_bodies_couple (core/sim.h): each body advances under gravity,
  * and every particle within the wall margin of it exchanges the impulse of an
@@ -100,11 +110,27 @@ typedef struct muller_state {
     int f_rho, f_p, f_a;   /* particle field indices: density, pressure, acceleration */
     int have_accel;
     size_t n_surface;
+    /* the cell traversal: the solver's own grid (cell h) and cell-ordered copies
+     * of mass, density, pressure and velocity (xs is the grid's) */
+    pfb_grid grid;
+    double *cm, *cvol, *cp, *cv[3];   /* mass, volume m / rho, pressure, velocity */
+    size_t cap;
+    /* kernel constants: poly6 c, spiky dW/dr = ds (h - r)^2, viscosity lap = lv (h - r) */
+    double c6, ds, lv;
 } muller_state;
 
 static void muller_destroy(void *state)
 {
-    free(state);
+    muller_state *s = state;
+    if (!s)
+        return;
+    grid_free(&s->grid);
+    free(s->cm);
+    free(s->cvol);
+    free(s->cp);
+    for (int d = 0; d < 3; d++)
+        free(s->cv[d]);
+    free(s);
 }
 
 static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err)
@@ -132,11 +158,20 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
         rc = particles_add_field(&sim->p, "pressure", 1, &s->f_p, err);
     if (!rc)
         rc = particles_add_field(&sim->p, "accel", 3, &s->f_a, err);
+    if (!rc)
+        rc = grid_init(&s->grid, sim->dim, s->h, err);
     if (rc) {
-        free(s);
+        muller_destroy(s);
         return rc;
     }
     s->w_poly6_0 = kernel_w(&s->poly6, 0.0);
+    /* the kernels of core/kernels.c written out for the traversal (tested equal in
+     * test_muller): poly6 W = c (h^2 - r^2)^3, dW/dr = -6 c r (h^2 - r^2)^2,
+     * lap W = c d (24 r^2 - 6 dim d); spiky dW/dr = -3 c (h - r)^2; viscosity
+     * lap W = 6 c / h^3 (h - r) in 3D, c / h^3 (h - r) in 2D */
+    s->c6 = s->poly6.norm;
+    s->ds = -3.0 * s->spiky.norm;
+    s->lv = (sim->dim == 3 ? 6.0 : 1.0) * s->visc.norm / (s->h * s->h * s->h);
     s->lap_poly6_0 = kernel_lap(&s->poly6, 0.0);
     if (params_get_int(p, "calibrate_rest_density")) {
         double m = sim->p.n ? particles_total_mass(&sim->p) / (double)sim->p.n : 0.0;
@@ -154,80 +189,220 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
         rc = pfb_err_set(err, PFB_EINVAL,
                          "muller: rest density %g and gas constant %g must be positive; set rest_density and k",
                          s->rho0, s->k);
-        free(s);
+        muller_destroy(s);
         return rc;
     }
     *out = s;
     return PFB_OK;
 }
 
-/* eqs. 3 and 12: density with poly6 (self included) and the state equation. */
-static void compute_density(muller_state *s, pfb_sim *sim, const pfb_nlist *nl)
+/* The traversal: the grid of the current positions, and per sorted position k
+ * (particle order[k]) its candidates in the cell ranges, read from cell-ordered
+ * copies.  Every particle's sums run over its candidates in cell order on one
+ * thread (the hits are masked, not branched on, so the loops vectorise): the
+ * results do not depend on the thread count.  The candidate at distance 0 that
+ * is the particle itself gives the self terms of eqs. 3 and 15. */
+/* hit buffer of the force pass (on the stack), flushed when half full */
+#define MULLER_HITS 256
+
+static int ensure_copies(muller_state *s, size_t n, pfb_err *err)
+{
+    if (n <= s->cap)
+        return PFB_OK;
+    size_t cap = n + n / 4 + 64;
+    double **arr[6] = {&s->cm, &s->cvol, &s->cp, &s->cv[0], &s->cv[1], &s->cv[2]};
+    for (int a = 0; a < 6; a++) {
+        double *v = realloc(*arr[a], cap * sizeof *v);
+        if (!v)
+            return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu particles", n);
+        *arr[a] = v;
+    }
+    s->cap = cap;
+    return PFB_OK;
+}
+
+/* sum over [lo, hi) of m_j (h^2 - r^2)^3 for r^2 < h^2 (eq. 3 without c) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static double density_range(int dim, const double *const xs[3], const double *restrict cm, size_t k, size_t lo,
+                            size_t hi, double hh)
+{
+    const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = xs[2];
+    const double a0 = x0[k], a1 = x1[k], a2 = dim == 3 ? x2[k] : 0.0;
+    double sum = 0.0;
+    if (dim == 3) {
+#pragma omp simd reduction(+ : sum)
+        for (size_t c = lo; c < hi; c++) {
+            const double dx = a0 - x0[c], dy = a1 - x1[c], dz = a2 - x2[c];
+            const double e = hh - (dx * dx + dy * dy + dz * dz), d = e > 0.0 ? e : 0.0;
+            sum += cm[c] * d * d * d;
+        }
+    } else {
+#pragma omp simd reduction(+ : sum)
+        for (size_t c = lo; c < hi; c++) {
+            const double dx = a0 - x0[c], dy = a1 - x1[c];
+            const double e = hh - (dx * dx + dy * dy), d = e > 0.0 ? e : 0.0;
+            sum += cm[c] * d * d * d;
+        }
+    }
+    return sum;
+}
+
+/* eqs. 3 and 12: density with poly6 (self included) and the state equation; also
+ * the cell-ordered copies the force pass reads. */
+static int compute_density(muller_state *s, pfb_sim *sim, pfb_err *err)
 {
     pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    const int dim = sim->dim;
+    s->grid.threads = sim->threads;
+    int rc = grid_build(&s->grid, (const double *const *)p->x, n, err);
+    if (!rc)
+        rc = ensure_copies(s, n, err);
+    if (rc)
+        return rc;
+    const pfb_grid *g = &s->grid;
+    const size_t *restrict order = g->order;
+    const double *const xs[3] = {g->xs, g->xs + g->cap_points, dim == 3 ? g->xs + 2 * g->cap_points : g->xs};
     double *restrict rho = p->field[s->f_rho].data;
     double *restrict pr = p->field[s->f_p].data;
-    const double *restrict m = p->m;
-    const size_t n = p->n;
+    const double hh = s->h * s->h;
 #pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
-    for (size_t i = 0; i < n; i++) {
-        double sum = m[i] * s->w_poly6_0;
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++)
-            sum += m[nl->idx[q]] * kernel_w_r2(&s->poly6, nl->r2[q]);
-        rho[i] = sum;
-        double pi = s->k * (sum - s->rho0); /* eq. 12 */
-        pr[i] = (s->clamp && pi < 0.0) ? 0.0 : pi;
+    for (size_t k = 0; k < n; k++) {
+        const size_t i = order[k];
+        s->cm[k] = p->m[i];
+        for (int d = 0; d < 3; d++)
+            s->cv[d][k] = d < dim ? p->v[d][i] : 0.0;
     }
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t k = 0; k < n; k++) {
+        pfb_cell_ranges r;
+        grid_candidates(g, k, &r);
+        double sum = 0.0;
+        for (int q = 0; q < r.n; q++)
+            sum += density_range(dim, xs, s->cm, k, r.lo[q], r.hi[q], hh);
+        const size_t i = order[k];
+        sum *= s->c6;
+        double pi = s->k * (sum - s->rho0); /* eq. 12 */
+        pi = (s->clamp && pi < 0.0) ? 0.0 : pi;
+        rho[i] = sum;
+        pr[i] = pi;
+        s->cvol[k] = s->cm[k] / sum;
+        s->cp[k] = pi;
+    }
+    return PFB_OK;
+}
+
+/* The force terms of the neighbours hit[0 .. m-1] (sorted positions, in cell
+ * order) of the particle at sorted position k, into t: pressure (3), viscosity
+ * (3), colour-field gradient (3) and Laplacian (1).  The particle itself (r = 0)
+ * adds only its Laplacian self term (pos = 0 removes the gradient terms). */
+static void force_hits(const muller_state *s, int dim, const double *const xs[3], size_t k, const size_t *hit,
+                       size_t m, double t[10])
+{
+    const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = dim == 3 ? xs[2] : xs[0];
+    const double *restrict cvol = s->cvol, *restrict cp = s->cp;
+    const double *restrict u0 = s->cv[0], *restrict u1 = s->cv[1], *restrict u2 = s->cv[2];
+    const double zf = dim == 3 ? 1.0 : 0.0; /* in 2D the z terms read x and are multiplied by 0 */
+    const double a0 = x0[k], a1 = x1[k], a2 = x2[k];
+    const double v0 = u0[k], v1 = u1[k], v2 = u2[k], pi = cp[k];
+    const double h = s->h, hh = h * h, c6 = s->c6, ds = s->ds, lv = s->lv, mu = s->mu, dd = (double)dim;
+    double p0 = 0, p1 = 0, p2 = 0, f0 = 0, f1 = 0, f2 = 0, n0 = 0, n1 = 0, n2 = 0, lc = 0;
+    for (size_t q = 0; q < m; q++) {
+        const size_t c = hit[q];
+        const double dx = a0 - x0[c], dy = a1 - x1[c], dz = zf * (a2 - x2[c]);
+        const double r2 = dx * dx + dy * dy + dz * dz;
+        const double pos = (double)(r2 > 0.0);
+        const double r = sqrt(r2), inv = pos / (r + (1.0 - pos));
+        const double vj = cvol[c];
+        const double e = h - r, d = hh - r2;
+        /* eq. 10: -V_j (p_i + p_j) / 2 dW_spiky/dr / r; eq. 17: V_j dW_poly6/dr / r */
+        const double cpr = -vj * 0.5 * (pi + cp[c]) * ds * e * e * inv;
+        const double cn = pos * vj * -6.0 * c6 * d * d;
+        const double cvv = mu * vj * lv * e; /* eq. 14 */
+        p0 += cpr * dx;
+        p1 += cpr * dy;
+        p2 += cpr * dz;
+        f0 += cvv * (u0[c] - v0);
+        f1 += cvv * (u1[c] - v1);
+        f2 += cvv * (u2[c] - v2);
+        n0 += cn * dx;
+        n1 += cn * dy;
+        n2 += cn * dz;
+        lc += vj * c6 * d * (24.0 * r2 - 6.0 * dd * d); /* lap c_S */
+    }
+    t[0] += p0;
+    t[1] += p1;
+    t[2] += p2;
+    t[3] += f0;
+    t[4] += f1;
+    t[5] += f2;
+    t[6] += n0;
+    t[7] += n1;
+    t[8] += n2;
+    t[9] += lc;
+}
+
+/* Append the candidates of [lo, hi) within h of sorted position k (itself
+ * included) to hit, branch-free (one spare entry past the last hit is written). */
+static size_t gather_hits(int dim, const double *const xs[3], size_t k, size_t lo, size_t hi, double hh,
+                          size_t *restrict hit, size_t m)
+{
+    const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = dim == 3 ? xs[2] : xs[0];
+    const double zf = dim == 3 ? 1.0 : 0.0;
+    const double a0 = x0[k], a1 = x1[k], a2 = x2[k];
+    for (size_t c = lo; c < hi; c++) {
+        const double dx = a0 - x0[c], dy = a1 - x1[c], dz = zf * (a2 - x2[c]);
+        hit[m] = c;
+        m += (size_t)(dx * dx + dy * dy + dz * dz < hh);
+    }
+    return m;
 }
 
 /* eqs. 10, 14, 15-20 and 8: force densities and the acceleration a_i = f_i / rho_i + g. */
-static void compute_forces(muller_state *s, pfb_sim *sim, const pfb_nlist *nl)
+static void compute_forces(muller_state *s, pfb_sim *sim)
 {
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
+    const pfb_grid *g = &s->grid;
+    const size_t *restrict order = g->order;
+    const double *const xs[3] = {g->xs, g->xs + g->cap_points, dim == 3 ? g->xs + 2 * g->cap_points : g->xs};
     const double *restrict rho = p->field[s->f_rho].data;
-    const double *restrict pr = p->field[s->f_p].data;
     double *restrict acc = p->field[s->f_a].data;
-    const double *restrict m = p->m;
     size_t nsurf = 0;
     const size_t np = p->n;
+    const double hh = s->h * s->h;
 #pragma omp parallel for schedule(static) reduction(+ : nsurf) num_threads(sim_threads(sim)) if (sim_parallel(sim, np))
-    for (size_t i = 0; i < np; i++) {
-        double fp[3] = {0, 0, 0}, fv[3] = {0, 0, 0}, n[3] = {0, 0, 0};
-        double lapc = m[i] / rho[i] * s->lap_poly6_0; /* self term of eq. 15's Laplacian */
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q];
-            double r = sqrt(nl->r2[q]);
-            double vj = m[j] / rho[j];
-            double rij[3] = {0, 0, 0}, vji[3] = {0, 0, 0};
-            for (int k = 0; k < dim; k++) {
-                rij[k] = p->x[k][i] - p->x[k][j];
-                vji[k] = p->v[k][j] - p->v[k][i];
+    for (size_t k = 0; k < np; k++) {
+        pfb_cell_ranges r;
+        grid_candidates(g, k, &r);
+        double t[10] = {0};
+        /* the hits first (cheap distance tests), then the force terms of the
+         * hits only, in blocks of at most MULLER_HITS */
+        size_t hit[MULLER_HITS + 1], m = 0;
+        for (int q = 0; q < r.n; q++)
+            for (size_t lo = r.lo[q]; lo < r.hi[q]; lo += MULLER_HITS / 2) {
+                size_t hi = lo + MULLER_HITS / 2 < r.hi[q] ? lo + MULLER_HITS / 2 : r.hi[q];
+                if (m > MULLER_HITS / 2) {
+                    force_hits(s, dim, xs, k, hit, m, t);
+                    m = 0;
+                }
+                m = gather_hits(dim, xs, k, lo, hi, hh, hit, m);
             }
-            double lapv = kernel_lap(&s->visc, r);
-            double cp = 0.0, cn = 0.0;
-            if (r > 0) {
-                /* eq. 10: symmetric pressure with the spiky gradient */
-                cp = -vj * 0.5 * (pr[i] + pr[j]) * kernel_dw(&s->spiky, r) / r;
-                /* eq. 17: n = grad c_S with poly6 */
-                cn = vj * kernel_dw(&s->poly6, r) / r;
-            }
-            for (int k = 0; k < dim; k++) {
-                fp[k] += cp * rij[k];
-                fv[k] += s->mu * vj * vji[k] * lapv; /* eq. 14 */
-                n[k] += cn * rij[k];
-            }
-            lapc += vj * kernel_lap(&s->poly6, r); /* lap c_S */
-        }
+        force_hits(s, dim, xs, k, hit, m, t);
+        const size_t i = order[k];
+        const double *fp = t, *fv = t + 3, *n = t + 6;
+        const double lapc = t[9];
         double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         double cs = 0.0;
         if (nn > s->l && nn > 0) { /* eq. 20: only near the surface */
             cs = -s->sigma * lapc / nn; /* eq. 19 */
             nsurf++;
         }
-        for (int k = 0; k < 3; k++) {
-            double f = k < dim ? fp[k] + fv[k] + cs * n[k] : 0.0;
-            acc[3 * i + (size_t)k] = f / rho[i] + (k < dim ? sim->g[k] : 0.0); /* eq. 8 */
+        for (int d = 0; d < 3; d++) {
+            double f = d < dim ? fp[d] + fv[d] + cs * n[d] : 0.0;
+            acc[3 * i + (size_t)d] = f / rho[i] + (d < dim ? sim->g[d] : 0.0); /* eq. 8 */
         }
     }
     s->n_surface = nsurf;
@@ -235,12 +410,10 @@ static void compute_forces(muller_state *s, pfb_sim *sim, const pfb_nlist *nl)
 
 static int compute_accel(muller_state *s, pfb_sim *sim, pfb_err *err)
 {
-    const pfb_nlist *nl;
-    int rc = sim_neighbours(sim, s->h, &nl, err);
+    int rc = compute_density(s, sim, err);
     if (rc)
         return rc;
-    compute_density(s, sim, nl);
-    compute_forces(s, sim, nl);
+    compute_forces(s, sim);
     return PFB_OK;
 }
 
