@@ -510,17 +510,27 @@ static size_t count_range(int dim, const double *const xs[3], size_t ki, size_t 
     return m - (ki >= lo && ki < hi);
 }
 
-/* Write the hits of [lo, hi) (original indices order[k] and squared distances,
- * pfb_dist2 as count_range computes it) at idx/r2 + m, branch-free (room for
- * one entry past the last hit is needed); returns the new m. */
-static size_t fill_range(int dim, const double *const xs[3], const size_t *restrict order, size_t ki, size_t lo,
-                         size_t hi, double hh, size_t *restrict idx, double *restrict r2, size_t m)
+/* Write the hits of [lo, hi) (their sorted positions; pfb_dist2's expression,
+ * as count_range writes it) at pos + m, branch-free (room for one entry past the last hit is
+ * needed); returns the new m. */
+static size_t fill_range(int dim, const double *const xs[3], size_t ki, size_t lo, size_t hi, double hh,
+                         size_t *restrict pos, size_t m)
 {
-    for (size_t k = lo; k < hi; k++) {
-        const double d2 = pfb_dist2(dim, xs, ki, k);
-        idx[m] = order[k];
-        r2[m] = d2;
-        m += (size_t)((d2 < hh) & (k != ki));
+    const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = xs[2];
+    const double a0 = x0[ki], a1 = x1[ki];
+    if (dim == 3) {
+        const double a2 = x2[ki];
+        for (size_t k = lo; k < hi; k++) {
+            const double dx = a0 - x0[k], dy = a1 - x1[k], dz = a2 - x2[k];
+            pos[m] = k;
+            m += (size_t)((dx * dx + dy * dy + dz * dz < hh) & (k != ki));
+        }
+    } else {
+        for (size_t k = lo; k < hi; k++) {
+            const double dx = a0 - x0[k], dy = a1 - x1[k];
+            pos[m] = k;
+            m += (size_t)((dx * dx + dy * dy < hh) & (k != ki));
+        }
     }
     return m;
 }
@@ -651,8 +661,7 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
 #pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
     for (int t = 0; t < nt; t++) {
         cell_ranges r;
-        size_t bi[GRID_ROW_MAX + 1];
-        double br[GRID_ROW_MAX + 1];
+        size_t bk[GRID_ROW_MAX + 1];
         for (size_t k = kb[t]; k < kb[t + 1];) {
             grid_candidates(g, k, &r);
             size_t k1 = k;
@@ -660,15 +669,15 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
                 const size_t i = order[k1], m0 = start[i + 1] - start[i];
                 size_t *ri = idx + start[i];
                 double *rr = r2 + start[i];
-                if (m0 < GRID_ROW_MAX) { /* through the scratch row, then copied */
-                    size_t m = 0;
+                size_t m = 0;
+                if (m0 < GRID_ROW_MAX) { /* positions through the scratch row */
                     for (int q = 0; q < r.n; q++)
-                        m = fill_range(dim, xs, order, k1, r.lo[q], r.hi[q], hh, bi, br, m);
-                    sort_row(bi, br, m);
-                    memcpy(ri, bi, m * sizeof *ri);
-                    memcpy(rr, br, m * sizeof *rr);
+                        m = fill_range(dim, xs, k1, r.lo[q], r.hi[q], hh, bk, m);
+                    for (size_t c = 0; c < m; c++) {
+                        ri[c] = order[bk[c]];
+                        rr[c] = pfb_dist2(dim, xs, k1, bk[c]);
+                    }
                 } else { /* a crowded row: checked writes */
-                    size_t m = 0;
                     for (int q = 0; q < r.n; q++)
                         for (size_t c = r.lo[q]; c < r.hi[q]; c++) {
                             const double d2 = pfb_dist2(dim, xs, k1, c);
@@ -678,8 +687,8 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
                                 m++;
                             }
                         }
-                    sort_row(ri, rr, m);
                 }
+                sort_row(ri, rr, m);
             }
             k = k1;
         }
