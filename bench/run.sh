@@ -23,6 +23,7 @@ done
 command -v hyperfine >/dev/null || { echo "bench/run.sh: hyperfine is missing; run scripts/deps.sh bench" >&2; exit 1; }
 [ -x "$bin" ] || { echo "bench/run.sh: $bin is not built; run make" >&2; exit 1; }
 mkdir -p "$out"
+: > "$out/hyperfine.log"
 runs=3
 [ $quick = 1 ] && runs=2
 {
@@ -41,7 +42,7 @@ grep -v '^#' bench/cases.tsv | while IFS=$'\t' read -r name args; do
   line=$("$bin" $args)
   printf '%s\t%s\n' "$name" "$line" >> "$out/results.tsv"
   printf '%-24s %s\n' "$name" "$line"
-  hyperfine --style basic --warmup 0 --runs $runs --export-json "$out/$name.json" "$bin $args" > /dev/null
+  hyperfine --style basic --warmup 0 --runs $runs --export-json "$out/$name.json" "$bin $args" > /dev/null 2>> "$out/hyperfine.log"
 done
 if command -v valgrind >/dev/null; then
   bash bench/cost.sh "$bin" > "$out/cost.tsv"
