@@ -37,7 +37,8 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs inih gsl qhull_r)
 CHECK_LIBS = $(shell pkg-config --libs check)
 # -fno-math-errno: sqrt and friends may vectorise (nothing reads errno after math)
-ALL_CFLAGS = -std=c11 $(OPT) -fno-math-errno $(OPENMP) $(WARN) -D_POSIX_C_SOURCE=200809L -I$(BUILD) $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
+MATHFLAGS := -fno-math-errno
+ALL_CFLAGS = -std=c11 $(OPT) $(MATHFLAGS) $(OPENMP) $(WARN) -D_POSIX_C_SOURCE=200809L -I$(BUILD) $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lm
 
 ifeq ($(V),1)
@@ -83,7 +84,7 @@ $(BUILD)/version_info.h: FORCE | $(DEPS_STAMP)
 	if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain -- $(CODE_DIRS) 2>/dev/null)" ]; then \
 	  d=$$( (git diff HEAD -- $(CODE_DIRS); git ls-files -o --exclude-standard -z -- $(CODE_DIRS) | xargs -0 cat 2>/dev/null) | sha1sum | cut -c1-8); \
 	  c="$$c-dirty-$$d"; fi; \
-	printf '#define PFB_COMMIT "%s"\n#define PFB_CFLAGS "%s"\n' "$$c" "$(strip $(subst ",,$(OPT) $(OPENMP) $(WARN) $(CFLAGS)))" > $@.new; \
+	printf '#define PFB_COMMIT "%s"\n#define PFB_CFLAGS "%s"\n' "$$c" "$(strip $(subst ",,$(OPT) $(MATHFLAGS) $(OPENMP) $(WARN) $(CFLAGS)))" > $@.new; \
 	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
 
 $(BUILD)/core/version.o: $(BUILD)/version_info.h

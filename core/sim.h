@@ -1,7 +1,11 @@
 /* sim.h — the simulation state the framework owns and hands to a solver.
  *
  * A solver reads and updates particles through sim->p, asks for neighbours with
- * sim_neighbours (it never builds its own grid), and collides with sim->walls.
+ * sim_neighbours, and collides with sim->walls.  A solver that cannot afford a
+ * stored list (16 bytes per pair, about 640 per particle in 3D) may instead
+ * traverse candidate cells itself with core/grid's pfb_grid and grid_candidates
+ * (muller, for its memory and speed targets), or search an extended point set
+ * (mao_yang, real particles and mirrors); the search code is always core/grid.
  * The run loop advances sim->t and sim->step after each solver step. */
 #ifndef PFB_SIM_H
 #define PFB_SIM_H

@@ -105,8 +105,6 @@ typedef struct muller_state {
     int clamp;
     double h, rho0, k, mu, sigma, l, e, fric, margin, cfl;
     pfb_kernel poly6, spiky, visc;
-    double lap_poly6_0;    /* lap W_poly6(0), the self term of lap c_S */
-    double w_poly6_0;      /* W_poly6(0), the self term of the density */
     int f_rho, f_p, f_a;   /* particle field indices: density, pressure, acceleration */
     int have_accel;
     size_t n_surface;
@@ -164,15 +162,13 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
         muller_destroy(s);
         return rc;
     }
-    s->w_poly6_0 = kernel_w(&s->poly6, 0.0);
-    /* the kernels of core/kernels.c written out for the traversal (tested equal in
-     * test_muller): poly6 W = c (h^2 - r^2)^3, dW/dr = -6 c r (h^2 - r^2)^2,
+    /* the kernels of core/kernels.c written out for the traversal (equal to them:
+     * test_traversal_equals_kernel_sums): poly6 W = c (h^2 - r^2)^3, dW/dr = -6 c r (h^2 - r^2)^2,
      * lap W = c d (24 r^2 - 6 dim d); spiky dW/dr = -3 c (h - r)^2; viscosity
      * lap W = 6 c / h^3 (h - r) in 3D, c / h^3 (h - r) in 2D */
     s->c6 = s->poly6.norm;
     s->ds = -3.0 * s->spiky.norm;
     s->lv = (sim->dim == 3 ? 6.0 : 1.0) * s->visc.norm / (s->h * s->h * s->h);
-    s->lap_poly6_0 = kernel_lap(&s->poly6, 0.0);
     if (params_get_int(p, "calibrate_rest_density")) {
         double m = sim->p.n ? particles_total_mass(&sim->p) / (double)sim->p.n : 0.0;
         s->rho0 = lattice_density(&s->poly6, sim->spacing, m);
