@@ -222,6 +222,21 @@ void body_contact_impulse(const pfb_body *b, int dim, const double at[3], const 
         J[k] -= jt * tt[k];
 }
 
+/* A box's corners in the world frame (4 in 2D, 8 in 3D); returns their number. */
+static int box_corners(const pfb_body *b, int dim, double pts[8][3])
+{
+    double R[9];
+    quat_matrix(b->q, R);
+    int nc = dim == 3 ? 8 : 4;
+    for (int c = 0; c < nc; c++) {
+        double l[3] = {(c & 1 ? 1 : -1) * b->half[0], (c & 2 ? 1 : -1) * b->half[1],
+                       dim == 3 ? (c & 4 ? 1 : -1) * b->half[2] : 0.0};
+        for (int a = 0; a < 3; a++)
+            pts[c][a] = a < dim ? b->x[a] + R[3 * a] * l[0] + R[3 * a + 1] * l[1] + R[3 * a + 2] * l[2] : 0.0;
+    }
+    return nc;
+}
+
 /* Contact points of the body against one wall: the sphere's point nearest the
  * wall, or the box's corners.  Returns their number. */
 static int contact_points(const pfb_body *b, int dim, const pfb_shape *wall, double t, double pts[8][3])
@@ -233,16 +248,7 @@ static int contact_points(const pfb_body *b, int dim, const pfb_shape *wall, dou
             pts[0][k] = k < dim ? b->x[k] - b->radius * n[k] : 0.0;
         return 1;
     }
-    double R[9];
-    quat_matrix(b->q, R);
-    int nc = dim == 3 ? 8 : 4;
-    for (int c = 0; c < nc; c++) {
-        double l[3] = {(c & 1 ? 1 : -1) * b->half[0], (c & 2 ? 1 : -1) * b->half[1],
-                       dim == 3 ? (c & 4 ? 1 : -1) * b->half[2] : 0.0};
-        for (int a = 0; a < 3; a++)
-            pts[c][a] = a < dim ? b->x[a] + R[3 * a] * l[0] + R[3 * a + 1] * l[1] + R[3 * a + 2] * l[2] : 0.0;
-    }
-    return nc;
+    return box_corners(b, dim, pts);
 }
 
 /* A contact point within slop of a surface is touching: it gets velocity
@@ -263,16 +269,7 @@ static int pair_points(const pfb_body *a, int dim, double pts[8][3], double *r)
         return 1;
     }
     *r = 0.0;
-    double R[9];
-    quat_matrix(a->q, R);
-    int nc = dim == 3 ? 8 : 4;
-    for (int c = 0; c < nc; c++) {
-        double l[3] = {(c & 1 ? 1 : -1) * a->half[0], (c & 2 ? 1 : -1) * a->half[1],
-                       dim == 3 ? (c & 4 ? 1 : -1) * a->half[2] : 0.0};
-        for (int k = 0; k < 3; k++)
-            pts[c][k] = k < dim ? a->x[k] + R[3 * k] * l[0] + R[3 * k + 1] * l[1] + R[3 * k + 2] * l[2] : 0.0;
-    }
-    return nc;
+    return box_corners(a, dim, pts);
 }
 
 /* Whether the ordered pair (i, j) is tested: both orders, except two spheres

@@ -163,23 +163,24 @@ void sim_bodies_couple(pfb_sim *sim, double dt, double t, double margin, double 
 
 /* ---- the emitter --------------------------------------------------------------- */
 
-/* Offsets of a layer's particles in the exit's plane: lattice points
- * (i + 1/2) spacing from the centre, within the segment (2D) or the disc (3D). */
-static size_t emitter_layer(const pfb_sim *sim, double (*off)[2], size_t cap)
+/* A layer on the exit's plane at height y: lattice points (i + 1/2) spacing from
+ * the centre, within the segment (2D) or the disc (3D).  With add, each becomes
+ * a particle of mass m moving down at the stream's speed; returns the points
+ * (or 0 with err set when an add fails). */
+static size_t emitter_layer(pfb_sim *sim, int add, double y, double m, pfb_err *err)
 {
     const pfb_emitter *e = &sim->emit;
     const double s = sim->spacing, R = 0.5 * e->width;
-    const long m = (long)floor(R / s + 0.5);
+    const long q = (long)floor(R / s + 0.5);
     size_t n = 0;
-    for (long kz = sim->dim == 3 ? -m : 0; kz < (sim->dim == 3 ? m : 1); kz++)
-        for (long kx = -m; kx < m; kx++) {
-            double x = ((double)kx + 0.5) * s, z = sim->dim == 3 ? ((double)kz + 0.5) * s : 0.0;
-            if (sim->dim == 3 && x * x + z * z > R * R)
+    for (long kz = sim->dim == 3 ? -q : 0; kz < (sim->dim == 3 ? q : 1); kz++)
+        for (long kx = -q; kx < q; kx++) {
+            double dx = ((double)kx + 0.5) * s, dz = sim->dim == 3 ? ((double)kz + 0.5) * s : 0.0;
+            if (sim->dim == 3 && dx * dx + dz * dz > R * R)
                 continue;
-            if (off && n < cap) {
-                off[n][0] = x;
-                off[n][1] = z;
-            }
+            double x[3] = {e->centre[0] + dx, y, e->centre[2] + dz}, v[3] = {0, -e->speed, 0};
+            if (add && particles_add(&sim->p, x, v, m, err))
+                return 0;
             n++;
         }
     return n;
@@ -201,7 +202,7 @@ int sim_emitter_init(pfb_sim *sim, const double centre[3], double width, double 
     e->speed = speed;
     e->density = density;
     e->t_stop = t_stop;
-    e->layer_n = emitter_layer(sim, NULL, 0);
+    e->layer_n = emitter_layer(sim, 0, 0.0, 0.0, err);
     e->on = 1;
     return PFB_OK;
 }
@@ -236,24 +237,14 @@ int sim_emit(pfb_sim *sim, double dt, double t, pfb_err *err)
     /* only the part of the step before t_stop pours */
     if (dt > 0)
         e->travel += e->speed * (fmin(t, e->t_stop) - (t - dt));
-    double(*off)[2] = malloc(e->layer_n * sizeof *off);
-    if (!off)
-        return pfb_err_set(err, PFB_ENOMEM, "out of memory for an emitter layer of %zu particles", e->layer_n);
-    emitter_layer(sim, off, e->layer_n);
-    int rc = PFB_OK;
-    while (!rc && e->travel >= s * (1.0 - 1e-9)) { /* a layer per spacing, sums of steps rounding short */
+    while (e->travel >= s * (1.0 - 1e-9)) { /* a layer per spacing, sums of steps rounding short */
         e->travel -= s;
         /* the layer left the exit travel / speed ago (gravity over that time is
          * below a spacing's worth of the stream's own speed and is left out) */
-        double y = e->centre[1] - e->travel;
-        for (size_t k = 0; k < e->layer_n && !rc; k++) {
-            double x[3] = {e->centre[0] + off[k][0], y, e->centre[2] + off[k][1]}, v[3] = {0, -e->speed, 0};
-            rc = particles_add(&sim->p, x, v, m, err);
-        }
-        if (!rc)
-            e->emitted += e->layer_n;
         sim_positions_changed(sim);
+        if (emitter_layer(sim, 1, e->centre[1] - e->travel, m, err) != e->layer_n)
+            return PFB_ENOMEM;
+        e->emitted += e->layer_n;
     }
-    free(off);
-    return rc;
+    return PFB_OK;
 }

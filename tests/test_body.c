@@ -118,20 +118,28 @@ START_TEST(test_impulse_momentum)
 }
 END_TEST
 
+/* The walls of a closed unit tank [0, 1]^3 (the square [0, 1]^2 in 2D). */
+static void unit_tank(pfb_boundaries *walls)
+{
+    pfb_shape tank = {0};
+    pfb_err err;
+    memset(walls, 0, sizeof *walls);
+    tank.type = PFB_SHAPE_BOX;
+    tank.inside = 1;
+    tank.c[0] = tank.c[1] = tank.c[2] = 0.5;
+    tank.half[0] = tank.half[1] = tank.half[2] = 0.5;
+    ck_assert_int_eq(boundaries_add(walls, &tank, &err), 0);
+}
+
 /* A box dropped from 0.2 m on the floor of a tank, integrated as the solvers do
  * (gravity, advance, wall contact) with restitution 0: it comes to rest on the
  * floor, its bottom at the floor within g dt^2 (one step's fall, what the next
  * contact removes), its speed below g dt (one step of gravity), not turning. */
 START_TEST(test_box_rests_on_floor)
 {
-    pfb_boundaries walls = {0};
-    pfb_shape tank = {0};
+    pfb_boundaries walls;
     pfb_err err;
-    tank.type = PFB_SHAPE_BOX;
-    tank.inside = 1;
-    tank.c[0] = tank.c[1] = 0.5;
-    tank.half[0] = tank.half[1] = tank.half[2] = 0.5;
-    ck_assert_int_eq(boundaries_add(&walls, &tank, &err), 0);
+    unit_tank(&walls);
     pfb_body b;
     double c[3] = {0.5, 0.3, 0}, h[3] = {0.1, 0.05, 0};
     ck_assert_int_eq(body_init(&b, PFB_BODY_BOX, 2, 0.0, h, 500.0, c, &err), 0);
@@ -194,14 +202,9 @@ END_TEST
  * level stacked, speed below g dt per level; nothing overlaps by more than that. */
 START_TEST(test_bodies_stack)
 {
-    pfb_boundaries walls = {0};
-    pfb_shape tank = {0};
+    pfb_boundaries walls;
     pfb_err err;
-    tank.type = PFB_SHAPE_BOX;
-    tank.inside = 1;
-    tank.c[0] = tank.c[1] = tank.c[2] = 0.5;
-    tank.half[0] = tank.half[1] = tank.half[2] = 0.5;
-    ck_assert_int_eq(boundaries_add(&walls, &tank, &err), 0);
+    unit_tank(&walls);
     for (int dim = 2; dim <= 3; dim++) {
         pfb_bodies bs = {0};
         pfb_body b;
