@@ -124,7 +124,7 @@ else
 EXP_DIR := data
 EXP_FLAGS :=
 endif
-EXPERIMENTS := volume stability drop
+EXPERIMENTS := volume stability drop scaling
 FIGURES := $(basename $(notdir $(filter-out plots/style.gp,$(wildcard plots/*.gp))))
 
 experiments: bin/pfbench

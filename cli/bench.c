@@ -28,29 +28,11 @@
 #include "../core/rng.h"
 #include "../core/run.h"
 #include "../core/scene.h"
+#include "../core/timing.h"
 #include "../solvers/solver.h"
 
 #define EXIT_BAD 1
 #define EXIT_UNSTABLE 3
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Resident set size in bytes (0 if /proc is unavailable). */
-static double rss_bytes(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (!f)
-        return 0.0;
-    long size = 0, res = 0;
-    int ok = fscanf(f, "%ld %ld", &size, &res) == 2;
-    fclose(f);
-    return ok ? (double)res * (double)sysconf(_SC_PAGESIZE) : 0.0;
-}
 
 static int threads(void)
 {
@@ -130,7 +112,7 @@ static int bench_nsearch(int argc, char **argv)
     const double ball = d == 3 ? 4.0 / 3.0 * 3.14159265358979323846 : 3.14159265358979323846;
     const double L = pow((double)n * ball / (double)k, 1.0 / (double)d);
     double *x[3] = {NULL, NULL, NULL}, *y[3] = {NULL, NULL, NULL};
-    double base = rss_bytes();
+    double base = pfb_rss_bytes();
     for (int a = 0; a < 3; a++) {
         x[a] = calloc((size_t)n, sizeof *x[a]);
         y[a] = calloc((size_t)n, sizeof *y[a]);
@@ -165,18 +147,18 @@ static int bench_nsearch(int argc, char **argv)
         return EXIT_BAD;
     }
     for (long r = -1; r < reps && !rc; r++) { /* r = -1: warm-up (first-touch page faults) */
-        double t0 = now();
+        double t0 = pfb_now();
         rc = grid_build(&g, (const double *const *)x, (size_t)n, &err);
         if (!rc)
             rc = grid_neighbours(&g, (const double *const *)x, &nl, &err);
         if (r >= 0)
-            t[r] = now() - t0;
+            t[r] = pfb_now() - t0;
     }
     if (rc) {
         fprintf(stderr, "pfbench bench nsearch: %s\n", err.msg);
         return EXIT_BAD;
     }
-    double mem = rss_bytes() - base;
+    double mem = pfb_rss_bytes() - base;
     double med = median(t, (int)reps);
     printf("bench=nsearch dim=%d n=%ld neighbours_mean=%.2f threads=%d reps=%ld ns_per_particle=%.1f "
            "particles_per_s=%.4g bytes_per_particle=%.0f\n",
@@ -258,73 +240,43 @@ static int bench_step(int argc, char **argv)
     cfg.run = &rp;
     cfg.scene_params = &sp;
     cfg.solver_params = &op;
-    pfb_sim sim;
-    memset(&sim, 0, sizeof sim);
-    void *st = NULL;
-    double base = rss_bytes();
-    /* the spacing that gives about n particles: a first build at the scene's
-     * default spacing, scaled by (n0 / n)^(1/dim) */
-    double spacing = params_get(&rp, "spacing");
-    if (!rc && spacing == 0.0) {
-        rc = run_setup(&cfg, &sim, &st, &err);
-        if (!rc) {
-            double s0 = sim.spacing, n0 = (double)sim.p.n;
-            spacing = s0 * pow(n0 / (double)n, 1.0 / (double)dim);
-        }
-        so->destroy(st);
-        st = NULL;
-        sim_free(&sim);
+    /* the spacing that gives about n particles */
+    if (!rc && params_get(&rp, "spacing") == 0.0) {
+        double spacing = 0.0;
         char sset[64];
+        rc = run_spacing_for(&cfg, (double)n, &spacing, &err);
         snprintf(sset, sizeof sset, "run.spacing=%.17g", spacing);
         if (!rc)
             rc = run_apply_setting(&rp, &sp, &op, sset, &err);
-        base = rss_bytes();
     }
+    pfb_step_timing tm;
+    memset(&tm, 0, sizeof tm);
     if (!rc)
-        rc = run_setup(&cfg, &sim, &st, &err);
-    double dt = 0.0;
-    if (!rc) {
-        dt = params_get(&rp, "dt");
-        if (dt == 0.0 && so->suggest_dt)
-            dt = so->suggest_dt(st, &sim);
-        if (!(dt > 0))
-            rc = pfb_err_set(&err, PFB_EINVAL, "time step %g is invalid; valid: set run.dt", dt);
-    }
-    double *t = rc ? NULL : malloc((size_t)steps * sizeof *t);
-    int unstable = 0;
-    for (long k = -2; !rc && k < steps && !unstable; k++) {
-        double t0 = now();
-        rc = so->step(st, &sim, dt, &err);
-        if (!rc)
-            rc = sim_emit(&sim, dt, sim.t + dt, &err);
-        if (k >= 0 && t)
-            t[k] = now() - t0;
-        sim.step++;
-        sim.t += dt;
-        sim_positions_changed(&sim);
-        char reason[256];
-        unstable = !rc && run_check_blowup(&sim, INFINITY, 1.0, reason, sizeof reason);
-        if (unstable)
-            fprintf(stderr, "pfbench bench step: %s\n", reason);
-    }
+        rc = run_time_steps(&cfg, 2, steps, &tm, &err);
     if (rc)
         fprintf(stderr, "pfbench bench step: %s\n", err.msg);
-    if (!rc && !unstable && t) {
-        double mem = rss_bytes() - base, med = median(t, (int)steps);
-        double np = (double)sim.p.n;
+    else if (tm.unstable)
+        fprintf(stderr, "pfbench bench step: %s\n", tm.reason);
+    else {
+        double np = (double)tm.n;
         printf("bench=step solver=%s scene=%s dim=%ld n=%zu spacing=%.6g dt=%.4g threads=%d steps=%ld "
-               "ns_per_particle_step=%.1f particle_steps_per_s=%.4g bytes_per_particle=%.0f\n",
-               so->name, sc->name, dim, sim.p.n, sim.spacing, dt, threads(), steps, 1e9 * med / np, np / med,
-               mem / np);
+               "ns_per_particle_step=%.1f particle_steps_per_s=%.4g bytes_per_particle=%.0f",
+               so->name, sc->name, dim, tm.n, tm.spacing, tm.dt, tm.threads, steps, 1e9 * tm.t_step / np,
+               np / tm.t_step, tm.bytes_per_particle);
+        for (size_t k = 0; k < tm.ntimers; k++)
+            printf(" %s_seconds_per_step=%.4g", tm.timer_names[k], tm.timer_step[k]);
+        if (so->frame) {
+            printf(" frame_hook_seconds=%.4g substeps=%ld", tm.t_frame, tm.substeps);
+            for (size_t k = 0; k < tm.ntimers; k++)
+                if (tm.timer_frame[k] > 0)
+                    printf(" %s_seconds_per_frame=%.4g", tm.timer_names[k], tm.timer_frame[k]);
+        }
+        printf("\n");
     }
-    free(t);
-    if (st)
-        so->destroy(st);
-    sim_free(&sim);
     params_free(&rp);
     params_free(&sp);
     params_free(&op);
-    return rc ? EXIT_BAD : unstable ? EXIT_UNSTABLE : 0;
+    return rc ? EXIT_BAD : tm.unstable ? EXIT_UNSTABLE : 0;
 }
 
 int cmd_bench(int argc, char **argv)

@@ -26,7 +26,7 @@ static void usage_main(FILE *f)
           "commands:\n"
           "  list                 solvers, scenes and every parameter with default, range and unit\n"
           "  run                  run one simulation and write series.csv, run.meta and frames\n"
-          "  exp                  run an experiment (volume, stability, drop) over the solvers\n"
+          "  exp                  run an experiment (volume, stability, drop, scaling)\n"
           "  bench                time the neighbour search or a solver's steps (make bench)\n"
           "  version              version, commit, compiler and flags\n"
           "\n"
@@ -351,7 +351,7 @@ static int cmd_exp(int argc, char **argv)
     }
     const pfb_experiment *ex = NULL;
     if (!rc && !name)
-        rc = pfb_err_set(&err, PFB_EINVAL, "missing experiment name; valid: volume, stability, drop");
+        rc = pfb_err_set(&err, PFB_EINVAL, "missing experiment name; valid: volume, stability, drop, scaling");
     if (!rc)
         rc = experiment_lookup(name, &ex, &err);
     if (!rc && !out)

@@ -391,6 +391,16 @@ size_t params_spec_count(const pfb_param_spec *spec)
     return n;
 }
 
+int params_copy(pfb_params *dst, const pfb_params *src, pfb_err *err)
+{
+    int rc = params_init(dst, src->spec, src->owner, err);
+    if (rc)
+        return rc;
+    memcpy(dst->val, src->val, src->n * sizeof *dst->val);
+    memcpy(dst->is_set, src->is_set, src->n);
+    return PFB_OK;
+}
+
 int params_init(pfb_params *p, const pfb_param_spec *spec, const char *owner, pfb_err *err)
 {
     const char *who = owner ? owner : "parameters";

@@ -45,6 +45,9 @@ int params_init(pfb_params *p, const pfb_param_spec *spec, const char *owner, pf
 /* Free the values (accepts a zeroed struct). */
 void params_free(pfb_params *p);
 
+/* dst = an independent copy of src (values and which were set). */
+int params_copy(pfb_params *dst, const pfb_params *src, pfb_err *err);
+
 /* Index of key in p, or -1. */
 int params_find(const pfb_params *p, const char *key);
 

@@ -180,14 +180,8 @@ static void meta_params(FILE *f, const char *prefix, const pfb_params *p)
     }
 }
 
-static int write_meta(const pfb_run_config *cfg, const pfb_sim *sim, const pfb_run_result *res, double t_end,
-                      pfb_err *err)
+void run_meta_provenance(FILE *f)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return pfb_err_set(err, PFB_ENOMEM, "out of memory writing run.meta");
     time_t now = time(NULL);
     struct tm tmv;
     char date[64];
@@ -197,6 +191,26 @@ static int write_meta(const pfb_run_config *cfg, const pfb_sim *sim, const pfb_r
     char machine[512] = "unknown";
     if (uname(&un) == 0)
         snprintf(machine, sizeof machine, "%s %s %s %s", un.sysname, un.nodename, un.release, un.machine);
+    fprintf(f, "version = %s\ncommit = %s\ncompiler = %s\ncflags = %s\n", pfb_version(), pfb_commit(),
+            pfb_compiler(), pfb_cflags());
+    fprintf(f, "date = %s\nmachine = %s\n", date, machine);
+}
+
+void run_meta_params(FILE *f, const pfb_run_config *cfg)
+{
+    meta_params(f, "run.", cfg->run);
+    meta_params(f, "scene.", cfg->scene_params);
+    meta_params(f, "solver.", cfg->solver_params);
+}
+
+static int write_meta(const pfb_run_config *cfg, const pfb_sim *sim, const pfb_run_result *res, double t_end,
+                      pfb_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory writing run.meta");
     fprintf(f, "# pfbench run metadata: key = value\n");
     fprintf(f, "solver = %s\nscene = %s\n", cfg->solver->name, cfg->scene->name);
     fprintf(f, "status = %s%s\n", res->unstable ? "unstable: " : "ok", res->unstable ? res->reason : "");
@@ -209,17 +223,13 @@ static int write_meta(const pfb_run_config *cfg, const pfb_sim *sim, const pfb_r
     fprintf(f, "energy_scale = %.10g\nlength_ref = %.10g\nv_ref = %.10g\n", res->energy_scale, sim->length_ref,
             sim->v_ref);
     fprintf(f, "gravity = %.10g\n", sqrt(sim->g[0] * sim->g[0] + sim->g[1] * sim->g[1] + sim->g[2] * sim->g[2]));
-    fprintf(f, "version = %s\ncommit = %s\ncompiler = %s\ncflags = %s\n", pfb_version(), pfb_commit(),
-            pfb_compiler(), pfb_cflags());
-    fprintf(f, "date = %s\nmachine = %s\n", date, machine);
+    run_meta_provenance(f);
     if (cfg->command_line)
         fprintf(f, "command = %s\n", cfg->command_line);
     fprintf(f, "citation = %s\n", cfg->solver->citation);
     if (cfg->meta_extra)
         fputs(cfg->meta_extra, f);
-    meta_params(f, "run.", cfg->run);
-    meta_params(f, "scene.", cfg->scene_params);
-    meta_params(f, "solver.", cfg->solver_params);
+    run_meta_params(f, cfg);
     fclose(f);
     char path[4200];
     snprintf(path, sizeof path, "%s/run.meta", cfg->out_dir);

@@ -12,6 +12,8 @@
 #ifndef PFB_RUN_H
 #define PFB_RUN_H
 
+#include <stdio.h>
+
 #include "../solvers/solver.h"
 #include "diag.h"
 #include "error.h"
@@ -73,6 +75,12 @@ int run_check_volume(const pfb_diag *d, double volume_limit, char *reason, size_
 /* Resolve dt and substeps from the run parameters and the solver's suggestion. */
 int run_timing(const pfb_run_config *cfg, const pfb_sim *sim, const void *state, double *dt,
                long *substeps, long *frames, double *t_end, pfb_err *err);
+
+/* run.meta's provenance lines (version, commit, compiler, cflags, date, machine)
+ * and its parameter lines (run.KEY, scene.KEY, solver.KEY = value), for other
+ * writers of metadata (the scaling experiment's timings). */
+void run_meta_provenance(FILE *f);
+void run_meta_params(FILE *f, const pfb_run_config *cfg);
 
 /* Execute the whole run; an unstable run still returns 0 with res->unstable set. */
 int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err);

@@ -1,5 +1,6 @@
 /* common.c — what every experiment driver shares: presets, make-style runs, CSVs. */
 #include <errno.h>
+#include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -7,14 +8,19 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "../core/output.h"
+#include "../core/timing.h"
 #include "../core/version.h"
 #include "experiment.h"
 
-extern const pfb_experiment pfb_exp_volume, pfb_exp_stability, pfb_exp_drop;
+extern const pfb_experiment pfb_exp_volume, pfb_exp_stability, pfb_exp_drop, pfb_exp_scaling;
 
-const pfb_experiment *const pfb_experiments[] = {&pfb_exp_volume, &pfb_exp_stability, &pfb_exp_drop, NULL};
+const pfb_experiment *const pfb_experiments[] = {&pfb_exp_volume, &pfb_exp_stability, &pfb_exp_drop,
+                                                 &pfb_exp_scaling, NULL};
 
 int experiment_lookup(const char *name, const pfb_experiment **out, pfb_err *err)
 {
@@ -29,9 +35,9 @@ int experiment_lookup(const char *name, const pfb_experiment **out, pfb_err *err
     }
     const char *near = pfb_nearest(name, names, n);
     if (near)
-        return pfb_err_set(err, PFB_EINVAL, "unknown experiment '%s'; did you mean '%s'? valid: volume, stability, drop",
+        return pfb_err_set(err, PFB_EINVAL, "unknown experiment '%s'; did you mean '%s'? valid: volume, stability, drop, scaling",
                            name, near);
-    return pfb_err_set(err, PFB_EINVAL, "unknown experiment '%s'; valid: volume, stability, drop", name);
+    return pfb_err_set(err, PFB_EINVAL, "unknown experiment '%s'; valid: volume, stability, drop, scaling", name);
 }
 
 void exp_log(const pfb_exp_ctx *ctx, const char *fmt, ...)
@@ -58,6 +64,17 @@ void exp_reason(const exp_run_out *out, char *buf, size_t len)
     for (char *p = buf; *p; p++)
         if (*p == ',' || *p == '"' || *p == '\n')
             *p = ';';
+}
+
+void exp_line_slope(const double *x, const double *y, size_t n, double *b, double *berr)
+{
+    *b = *berr = NAN;
+    if (n < 3)
+        return;
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    *b = c1;
+    *berr = sqrt(cov11);
 }
 
 /* ---- CSV tables ----------------------------------------------------------------- */
@@ -163,6 +180,28 @@ int exp_csv_open(exp_csv *c, const pfb_exp_ctx *ctx, const char *name, const cha
         return pfb_err_set(err, PFB_ENOMEM, "out of memory for '%s'", c->path);
     fprintf(c->f, "%s\n", header);
     return PFB_OK;
+}
+
+void exp_csv_abort(exp_csv *c)
+{
+    if (c->f)
+        fclose(c->f);
+    c->f = NULL;
+    free(c->buf);
+    c->buf = NULL;
+}
+
+int exp_csv_finish(exp_csv *const *cs, size_t n, int rc, pfb_err *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (rc)
+            exp_csv_abort(cs[i]);
+        else
+            rc = exp_csv_close(cs[i], err);
+    }
+    for (size_t i = 0; i < n; i++)
+        exp_csv_abort(cs[i]);
+    return rc;
 }
 
 int exp_csv_close(exp_csv *c, pfb_err *err)
@@ -415,6 +454,116 @@ int exp_run(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_run_out *out, 
         rc = csv_table_load(&out->extra, extra, err);
     if (rc)
         exp_run_out_free(out);
+    return rc;
+}
+
+/* ---- timings ------------------------------------------------------------------------- */
+
+/* timing.csv: one row of what run_time_steps measured (timers and diagnostics by name). */
+static int timing_write(const pfb_step_timing *tm, const char *path, pfb_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory writing '%s'", path);
+    fputs("n,spacing,dt,substeps,warmup,steps,threads,unstable,t_step,t_step_min,t_frame,t_total,bytes_per_particle", f);
+    for (size_t k = 0; k < tm->ntimers; k++)
+        fprintf(f, ",step_%s,frame_%s", tm->timer_names[k], tm->timer_names[k]);
+    for (size_t k = 0; k < tm->ndiag; k++)
+        fprintf(f, ",diag_%s", tm->diag_names[k]);
+    fprintf(f, "\n%zu,%.17g,%.17g,%ld,%ld,%ld,%d,%d,%.9g,%.9g,%.9g,%.9g,%.6g", tm->n, tm->spacing, tm->dt, tm->substeps,
+            tm->warmup, tm->steps, tm->threads, tm->unstable, tm->t_step, tm->t_step_min, tm->t_frame, tm->t_total,
+            tm->bytes_per_particle);
+    for (size_t k = 0; k < tm->ntimers; k++)
+        fprintf(f, ",%.9g,%.9g", tm->timer_step[k], tm->timer_frame[k]);
+    for (size_t k = 0; k < tm->ndiag; k++)
+        fprintf(f, ",%.12g", tm->diag[k]);
+    fputc('\n', f);
+    fclose(f);
+    int rc = output_write_file(path, text, len, err);
+    free(text);
+    return rc;
+}
+
+int exp_time_steps(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double n, long warmup, long steps,
+                   exp_timing_out *out, pfb_err *err)
+{
+    memset(out, 0, sizeof *out);
+    exp_tables t;
+    int rc = tables_build(ctx, spec, &t, err);
+    pfb_run_config cfg = {.solver = spec->solver, .scene = t.sc, .run = &t.run, .scene_params = &t.scene,
+                          .solver_params = &t.solver};
+    double spacing = 0.0;
+    if (!rc)
+        rc = run_spacing_for(&cfg, n, &spacing, err);
+    char sset[64];
+    snprintf(sset, sizeof sset, "run.spacing=%.17g", spacing);
+    if (!rc)
+        rc = run_apply_setting(&t.run, &t.scene, &t.solver, sset, err);
+    if (rc) {
+        tables_free(&t);
+        return rc;
+    }
+    /* timings depend on the thread count too */
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    char salt[160];
+    snprintf(salt, sizeof salt, "timing n=%.17g warmup=%ld steps=%ld threads=%d", n, warmup, steps, threads);
+    uint64_t hash = fnv1a(tables_hash(spec, &t), salt);
+    char dir[4096], meta[4200], tpath[4200], want[64], have[64];
+    snprintf(dir, sizeof dir, "%s/runs/%s", ctx->out_dir, spec->id);
+    snprintf(meta, sizeof meta, "%s/run.meta", dir);
+    snprintf(tpath, sizeof tpath, "%s/timing.csv", dir);
+    snprintf(want, sizeof want, "%016llx", (unsigned long long)hash);
+    meta_get(meta, "inputs", have, sizeof have);
+    if (!ctx->force && !strcmp(have, want) && access(tpath, R_OK) == 0) {
+        out->skipped = 1;
+        exp_log(ctx, "  %-40s current, skipped", spec->id);
+    } else {
+        pfb_step_timing tm;
+        rc = run_time_steps(&cfg, warmup, steps, &tm, err);
+        if (!rc)
+            rc = output_prepare_dir(dir, err);
+        if (!rc) {
+            remove(meta); /* a run.meta names a complete timing only */
+            rc = timing_write(&tm, tpath, err);
+        }
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = rc ? NULL : open_memstream(&text, &len);
+        if (!rc && !f)
+            rc = pfb_err_set(err, PFB_ENOMEM, "out of memory writing '%s'", meta);
+        if (f) {
+            fprintf(f, "# pfbench timing metadata: key = value\n");
+            fprintf(f, "solver = %s\nscene = %s\n", spec->solver->name, t.sc->name);
+            fprintf(f, "status = %s%s\n", tm.unstable ? "unstable: " : "ok", tm.unstable ? tm.reason : "");
+            fprintf(f, "dim = %d\ndt = %.17g\nspacing = %.17g\nseed = %d\nn_particles = %zu\n",
+                    params_get_int(&t.run, "dim"), tm.dt, tm.spacing, params_get_int(&t.run, "seed"), tm.n);
+            fprintf(f, "warmup = %ld\nsteps = %ld\nthreads = %d\nseconds_per_step = %.9g\n", warmup, steps,
+                    tm.threads, tm.t_step);
+            run_meta_provenance(f);
+            fprintf(f, "command = pfbench exp %s%s (timing %s)\n", spec->experiment, ctx->quick ? " --quick" : "",
+                    spec->id);
+            fprintf(f, "citation = %s\n", spec->solver->citation);
+            fprintf(f, "experiment = %s\nrun_id = %s\ninputs = %s\n", spec->experiment, spec->id, want);
+            run_meta_params(f, &cfg);
+            fclose(f);
+            rc = output_write_file(meta, text, len, err);
+        }
+        free(text);
+        if (!rc)
+            exp_log(ctx, "  %-40s %s (n %zu, %.4g s per step)", spec->id, tm.unstable ? tm.reason : "ok", tm.n,
+                    tm.t_step);
+    }
+    tables_free(&t);
+    if (!rc)
+        meta_get(meta, "status", out->status, sizeof out->status);
+    out->unstable = strncmp(out->status, "ok", 2) != 0;
+    if (!rc)
+        rc = csv_table_load(&out->timing, tpath, err);
     return rc;
 }
 

@@ -30,9 +30,9 @@
  * omega_half = pi / t_half, and exponent_half its R-scaling exponent).  A radius whose
  * signal does not oscillate (fewer than two mean crossings) or whose run blew up
  * has fit = none and empty numbers. */
-#include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/fit.h"
@@ -75,19 +75,6 @@ typedef struct drop_setup {
 
 static const drop_setup setups[] = {{2, {0.005, 0.01}}, {3, {0.01, 0.02}}};
 static const double radii[2][4] = {{0.05, 0.07, 0.1, 0.14}, {0.06, 0.08, 0.1, 0.12}};
-
-/* Least-squares slope b of y against x (log omega against log R) and its standard
- * error; NAN for fewer than 3 points. */
-static void loglog_slope(const double *x, const double *y, size_t n, double *b, double *berr)
-{
-    *b = *berr = NAN;
-    if (n < 3)
-        return;
-    double c0, c1, cov00, cov01, cov11, sumsq;
-    gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
-    *b = c1;
-    *berr = sqrt(cov11);
-}
 
 static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
@@ -182,17 +169,15 @@ static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
             if (rc)
                 break;
             double b, berr, bh, bherr;
-            loglog_slope(logR, logw, nfit, &b, &berr);
-            loglog_slope(logRh, logwh, nhalf, &bh, &bherr);
+            exp_line_slope(logR, logw, nfit, &b, &berr);
+            exp_line_slope(logRh, logwh, nhalf, &bh, &bherr);
             fprintf(summary.f, "%s,%d,%.10g,%.10g,%.6g,%.10g,%.10g,%zu,%.10g,%.6g,%zu\n", so->name, su->dim, sigma, b,
                     berr, nfit ? sum_sig / (double)nfit : NAN, nratio ? sum_ratio / (double)nratio : NAN, nfit, bh,
                     bherr, nhalf);
         }
     }
-    int rc2 = exp_csv_close(&sig, err);
-    int rc3 = exp_csv_close(&fits, err);
-    int rc4 = exp_csv_close(&summary, err);
-    return rc ? rc : rc2 ? rc2 : rc3 ? rc3 : rc4;
+    exp_csv *const cs[] = {&sig, &fits, &summary};
+    return exp_csv_finish(cs, 3, rc, err);
 }
 
 const pfb_experiment pfb_exp_drop = {

@@ -107,6 +107,22 @@ int exp_suggest_dt(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double *dt,
 /* The solver's explicit surface tension for spec's setup, or NaN. */
 int exp_surface_tension(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double *sigma, pfb_err *err);
 
+/* A timing (the scaling experiment): spec's setup at the spacing giving about n
+ * particles, timed by run_time_steps (core/timing.h) with warmup + steps steps.
+ * OUT/runs/<id>/timing.csv holds its one row (n, spacing, dt, substeps, warmup,
+ * steps, threads, unstable, t_step, t_step_min, t_frame, t_total,
+ * bytes_per_particle, step_<timer>, frame_<timer> for the solver's phase timers,
+ * diag_<name> for its diagnostics) and run.meta its provenance; a rerun with the
+ * same inputs and thread count reloads them instead of timing again. */
+typedef struct exp_timing_out {
+    int skipped, unstable;
+    char status[320];
+    csv_table timing;          /* timing.csv (free with csv_table_free) */
+} exp_timing_out;
+
+int exp_time_steps(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double n, long warmup, long steps,
+                   exp_timing_out *out, pfb_err *err);
+
 /* ---- output ------------------------------------------------------------------ */
 
 /* A tidy CSV being built in memory; written atomically by exp_csv_close. */
@@ -123,9 +139,22 @@ int exp_csv_open(exp_csv *c, const pfb_exp_ctx *ctx, const char *name, const cha
 /* Write the file atomically and free the buffer. */
 int exp_csv_close(exp_csv *c, pfb_err *err);
 
+/* Free the buffer without writing anything (accepts a closed or zeroed one). */
+void exp_csv_abort(exp_csv *c);
+
+/* An experiment's end: with rc == 0 write the n files, else (or once one write
+ * fails) write none of the rest and keep the first error; returns that status.
+ * An experiment that failed leaves its previous CSVs untouched. */
+int exp_csv_finish(exp_csv *const *cs, size_t n, int rc, pfb_err *err);
+
 /* "ok" or "unstable" and, for CSV cells, the reason with commas replaced by ';' ("" if ok). */
 const char *exp_status_word(const exp_run_out *out);
 void exp_reason(const exp_run_out *out, char *buf, size_t len);
+
+/* Least-squares slope b of y against x (gsl_fit_linear) and its standard error
+ * from the scatter about the line; NAN for fewer than 3 points.  Log-log
+ * exponents: the drop's omega ~ R^b, the scaling experiment's time ~ N^b. */
+void exp_line_slope(const double *x, const double *y, size_t n, double *b, double *berr);
 
 /* Print a progress line through ctx->log. */
 void exp_log(const pfb_exp_ctx *ctx, const char *fmt, ...)

@@ -200,9 +200,8 @@ static int stability_run(const pfb_exp_ctx *ctx, pfb_err *err)
             free(outs);
         }
     }
-    int rc2 = exp_csv_close(&runs, err);
-    int rc3 = exp_csv_close(&summary, err);
-    return rc ? rc : rc2 ? rc2 : rc3;
+    exp_csv *const cs[] = {&runs, &summary};
+    return exp_csv_finish(cs, 2, rc, err);
 }
 
 const pfb_experiment pfb_exp_stability = {

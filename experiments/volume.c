@@ -142,10 +142,8 @@ static int volume_run(const pfb_exp_ctx *ctx, pfb_err *err)
             }
         }
     }
-    int rc2 = exp_csv_close(&series, err);
-    int rc3 = exp_csv_close(&subs, err);
-    int rc4 = exp_csv_close(&summary, err);
-    return rc ? rc : rc2 ? rc2 : rc3 ? rc3 : rc4;
+    exp_csv *const cs[] = {&series, &subs, &summary};
+    return exp_csv_finish(cs, 3, rc, err);
 }
 
 const pfb_experiment pfb_exp_volume = {

@@ -963,4 +963,6 @@ const pfb_solver_ops pfb_solver_clavet = {
     clavet_diag_names,
     clavet_diag,
     NULL,
+    NULL,
+    NULL,
     NULL};

@@ -191,6 +191,7 @@
 
 #include "../core/diag.h"
 #include "../core/kernels.h"
+#include "../core/timing.h"
 #include "mao_yang_resample.h"
 #include "solver.h"
 
@@ -240,6 +241,7 @@ typedef struct my_state {
     long resample_every;
     my_resample_params rp;
     my_resample_stats rs;
+    double seconds_pressure, seconds_resample; /* phase timers (observed only) */
     pfb_kernel cubic, spiky, visc;
     double w0;                 /* W_cubic(0): self term of eq. 4 */
     int f_rho, f_p, f_pd, f_T, f_ref, f_mue, f_lam;
@@ -1232,7 +1234,9 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
         return rc;
     compute_density(s, sim);
     surface_flags(s, sim);
+    const double t_p = pfb_now();
     rc = solve_pressure(s, sim, dt, err);
+    s->seconds_pressure += pfb_now() - t_p;
     if (rc)
         return rc;
     /* 5. correction: positions by the whole pressure, velocities by the whole
@@ -1304,7 +1308,7 @@ int my_stress_update(void *state, pfb_sim *sim, double dt, pfb_err *err)
  * its kernel density after to before the re-sampling, and eq. 7's source is
  * (rho*_i - rho_ref,i) / (rho_0 dt^2).  Particles the re-sampling did not touch
  * keep rho_ref = rho_0 exactly. */
-static int mao_yang_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
+static int resample_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
 {
     my_state *s = state;
     if (s->resample_every <= 0 || frame % s->resample_every != 0)
@@ -1340,6 +1344,15 @@ static int mao_yang_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
         if (after[i] != before[i] && before[i] > 0)
             ref[i] *= after[i] / before[i];
     return PFB_OK;
+}
+
+static int mao_yang_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
+{
+    my_state *s = state;
+    const double t0 = pfb_now();
+    int rc = resample_frame(state, sim, frame, err);
+    s->seconds_resample += pfb_now() - t0;
+    return rc;
 }
 
 /* ---- create, destroy, time step, diagnostics --------------------------------------- */
@@ -1539,6 +1552,19 @@ static void mao_yang_diag(const void *state, const pfb_sim *sim, double *values)
     values[7] = mx;
 }
 
+/* Where a step's time goes: the pressure solve (assembly + PCG, eqs. 7-8), the
+ * whole re-sampling of a frame (section 5), and within it the Delaunay
+ * triangulation (section 5.1). */
+static const char *const mao_yang_timer_names[] = {"pressure", "resample", "delaunay", NULL};
+
+static void mao_yang_timers(const void *state, double *seconds)
+{
+    const my_state *s = state;
+    seconds[0] = s->seconds_pressure;
+    seconds[1] = s->seconds_resample;
+    seconds[2] = s->rs.seconds_delaunay;
+}
+
 const pfb_solver_ops pfb_solver_mao_yang = {
     "mao_yang",
     "H. Mao, Y.-H. Yang. A particle-based model for non-Newtonian fluid animation. University of Alberta",
@@ -1550,4 +1576,6 @@ const pfb_solver_ops pfb_solver_mao_yang = {
     mao_yang_diag_names,
     mao_yang_diag,
     NULL,
-    mao_yang_frame};
+    mao_yang_frame,
+    mao_yang_timer_names,
+    mao_yang_timers};

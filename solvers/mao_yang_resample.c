@@ -79,6 +79,7 @@
 #include <string.h>
 
 #include "../core/kernels.h"
+#include "../core/timing.h"
 
 /* ---- parameters ------------------------------------------------------------ */
 
@@ -727,7 +728,9 @@ int my_upsample(pfb_sim *sim, const my_resample_params *rp, my_resample_stats *s
     size_t cap_buf = 0, inserted = 0, rej_hull = 0, rej_mass = 0, rej_close = 0, rej_solid = 0;
     int singular = 0;
 
+    const double t0 = pfb_now();
     rc = delaunay_candidates(p, rp->r_min, sink, &sbuf, &slen, &cl, &singular, err);
+    st->seconds_delaunay += pfb_now() - t0;
     if (rc || singular || cl.n == 0)
         goto done;
     qsort(cl.c, cl.n, sizeof *cl.c, candidate_cmp);

@@ -40,6 +40,7 @@ typedef struct my_resample_stats {
     size_t rejected_mass;   /* candidates whose eq.-18 mass is below eps_m */
     size_t rejected_close;  /* candidates closer than eps_d to a particle inserted earlier in the same pass */
     size_t rejected_solid;  /* candidates within eps_d / 2 of a rigid body */
+    double seconds_delaunay; /* wall time in the Delaunay triangulation and its scan (observed only) */
 } my_resample_stats;
 
 /* Down-sampling (§5): merge every pair closer than eps_d. */

@@ -486,4 +486,6 @@ const pfb_solver_ops pfb_solver_miller_pearce = {
     mp_diag_names,
     mp_diag,
     NULL,
+    NULL,
+    NULL,
     NULL};

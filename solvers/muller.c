@@ -503,4 +503,6 @@ const pfb_solver_ops pfb_solver_muller = {
     muller_diag_names,
     muller_diag,
     muller_surface_tension,
+    NULL,
+    NULL,
     NULL};

@@ -16,7 +16,11 @@
  *  - an optional surface_tension hook reports an explicit sigma, for the drop
  *    experiment's comparison with Rayleigh's frequency;
  *  - an optional frame hook runs once per frame, for work a paper does per frame
- *    rather than per step (Mao-Yang's particle re-sampling). */
+ *    rather than per step (Mao-Yang's particle re-sampling);
+ *  - optional phase timers (cumulative wall seconds of named phases, such as the
+ *    PCG solve or the Delaunay triangulation) let the benchmarks and the scaling
+ *    experiment say where a step's time goes; they only observe and never change
+ *    a result. */
 #ifndef PFB_SOLVER_H
 #define PFB_SOLVER_H
 
@@ -46,6 +50,10 @@ typedef struct pfb_solver_ops {
     /* Called by the run loop after the steps of every frame (frame = 1, 2, ...),
      * before diagnostics; may add and remove particles (re-sampling).  May be NULL. */
     int (*frame)(void *state, pfb_sim *sim, long frame, pfb_err *err);
+    /* Names of phase timers, NULL-terminated (may be NULL), and their cumulative
+     * wall seconds since create, in that order (may be NULL). */
+    const char *const *timer_names;
+    void (*timers)(const void *state, double *seconds);
 } pfb_solver_ops;
 
 /* Look up a solver by name; NULL if unknown. */

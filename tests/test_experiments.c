@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../core/diag.h"
+#include "../core/timing.h"
 #include "../experiments/experiment.h"
 #include "testutil.h"
 
@@ -184,6 +185,13 @@ START_TEST(test_quick_experiments)
         {"drop", "drop_summary.csv",
          "solver,dim,sigma,exponent,exponent_err,sigma_eff_mean,omega_ratio_mean,n_fitted,exponent_half,"
          "exponent_half_err,n_half"},
+        {"scaling", "scaling_runs.csv",
+         "solver,dim,n_target,n,spacing,dt,substeps,threads,steps,status,reason,t_step,t_step_min,t_frame,t_total,"
+         "ns_per_particle_step,bytes_per_particle,t_pressure,t_resample,t_delaunay,pcg_iters_mean"},
+        {"scaling", "scaling_summary.csv",
+         "solver,dim,n_min,n_max,sizes,slope_total,slope_total_err,slope_step,slope_step_err,slope_large,"
+         "slope_large_err,slope_delaunay,slope_delaunay_err,ns_per_particle_step_max,bytes_per_particle_max,"
+         "delaunay_share_max"},
     };
     const pfb_experiment *ex = pfb_experiments[_i];
     char dir[] = "/tmp/pfb_exp_XXXXXX";
@@ -213,6 +221,71 @@ START_TEST(test_quick_experiments)
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     ck_assert(system(cmd) == 0);
+}
+END_TEST
+
+/* ---- timings ------------------------------------------------------------------------ */
+
+/* exp_line_slope recovers an exact line (slope and zero error, to round-off) and
+ * fails soft (NaN) below three points. */
+START_TEST(test_line_slope)
+{
+    double x[5], y[5], b, e;
+    for (int i = 0; i < 5; i++) {
+        x[i] = log(1000.0 * pow(10.0, 0.5 * i));
+        y[i] = 1.07 * x[i] - 3.0;
+    }
+    exp_line_slope(x, y, 5, &b, &e);
+    ck_assert_double_eq_tol(b, 1.07, 1e-12);
+    ck_assert(e < 1e-6);
+    exp_line_slope(x, y, 2, &b, &e);
+    ck_assert(isnan(b) && isnan(e));
+}
+END_TEST
+
+/* run_spacing_for lands within lattice rounding of the wanted count: with k ~ N^(1/3)
+ * rows along each axis, a whole row more or less per axis changes N by at most
+ * (1 + 1/k)^3 - 1 ~ 3/k.  run_time_steps's numbers obey their definitions: the
+ * median step is no faster than the fastest, t_total = t_step + t_frame / substeps
+ * exactly, and Mao-Yang's phase timers nest (the Delaunay triangulation inside
+ * the re-sampling inside the frame hook; the pressure solve inside a step). */
+START_TEST(test_time_steps)
+{
+    const pfb_solver_ops *so = solver_find("mao_yang");
+    const pfb_scene_def *sc;
+    pfb_err err;
+    ck_assert(scene_lookup("dam_break", &sc, &err) == 0);
+    pfb_params rp, sp, op;
+    ck_assert(params_init(&rp, pfb_run_params, "run", &err) == 0);
+    ck_assert(params_init(&sp, sc->params, sc->name, &err) == 0);
+    ck_assert(params_init(&op, so->params, so->name, &err) == 0);
+    ck_assert(params_set(&rp, "dim", "3", &err) == 0);
+    pfb_run_config cfg = {.solver = so, .scene = sc, .run = &rp, .scene_params = &sp, .solver_params = &op};
+    const double want = 3000.0;
+    double spacing;
+    ck_assert_msg(run_spacing_for(&cfg, want, &spacing, &err) == 0, "%s", err.msg);
+    ck_assert(params_set_double(&rp, "spacing", spacing, &err) == 0);
+    pfb_step_timing tm;
+    ck_assert_msg(run_time_steps(&cfg, 1, 3, &tm, &err) == 0, "%s", err.msg);
+    ck_assert(!tm.unstable);
+    ck_assert_msg(fabs((double)tm.n / want - 1.0) <= 3.0 / cbrt(want), "n %zu for %g wanted", tm.n, want);
+    ck_assert(tm.steps == 3 && tm.warmup == 1 && tm.substeps >= 1);
+    ck_assert(tm.t_step_min > 0 && tm.t_step_min <= tm.t_step);
+    ck_assert(tm.t_frame > 0);
+    ck_assert(tm.t_total == tm.t_step + tm.t_frame / (double)tm.substeps);
+    double del = timing_timer_frame(&tm, "delaunay"), res = timing_timer_frame(&tm, "resample");
+    double pre = timing_timer_step(&tm, "pressure");
+    ck_assert(del > 0 && del <= res && res <= tm.t_frame);
+    ck_assert(pre > 0 && pre <= tm.t_step * 3); /* a mean over 3 steps is at most 3 medians */
+    ck_assert(isnan(timing_timer_step(&tm, "nonexistent")));
+    ck_assert(timing_diag(&tm, "pcg_iters_mean") >= 1);
+    /* bad counts are refused with the values named */
+    ck_assert(run_time_steps(&cfg, 1, 0, &tm, &err) == PFB_EINVAL);
+    ck_assert_msg(strstr(err.msg, "0 timed steps") != NULL, "%s", err.msg);
+    ck_assert(run_spacing_for(&cfg, 0.0, &spacing, &err) == PFB_EINVAL);
+    params_free(&rp);
+    params_free(&sp);
+    params_free(&op);
 }
 END_TEST
 
@@ -250,6 +323,8 @@ int main(void)
     tcase_add_test(tc, test_volume_measure_nominal);
     tcase_add_loop_test(tc, test_quick_experiments, 0, (int)nexp);
     tcase_add_test(tc, test_presets_for_every_solver);
+    tcase_add_test(tc, test_line_slope);
+    tcase_add_test(tc, test_time_steps);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
