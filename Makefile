@@ -24,7 +24,10 @@ BUILD ?= build/san
 OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 else
 BUILD ?= build/$(notdir $(CC))
-OPT := -O2 -g
+# -O3: GCC 12 if-converts and vectorises the masked neighbour loops only at -O3
+# (the muller dam break, 60k particles: 1.27x faster than -O2, measured with
+# hyperfine); no -ffast-math, so results are as exact as at -O2
+OPT := -O3 -g
 endif
 
 # OpenMP for the solvers' parallel loops (results never depend on the thread count);

@@ -7,34 +7,47 @@
  * scatter also writes `xs`, a cell-ordered copy of the coordinates, so that the
  * neighbour scan reads candidates from contiguous memory.
  *
- * Bounded mode: slot = (cz * ny + cy) * nx + cx, so the three cells cx-1..cx+1 of
- * one row are one contiguous range of `order`; a cell's candidates are 3 ranges in
- * 2D and 9 in 3D, in increasing slot order.  Hashed mode: slot = hash(cell) mod
+ * Bounded mode: slot = (cz * ny + cy) * nx + cx, with cells of edge h / S (S =
+ * sub_used, 2 unless the box would need more than max_cells such cells, then 1),
+ * so the cells cx-S..cx+S of one row are one contiguous range of `order`.  A
+ * point's candidates are one range per row of the (2S + 1)^(dim-1) rows around
+ * its cell, in increasing slot order, minus what its position rules out: with f
+ * the point's place in its cell (in cell units, from the binning's own
+ * expression), a row whose (y, z) gap to the point is h or more, and cells at a
+ * row's ends whose gap is, are skipped.  At S = 2 that leaves about 11 h^3 of
+ * candidate volume instead of 27 h^3 for S = 1 without the test (the ball is
+ * 4.19 h^3).  Hashed mode (cells of edge h or wider): slot = hash(cell) mod
  * ntable (ntable a power of two >= 2n); the 3^dim neighbour slots of a cell are
  * de-duplicated so that a slot shared by two neighbour cells is scanned once, and
  * points of a far cell that collides are rejected by the distance test.
  *
  * Exactness.  A pair is reported iff pfb_dist2 < h*h, the expression the brute
  * force uses, so the only way to differ from it is to miss a pair whose cells are
- * more than one apart on some axis.  That cannot happen: rounding is monotone,
+ * more than S apart on some axis, or one the gap test leaves out.  The gap test
+ * keeps a cell unless its gap, in cell units, is at least h scale + 1e-4: the
+ * points of such a cell have cell coordinates (the same rounded expression) at
+ * least that far from the point's, and a difference of 1e-4 cell units is far
+ * above the rounding of coordinates below 2^40, so their true distance exceeds h
+ * by more than pfb_dist2's rounding can hide.  Nor can a pair be more than S
+ * cells apart: rounding is monotone,
  * so fl(dx*dx) <= pfb_dist2 < fl(h*h) implies |dx| < h exactly on every axis (also
- * if the compiler fuses pfb_dist2 into FMAs), and every cell is at least h wide in
- * exact arithmetic.  That last claim needs care: floor(fl(fl(x - origin) * scale))
+ * if the compiler fuses pfb_dist2 into FMAs), and every cell is at least h / S
+ * wide in exact arithmetic.  That last claim needs care: floor(fl(fl(x - origin) * scale))
  * has a rounding error of a few ulps of the cell coordinate, and with scale =
- * fl(1/h) the cell just after the index crosses a power of two can be narrower
- * than h by ~K ulps, so a pair just under h apart can land two cells apart (a
+ * fl(S/h) the cell just after the index crosses a power of two can be narrower
+ * than h / S by ~K ulps, so a pair just under h apart can land two cells apart (a
  * search finds such pairs in ~2% of tries aimed at those cells; test_grid.c keeps
- * four).  So the binning scale is inv_h shrunk by the relative amount
+ * four).  So the binning scale is S inv_h shrunk by the relative amount
  * 4 (K + 4) DBL_EPSILON, K the span in cells (2e-9 at 2.5e6 cells), which makes
- * every cell provably at least h wide.  When the span exceeds kcap() = 2^40 cells
+ * every cell provably at least h / S wide.  When the span exceeds kcap() = 2^40 cells
  * the cells are widened to span / 2^40 (hashed mode; correct, only slower), which
  * keeps the margin below 2^-10 for any finite input.  ncell per axis is still
- * floor((max - min) * inv_h) + 1; the smaller scale can only leave the last cell
+ * floor((max - min) * S inv_h) + 1; the smaller scale can only leave the last cell
  * of an axis emptier.
  *
  * Neighbour list.  The points, in cell order, are cut into one chunk of whole
  * cells per thread.  A first parallel pass counts every point's hits among its
- * cell's candidate ranges (read from xs, contiguous) into start[i + 1]; a
+ * candidate ranges (read from xs, contiguous) into start[i + 1]; a
  * prefix sum over point index gives start; a second parallel pass recomputes
  * the hits (the same pfb_dist2 on the same values, so the same set) branch-free
  * into a scratch row on the stack, sorts it by index with its squared distances
@@ -61,6 +74,9 @@
 #define GRID_MAX_CHUNKS 256
 /* rows shorter than this go through a scratch row on the stack */
 #define GRID_ROW_MAX 512
+/* slack, in cell units, added to h when leaving out cells by their gap to a point:
+ * far above the rounding of the cell coordinates (a few ulps of at most 2^40) */
+#define GRID_GAP_MARGIN 1e-4
 
 /* Largest span in cells binned at cell edge h (above it cells are widened). */
 static double kcap(void)
@@ -245,6 +261,8 @@ int grid_init(pfb_grid *g, int dim, double h, pfb_err *err)
     g->inv_h = 1.0 / h;
     g->scale = g->inv_h;
     g->ncell[0] = g->ncell[1] = g->ncell[2] = 1;
+    g->sub = 1;
+    g->sub_used = 1;
     return PFB_OK;
 }
 
@@ -290,7 +308,9 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
     if (rc != PFB_OK)
         return rc;
 
-    /* span, in cells of edge h, of the widest axis */
+    /* span, in cells of edge h / sub, of the widest axis */
+    int sub = g->sub == 2 ? 2 : 1;
+    double inv = g->inv_h * (double)sub;
     double ext[3] = {0.0, 0.0, 0.0}, maxext = 0.0, kmax = 0.0;
     for (int d = 0; d < dim; d++) {
         ext[d] = hi[d] - lo[d];
@@ -300,33 +320,47 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
                                lo[d], hi[d], 'x' + d);
         maxext = ext[d] > maxext ? ext[d] : maxext;
         const double k = ext[d] * g->inv_h;
-        kmax = k > kmax ? k : kmax;
+        kmax = k > kmax ? k : kmax; /* in cells of edge h */
     }
     const double kc = kcap();
-    int hashed = kmax > kc;
-    double s = hashed ? kc / maxext : g->inv_h;
-    s *= 1.0 - 4.0 * (maxext * s + 4.0) * DBL_EPSILON;
+    int hashed = kmax > kc / (double)sub;
 
-    /* bounded mode if the box needs at most max_cells cells */
+    /* bounded mode if the box needs at most max_cells cells (at edge h / sub, else
+     * at edge h), else hashed cells of edge h (or wider, see the header) */
     const size_t maxc = g->max_cells ? g->max_cells
-                        : (n > SIZE_MAX / 4 ? SIZE_MAX : (4 * n > 1024 ? 4 * n : 1024));
+                        : (n > SIZE_MAX / 16 ? SIZE_MAX : (4 * (size_t)sub * n > 1024 ? 4 * (size_t)sub * n : 1024));
     long nc[3] = {1, 1, 1};
     size_t ntable = 1;
-    if (!hashed) {
-        for (int d = 0; d < dim; d++) {
-            const double c = floor(ext[d] * g->inv_h) + 1.0;
+    for (int attempt = 0; !hashed; attempt++) {
+        int fits = 1;
+        nc[0] = nc[1] = nc[2] = 1;
+        ntable = 1;
+        for (int d = 0; d < dim && fits; d++) {
+            const double c = floor(ext[d] * inv) + 1.0;
             if (!(c <= (double)maxc)) {
-                hashed = 1;
+                fits = 0;
                 break;
             }
             nc[d] = (long)c;
             if ((size_t)nc[d] > maxc / ntable) {
-                hashed = 1;
+                fits = 0;
                 break;
             }
             ntable *= (size_t)nc[d];
         }
+        if (fits)
+            break;
+        if (sub == 1 || attempt > 0) {
+            hashed = 1;
+            break;
+        }
+        sub = 1; /* too many half cells: try whole ones */
+        inv = g->inv_h;
     }
+    if (hashed)
+        sub = 1;
+    double s = !hashed ? inv : kmax > kc ? kc / maxext : g->inv_h;
+    s *= 1.0 - 4.0 * (maxext * s + 4.0) * DBL_EPSILON;
     if (hashed) {
         nc[0] = nc[1] = nc[2] = 1;
         if (n > SIZE_MAX / 4)
@@ -341,6 +375,7 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
                            "cell slots", n, ntable);
 
     g->hashed = hashed;
+    g->sub_used = sub;
     g->ntable = ntable;
     g->scale = s;
     for (int d = 0; d < 3; d++) {
@@ -430,17 +465,51 @@ const size_t *grid_sort_permutation(const pfb_grid *g)
 
 typedef pfb_cell_ranges cell_ranges;
 
-/* Bounded mode: one range per (dy, dz) row, covering cells cx-1..cx+1. */
-static void bounded_ranges(const pfb_grid *g, const long c[3], cell_ranges *r)
+/* Gap, in cell units, between a point at fraction f in [0, 1] of its cell and the
+ * cell d cells away along one axis. */
+static inline double cell_gap(int d, double f)
 {
+    return d > 0 ? (double)d - f : d < 0 ? (double)(-d - 1) + f : 0.0;
+}
+
+/* Bounded mode: one range per (dy, dz) row of the (2 S + 1)^(dim-1) rows around
+ * the cell of sorted position k (S = sub_used cells per h), covering cells
+ * cx-S..cx+S, each contiguous in slot order.  Rows, and cells at a row's ends,
+ * whose gap to the point is h or more are left out (see the header: the margin
+ * covers the rounding of the cell coordinates). */
+static void bounded_ranges(const pfb_grid *g, size_t k, const long c[3], int prune, cell_ranges *r)
+{
+    const int S = g->sub_used, Sz = g->dim == 3 ? S : 0;
     const long nx = g->ncell[0], ny = g->ncell[1], nz = g->ncell[2];
-    const long x0 = c[0] > 0 ? c[0] - 1 : 0, x1 = c[0] + 1 < nx ? c[0] + 1 : nx - 1;
-    const long y0 = c[1] > 0 ? c[1] - 1 : 0, y1 = c[1] + 1 < ny ? c[1] + 1 : ny - 1;
-    const long z0 = c[2] > 0 ? c[2] - 1 : 0, z1 = c[2] + 1 < nz ? c[2] + 1 : nz - 1;
     const size_t *cs = g->cell_start;
+    /* the point's place within its cell, in cell units (the binning's expression) */
+    double f[3] = {0.0, 0.0, 0.0};
+    for (int d = 0; d < g->dim && prune; d++) {
+        f[d] = (g->xs[(size_t)d * g->cap_points + k] - g->origin[d]) * g->scale - (double)c[d];
+        prune &= f[d] >= 0.0 && f[d] <= 1.0; /* else clamped into the last cell: scan it all */
+    }
+    const double R = g->h * g->scale + GRID_GAP_MARGIN, R2 = R * R;
     r->n = 0;
-    for (long z = z0; z <= z1; z++) {
-        for (long y = y0; y <= y1; y++) {
+    for (int dz = -Sz; dz <= Sz; dz++) {
+        const long z = c[2] + dz;
+        if (z < 0 || z >= nz)
+            continue;
+        const double gz = cell_gap(dz, f[2]);
+        for (int dy = -S; dy <= S; dy++) {
+            const long y = c[1] + dy;
+            if (y < 0 || y >= ny)
+                continue;
+            const double gy = cell_gap(dy, f[1]), q = gy * gy + gz * gz;
+            if (prune && q >= R2)
+                continue;
+            int xl = -S, xr = S;
+            if (prune) {
+                while (xl < 0 && cell_gap(xl, f[0]) * cell_gap(xl, f[0]) + q >= R2)
+                    xl++;
+                while (xr > 0 && cell_gap(xr, f[0]) * cell_gap(xr, f[0]) + q >= R2)
+                    xr--;
+            }
+            const long x0 = c[0] + xl > 0 ? c[0] + xl : 0, x1 = c[0] + xr < nx - 1 ? c[0] + xr : nx - 1;
             const size_t row = ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx;
             const size_t a = cs[row + (size_t)x0], b = cs[row + (size_t)x1 + 1];
             if (a < b) {
@@ -554,15 +623,22 @@ static void sort_row(size_t *restrict idx, double *restrict r2, size_t m)
     }
 }
 
-void grid_candidates(const pfb_grid *g, size_t k, pfb_cell_ranges *r)
+/* The candidate ranges of sorted position k: pruned by its position, or those of
+ * its whole cell (shared by every point of the cell). */
+static void ranges_of(const pfb_grid *g, size_t k, int prune, pfb_cell_ranges *r)
 {
     const long *c = g->cellc + (size_t)g->dim * g->order[k];
     if (g->hashed) {
         hashed_ranges(g, c, r);
     } else {
         long c3[3] = {c[0], c[1], g->dim == 3 ? c[2] : 0};
-        bounded_ranges(g, c3, r);
+        bounded_ranges(g, k, c3, prune, r);
     }
+}
+
+void grid_candidates(const pfb_grid *g, size_t k, pfb_cell_ranges *r)
+{
+    ranges_of(g, k, 1, r);
 }
 
 /* Whether sorted positions a and b hold points of the same cell (in hashed mode
@@ -635,7 +711,7 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
     for (int t = 0; t < nt; t++) {
         cell_ranges r;
         for (size_t k = kb[t]; k < kb[t + 1];) {
-            grid_candidates(g, k, &r);
+            ranges_of(g, k, 0, &r); /* the cell's, for all its points */
             size_t k1 = k;
             for (; k1 < kb[t + 1] && same_cell(g, k1, k); k1++) {
                 size_t m = 0;
@@ -663,7 +739,7 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
         cell_ranges r;
         size_t bk[GRID_ROW_MAX + 1];
         for (size_t k = kb[t]; k < kb[t + 1];) {
-            grid_candidates(g, k, &r);
+            ranges_of(g, k, 0, &r);
             size_t k1 = k;
             for (; k1 < kb[t + 1] && same_cell(g, k1, k); k1++) {
                 const size_t i = order[k1], m0 = start[i + 1] - start[i];

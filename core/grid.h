@@ -54,6 +54,10 @@ typedef struct pfb_grid {
     int ready;             /* 1 after a successful grid_build */
     int threads;           /* threads of grid_neighbours (0: the OpenMP default from 4096
                               points on, else 1); the list does not depend on it */
+    int sub;               /* cells per h wanted (1 or 2; grid_init sets 2): cells of edge
+                              h / 2 make a point's candidates about half as many */
+    int sub_used;          /* cells per h of the last build (1 in hashed mode, or when the
+                              box would need too many half cells) */
 } pfb_grid;
 
 typedef struct pfb_nlist {
@@ -77,8 +81,9 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err);
 int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_err *err);
 
 /* Candidate ranges of sorted positions (into g->order and g->xs) for one point:
- * every point within h of it lies in one of them (3 ranges in 2D, 9 in 3D in
- * bounded mode; up to 27 in hashed mode). */
+ * every point within h of it lies in one of them.  Bounded mode: at most one
+ * range per row of cells, (2 sub + 1)^(dim-1) rows, without the rows and row
+ * ends whose gap to the point is h or more; hashed mode: up to 27 cells. */
 typedef struct pfb_cell_ranges {
     int n;
     size_t lo[27], hi[27];

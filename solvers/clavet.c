@@ -386,11 +386,12 @@ static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     if (hf == 0.0) {
         hf = equilibrium_h(sim->dim, s->rho0, kp, knp);
         if (hf == 0.0) {
+            const double rho0 = s->rho0;
             clavet_destroy(s);
             return pfb_err_set(err, PFB_EINVAL,
                                "clavet: no h up to 10 spacings puts the lattice at rest with rho0 = %g, k = %g, "
                                "k_near = %g; valid: k > 0 and a smaller rho0, or h_factor > 0",
-                               s->rho0, kp, knp);
+                               rho0, kp, knp);
         }
     }
     const double h = hf * sim->spacing;

@@ -156,7 +156,7 @@ static void assert_valid_sort(const pfb_grid *g, const pts *p)
         for (size_t k = cs[s]; k < cs[s + 1]; k++)
             REQUIRE(g->slot[order[k]] == s, "position %zu lies in slot %zu's range but the point"
                     " is in slot %zu", k, s, g->slot[order[k]]);
-    /* cell coordinates: floor((x - origin) * scale), scale a few ulps under 1/h */
+    /* cell coordinates: floor((x - origin) * scale), scale a few ulps under sub_used / h */
     for (size_t i = 0; i < n; i++) {
         size_t lin = 0;
         for (int d = g->dim - 1; d >= 0; d--) {
@@ -164,8 +164,8 @@ static void assert_valid_sort(const pfb_grid *g, const pts *p)
             const double u = (p->x[d][i] - g->origin[d]) * g->scale;
             REQUIRE(c == (long)floor(u) || (!g->hashed && c == g->ncell[d] - 1),
                     "point %zu axis %d: cell %ld for u = %.17g", i, d, c, u);
-            REQUIRE(fabs(u - (p->x[d][i] - g->origin[d]) * g->inv_h) <= 1e-6 * (1.0 + u),
-                    "scale %.17g too far from 1/h = %.17g", g->scale, g->inv_h);
+            REQUIRE(fabs(u - (p->x[d][i] - g->origin[d]) * g->inv_h * g->sub_used) <= 1e-6 * (1.0 + u),
+                    "scale %.17g too far from %d/h = %.17g", g->scale, g->sub_used, g->inv_h * g->sub_used);
             if (!g->hashed) {
                 REQUIRE(c >= 0 && c < g->ncell[d], "point %zu axis %d: cell %ld of %ld", i, d, c,
                         g->ncell[d]);
@@ -184,29 +184,86 @@ static void assert_valid_sort(const pfb_grid *g, const pts *p)
 static size_t check_against_brute(const pts *p, double h, size_t max_cells, int expect_hashed,
                                   pfb_nlist *out, const char *what)
 {
-    pfb_grid g;
-    pfb_nlist ng = {0}, nb = {0};
+    pfb_nlist nb = {0};
     pfb_err err = {{0}};
-    ck_assert_msg(grid_init(&g, p->dim, h, &err) == PFB_OK, "%s: %s", what, err.msg);
-    g.max_cells = max_cells;
-    ck_assert_msg(grid_build(&g, p->x, p->n, &err) == PFB_OK, "%s: %s", what, err.msg);
-    if (expect_hashed >= 0)
-        ck_assert_msg(g.hashed == expect_hashed, "%s: hashed = %d, expected %d", what, g.hashed,
-                      expect_hashed);
-    assert_valid_sort(&g, p);
-    ck_assert_msg(grid_neighbours(&g, p->x, &ng, &err) == PFB_OK, "%s: %s", what, err.msg);
     ck_assert_msg(nlist_brute_force(p->dim, h, p->x, p->n, &nb, &err) == PFB_OK, "%s: %s", what,
                   err.msg);
-    assert_same_list(&ng, &nb, what);
-    const size_t pairs = ng.start[ng.n];
-    grid_free(&g);
+    size_t pairs = 0;
+    /* whole cells and half cells (the default) give the same list */
+    for (int sub = 1; sub <= 2; sub++) {
+        pfb_grid g;
+        pfb_nlist ng = {0};
+        ck_assert_msg(grid_init(&g, p->dim, h, &err) == PFB_OK, "%s: %s", what, err.msg);
+        g.max_cells = max_cells;
+        g.sub = sub;
+        ck_assert_msg(grid_build(&g, p->x, p->n, &err) == PFB_OK, "%s: %s", what, err.msg);
+        if (expect_hashed >= 0)
+            ck_assert_msg(g.hashed == expect_hashed, "%s: hashed = %d, expected %d", what, g.hashed,
+                          expect_hashed);
+        ck_assert(g.sub_used >= 1 && g.sub_used <= sub && (g.sub_used == 1 || !g.hashed));
+        assert_valid_sort(&g, p);
+        ck_assert_msg(grid_neighbours(&g, p->x, &ng, &err) == PFB_OK, "%s: %s", what, err.msg);
+        assert_same_list(&ng, &nb, what);
+        pairs = ng.start[ng.n];
+        grid_free(&g);
+        if (out && sub == 2)
+            *out = ng;
+        else
+            nlist_free(&ng);
+    }
     nlist_free(&nb);
-    if (out)
-        *out = ng;
-    else
-        nlist_free(&ng);
     return pairs;
 }
+
+/* The candidates a point scans: every neighbour lies in its ranges (checked by
+ * the lists above), and the ranges are small.  With whole cells and no gap test
+ * a 3D point would scan 27 h^3 of cells around it, 6.4 times the ball's 4.19 h^3;
+ * half cells with the gap test leave the cells meeting the ball grown by about
+ * the half cell's diagonal, about 11 h^3 for a point at a random place (so
+ * 2.7 times the neighbours).  Uniform random points with 40 neighbours on average
+ * must scan fewer than 13.5 h^3 of them (half the unpruned stencil), and whole
+ * cells with the gap test fewer than 27 h^3 but more than half cells. */
+START_TEST(test_candidate_volume)
+{
+    const size_t n = 20000;
+    const double L = box_for(3, n, 1.0, 40.0);
+    pts p;
+    pts_random(&p, 3, n, 0.0, L, 7);
+    double per_h3[3] = {0, 0, 0};
+    for (int sub = 1; sub <= 2; sub++) {
+        pfb_grid g;
+        pfb_err err;
+        ck_assert(grid_init(&g, 3, 1.0, &err) == PFB_OK);
+        g.sub = sub;
+        ck_assert(grid_build(&g, p.x, n, &err) == PFB_OK);
+        ck_assert_int_eq(g.sub_used, sub);
+        double cand = 0.0;
+        size_t inner = 0;
+        for (size_t k = 0; k < n; k++) {
+            /* points at least h from the box's faces: a full neighbourhood */
+            const size_t i = g.order[k];
+            int in = 1;
+            for (int a = 0; a < 3; a++)
+                in &= p.x[a][i] > 1.0 && p.x[a][i] < L - 1.0;
+            if (!in)
+                continue;
+            pfb_cell_ranges r;
+            grid_candidates(&g, k, &r);
+            for (int q = 0; q < r.n; q++)
+                cand += (double)(r.hi[q] - r.lo[q]);
+            inner++;
+        }
+        ck_assert(inner > n / 4);
+        per_h3[sub] = cand / (double)inner / ((double)n / (L * L * L)); /* candidate volume, h^3 */
+        grid_free(&g);
+    }
+    if (getenv("PFB_TEST_VERBOSE"))
+        printf("candidate volume: whole cells %.2f h^3, half cells %.2f h^3\n", per_h3[1], per_h3[2]);
+    ck_assert_msg(per_h3[2] < 13.5, "half cells scan %g h^3", per_h3[2]);
+    ck_assert_msg(per_h3[1] < 27.0 && per_h3[1] > per_h3[2], "whole cells scan %g h^3", per_h3[1]);
+    pts_free(&p);
+}
+END_TEST
 
 /* ---------------------------------------------------------------- tests */
 
@@ -641,6 +698,7 @@ static Suite *grid_suite(void)
     tcase_add_test(tc, test_tiny);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_free_zeroed);
+    tcase_add_test(tc, test_candidate_volume);
     suite_add_tcase(s, tc);
     return s;
 }
