@@ -171,10 +171,11 @@
  *    -T/lambda), the viscous limit 0.125 h^2 rho_0 / mu and the force limit
  *    0.25 sqrt(h / |g|).
  *  - PCG: Jacobi preconditioner by default, warm-started from the previous step's
- *    pressure, relative residual 1e-6; sequential, so the bits do not depend on the
- *    thread count.  With the position correction there are two solves per step
- *    (p and p_div, one matrix); the pcg_iters diagnostic counts both and
- *    pcg_residual is the larger final residual.
+ *    pressure, relative residual 1e-6; parallel, with every sum formed over fixed
+ *    blocks in a fixed order, so the bits do not depend on the thread count.
+ *    With the position correction there are two solves per step (p and p_div,
+ *    one matrix); the pcg_iters diagnostic counts both and pcg_residual is the
+ *    larger final residual.
  *  - Re-sampling runs every resample_every frames (default 1, the paper's "once
  *    per frame"; 0 = off) with eps_d = 0.6 D, R_min = 0.95 D, eps_m = 0.01 m_0.
  *
@@ -188,6 +189,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "../core/diag.h"
 #include "../core/kernels.h"
@@ -1004,26 +1008,77 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     return PFB_OK;
 }
 
-static double dot(size_t n, const double *a, const double *b)
+/* The PCG's vectors are cut into fixed blocks of PCG_BLOCK entries; every sum
+ * over them is formed block by block (each block's partial sum in entry order,
+ * then the partials in block order), so the threads that compute the blocks do
+ * not change a bit of the result. */
+#define PCG_BLOCK 2048
+
+typedef struct pcg_ctx {
+    const my_csr *A;
+    size_t n, nb;          /* entries and blocks */
+    int nt;                /* threads */
+    double *part;          /* 2 nb partial sums */
+} pcg_ctx;
+
+/* Sum of the first nb partials of part in block order (and of the second ones,
+ * part[nb + b], into *s2 when s2 is not NULL). */
+static double sum_parts(const pcg_ctx *c, double *s2)
 {
-    double s = 0.0;
-    for (size_t i = 0; i < n; i++)
-        s += a[i] * b[i];
+    double s = 0.0, t = 0.0;
+    for (size_t b = 0; b < c->nb; b++) {
+        s += c->part[b];
+        t += c->part[c->nb + b];
+    }
+    if (s2)
+        *s2 = t;
     return s;
 }
 
-static void csr_mul(const my_csr *A, const double *x, double *y)
+/* a . b, and a . c into *ac when ac is not NULL */
+static double pcg_dot(const pcg_ctx *c, const double *a, const double *b, const double *cc, double *ac)
 {
-    for (size_t u = 0; u < A->n; u++) {
-        double s = 0.0;
-        for (size_t e = A->start[u]; e < A->start[u + 1]; e++)
-            s += A->val[e] * x[A->col[e]];
-        y[u] = s;
+    const size_t n = c->n, nb = c->nb;
+    double *part = c->part;
+#pragma omp parallel for schedule(static) num_threads(c->nt) if (c->nt > 1)
+    for (size_t bl = 0; bl < nb; bl++) {
+        const size_t lo = bl * PCG_BLOCK, hi = lo + PCG_BLOCK < n ? lo + PCG_BLOCK : n;
+        double s = 0.0, t = 0.0;
+        for (size_t i = lo; i < hi; i++) {
+            s += a[i] * b[i];
+            t += cc ? a[i] * cc[i] : 0.0;
+        }
+        part[bl] = s;
+        part[nb + bl] = t;
     }
+    return sum_parts(c, ac);
 }
 
-int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter, int precond, double *work,
-           int *iters, double *resid, pfb_err *err)
+/* y = A x, each row by one thread; returns x . y */
+static double pcg_mul(const pcg_ctx *c, const double *x, double *y)
+{
+    const my_csr *A = c->A;
+    const size_t n = c->n, nb = c->nb;
+    double *part = c->part;
+#pragma omp parallel for schedule(static) num_threads(c->nt) if (c->nt > 1)
+    for (size_t bl = 0; bl < nb; bl++) {
+        const size_t lo = bl * PCG_BLOCK, hi = lo + PCG_BLOCK < n ? lo + PCG_BLOCK : n;
+        double t = 0.0;
+        for (size_t u = lo; u < hi; u++) {
+            double s = 0.0;
+            for (size_t e = A->start[u]; e < A->start[u + 1]; e++)
+                s += A->val[e] * x[A->col[e]];
+            y[u] = s;
+            t += x[u] * s;
+        }
+        part[bl] = t;
+        part[nb + bl] = 0.0;
+    }
+    return sum_parts(c, NULL);
+}
+
+int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter, int precond, int threads,
+           double *work, int *iters, double *resid, pfb_err *err)
 {
     const size_t n = A->n;
     double *r = work, *z = work + n, *d = work + 2 * n, *q = work + 3 * n, *dinv = work + 4 * n;
@@ -1033,43 +1088,69 @@ int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter
         return pfb_err_set(err, PFB_EINVAL, "PCG preconditioner %d is unknown; valid: 0 (none), 1 (jacobi)", precond);
     if (n == 0)
         return PFB_OK;
+    pcg_ctx c = {A, n, (n + PCG_BLOCK - 1) / PCG_BLOCK, 1, NULL};
+#ifdef _OPENMP
+    c.nt = threads > 0 ? threads : omp_get_max_threads();
+#else
+    (void)threads;
+#endif
+    if (c.nb < 4)
+        c.nt = 1; /* a few blocks cost less than a fork */
+    c.part = malloc(2 * c.nb * sizeof *c.part);
+    if (!c.part)
+        return pfb_err_set(err, PFB_ENOMEM, "PCG: out of memory for %zu partial sums", 2 * c.nb);
     for (size_t u = 0; u < n; u++)
         dinv[u] = precond == MY_PRECOND_JACOBI && A->val[A->start[u]] > 0 ? 1.0 / A->val[A->start[u]] : 1.0;
-    double bn = sqrt(dot(n, b, b));
+    double bn = sqrt(pcg_dot(&c, b, b, NULL, NULL));
     if (bn == 0.0) {
         memset(x, 0, n * sizeof *x);
+        free(c.part);
         return PFB_OK;
     }
-    csr_mul(A, x, q);
+    pcg_mul(&c, x, q);
     for (size_t u = 0; u < n; u++) {
         r[u] = b[u] - q[u];
         z[u] = dinv[u] * r[u];
         d[u] = z[u];
     }
-    double rz = dot(n, r, z);
-    double rn = sqrt(dot(n, r, r));
+    double rr;
+    double rz = pcg_dot(&c, r, z, r, &rr);
+    double rn = sqrt(rr);
     int k = 0;
     while (rn > tol * bn && k < max_iter) {
-        csr_mul(A, d, q);
-        double dq = dot(n, d, q);
+        const double dq = pcg_mul(&c, d, q);
         if (!(dq > 0))
             break; /* not positive definite along d: stop with what we have */
-        double alpha = rz / dq;
-        for (size_t u = 0; u < n; u++) {
-            x[u] += alpha * d[u];
-            r[u] -= alpha * q[u];
-            z[u] = dinv[u] * r[u];
+        const double alpha = rz / dq;
+        /* x += alpha d, r -= alpha q, z = M^-1 r, with r.z and r.r per block */
+        const size_t nb = c.nb;
+        double *part = c.part;
+#pragma omp parallel for schedule(static) num_threads(c.nt) if (c.nt > 1)
+        for (size_t bl = 0; bl < nb; bl++) {
+            const size_t lo = bl * PCG_BLOCK, hi = lo + PCG_BLOCK < n ? lo + PCG_BLOCK : n;
+            double s = 0.0, t = 0.0;
+            for (size_t u = lo; u < hi; u++) {
+                x[u] += alpha * d[u];
+                r[u] -= alpha * q[u];
+                z[u] = dinv[u] * r[u];
+                s += r[u] * z[u];
+                t += r[u] * r[u];
+            }
+            part[bl] = s;
+            part[nb + bl] = t;
         }
-        double rz1 = dot(n, r, z);
-        double beta = rz1 / rz;
+        const double rz1 = sum_parts(&c, &rr);
+        const double beta = rz1 / rz;
         rz = rz1;
+#pragma omp parallel for schedule(static) num_threads(c.nt) if (c.nt > 1)
         for (size_t u = 0; u < n; u++)
             d[u] = z[u] + beta * d[u];
-        rn = sqrt(dot(n, r, r));
+        rn = sqrt(rr);
         k++;
     }
     *iters = k;
     *resid = rn / bn;
+    free(c.part);
     return PFB_OK;
 }
 
@@ -1081,7 +1162,7 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         return rc;
     int it = 0;
     double res = 0.0;
-    rc = my_pcg(&s->A, s->b, s->x, s->tol, s->max_iter, s->precond, s->work, &it, &res, err);
+    rc = my_pcg(&s->A, s->b, s->x, s->tol, s->max_iter, s->precond, sim_threads(sim), s->work, &it, &res, err);
     if (rc)
         return rc;
     double *pr = sim->p.field[s->f_p].data, *pd = sim->p.field[s->f_pd].data;
@@ -1097,7 +1178,7 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         }
         int it1 = 0;
         double res1 = 0.0;
-        rc = my_pcg(&s->A, s->b1, s->x1, s->tol, s->max_iter, s->precond, s->work, &it1, &res1, err);
+        rc = my_pcg(&s->A, s->b1, s->x1, s->tol, s->max_iter, s->precond, sim_threads(sim), s->work, &it1, &res1, err);
         if (rc)
             return rc;
         it += it1;

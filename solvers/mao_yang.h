@@ -25,9 +25,12 @@ enum { MY_PRECOND_NONE = 0, MY_PRECOND_JACOBI = 1 };
 /* Solve A x = b (A symmetric positive definite) by preconditioned conjugate
  * gradients until |b - A x| <= tol |b| or max_iter iterations; x holds the initial
  * guess on entry.  work holds 5 n doubles.  Reports the iterations and the final
- * relative residual.  Returns PFB_OK, or PFB_EINVAL for an unknown preconditioner. */
-int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter, int precond, double *work,
-           int *iters, double *resid, pfb_err *err);
+ * relative residual.  Runs on `threads` threads (0: the OpenMP default); every
+ * sum is formed over fixed blocks in a fixed order, so the result does not
+ * depend on the thread count.  Returns PFB_OK, or PFB_EINVAL for an unknown
+ * preconditioner. */
+int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter, int precond, int threads,
+           double *work, int *iters, double *resid, pfb_err *err);
 
 /* Assemble the pressure system of eqs. 7-8 at the current positions (taken as the
  * predicted positions x*): density (eq. 4, wall mirrors included), surface flags,
