@@ -479,46 +479,75 @@ static inline double cell_gap(int d, double f)
  * covers the rounding of the cell coordinates). */
 static void bounded_ranges(const pfb_grid *g, size_t k, const long c[3], int prune, cell_ranges *r)
 {
-    const int S = g->sub_used, Sz = g->dim == 3 ? S : 0;
+    const int S = g->sub_used == 2 ? 2 : 1, Sz = g->dim == 3 ? S : 0;
     const long nx = g->ncell[0], ny = g->ncell[1], nz = g->ncell[2];
-    const size_t *cs = g->cell_start;
-    /* the point's place within its cell, in cell units (the binning's expression) */
-    double f[3] = {0.0, 0.0, 0.0};
-    for (int d = 0; d < g->dim && prune; d++) {
-        f[d] = (g->xs[(size_t)d * g->cap_points + k] - g->origin[d]) * g->scale - (double)c[d];
-        prune &= f[d] >= 0.0 && f[d] <= 1.0; /* else clamped into the last cell: scan it all */
+    const size_t slot = g->slot[g->order[k]];
+    if (!r->cached || r->cache_slot != slot) {
+        /* the rows of this cell: cell_start at x offsets -S..S+1, clipped to the grid */
+        const size_t *cs = g->cell_start;
+        const long y0 = c[1] - S > 0 ? c[1] - S : 0, y1 = c[1] + S < ny - 1 ? c[1] + S : ny - 1;
+        const long z0 = c[2] - Sz > 0 ? c[2] - Sz : 0, z1 = c[2] + Sz < nz - 1 ? c[2] + Sz : nz - 1;
+        r->nrows = 0;
+        for (long z = z0; z <= z1; z++)
+            for (long y = y0; y <= y1; y++) {
+                const size_t row = ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx;
+                const int q = r->nrows++;
+                r->row_dy[q] = (int)(y - c[1]);
+                r->row_dz[q] = (int)(z - c[2]);
+                for (int o = -S; o <= S + 1; o++) {
+                    long x = c[0] + o;
+                    x = x < 0 ? 0 : x > nx ? nx : x; /* outside the grid: an empty end */
+                    r->row_x[q][o + S] = cs[row + (size_t)x];
+                }
+            }
+        r->cached = 1;
+        r->cache_slot = slot;
     }
-    const double R = g->h * g->scale + GRID_GAP_MARGIN, R2 = R * R;
-    r->n = 0;
-    for (int dz = -Sz; dz <= Sz; dz++) {
-        const long z = c[2] + dz;
-        if (z < 0 || z >= nz)
-            continue;
-        const double gz = cell_gap(dz, f[2]);
-        for (int dy = -S; dy <= S; dy++) {
-            const long y = c[1] + dy;
-            if (y < 0 || y >= ny)
-                continue;
-            const double gy = cell_gap(dy, f[1]), q = gy * gy + gz * gz;
-            if (prune && q >= R2)
-                continue;
-            int xl = -S, xr = S;
-            if (prune) {
-                while (xl < 0 && cell_gap(xl, f[0]) * cell_gap(xl, f[0]) + q >= R2)
-                    xl++;
-                while (xr > 0 && cell_gap(xr, f[0]) * cell_gap(xr, f[0]) + q >= R2)
-                    xr--;
-            }
-            const long x0 = c[0] + xl > 0 ? c[0] + xl : 0, x1 = c[0] + xr < nx - 1 ? c[0] + xr : nx - 1;
-            const size_t row = ((size_t)z * (size_t)ny + (size_t)y) * (size_t)nx;
-            const size_t a = cs[row + (size_t)x0], b = cs[row + (size_t)x1 + 1];
-            if (a < b) {
-                r->lo[r->n] = a;
-                r->hi[r->n] = b;
-                r->n++;
-            }
+    /* squared gaps, in cell units, from the point (its place within its cell from
+     * the binning's own expression) to the cells -S..S away on each axis; without
+     * pruning, or for a point clamped into the last cell, every cell is kept */
+    double g2[3][5];
+    for (int d = 0; d < 3; d++)
+        for (int o = 0; o < 5; o++)
+            g2[d][o] = 0.0;
+    double R2 = INFINITY;
+    if (prune) {
+        double f[3] = {0.0, 0.0, 0.0};
+        for (int d = 0; d < g->dim; d++) {
+            f[d] = (g->xs[(size_t)d * g->cap_points + k] - g->origin[d]) * g->scale - (double)c[d];
+            prune &= f[d] >= 0.0 && f[d] <= 1.0;
+        }
+        if (prune) {
+            const double R = g->h * g->scale + GRID_GAP_MARGIN;
+            R2 = R * R;
+            for (int d = 0; d < g->dim; d++)
+                for (int o = -S; o <= S; o++) {
+                    const double gp = cell_gap(o, f[d]);
+                    g2[d][o + S] = gp * gp;
+                }
         }
     }
+    /* branch-free: the gaps shrink towards the point, so the cells left out at a
+     * row's ends are the far ones, counted; a row left out entirely is empty */
+    size_t lo[27], hi[27];
+    int m = 0;
+    const int nrows = r->nrows;
+    for (int q = 0; q < nrows; q++) {
+        const double gq = g2[2][r->row_dz[q] + S] + g2[1][r->row_dy[q] + S];
+        int xl = -S, xr = S;
+        for (int o = 1; o <= S; o++) {
+            xl += g2[0][S - o] + gq >= R2;
+            xr -= g2[0][S + o] + gq >= R2;
+        }
+        const size_t a = r->row_x[q][xl + S], b0 = r->row_x[q][xr + S + 1];
+        const size_t b = gq >= R2 ? a : b0;
+        lo[m] = a;
+        hi[m] = b;
+        m += a < b;
+    }
+    memcpy(r->lo, lo, (size_t)m * sizeof *lo);
+    memcpy(r->hi, hi, (size_t)m * sizeof *hi);
+    r->n = m;
 }
 
 /* Hashed mode: the slots of the 3^dim neighbour cells, each distinct slot once. */
@@ -710,6 +739,7 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
 #pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
     for (int t = 0; t < nt; t++) {
         cell_ranges r;
+        r.cached = 0;
         for (size_t k = kb[t]; k < kb[t + 1];) {
             ranges_of(g, k, 0, &r); /* the cell's, for all its points */
             size_t k1 = k;
@@ -737,6 +767,7 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
 #pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
     for (int t = 0; t < nt; t++) {
         cell_ranges r;
+        r.cached = 0;
         size_t bk[GRID_ROW_MAX + 1];
         for (size_t k = kb[t]; k < kb[t + 1];) {
             ranges_of(g, k, 0, &r);

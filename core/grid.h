@@ -83,10 +83,20 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
 /* Candidate ranges of sorted positions (into g->order and g->xs) for one point:
  * every point within h of it lies in one of them.  Bounded mode: at most one
  * range per row of cells, (2 sub + 1)^(dim-1) rows, without the rows and row
- * ends whose gap to the point is h or more; hashed mode: up to 27 cells. */
+ * ends whose gap to the point is h or more; hashed mode: up to 27 cells.
+ *
+ * The struct also caches the rows of the last cell it was used for (the cell
+ * starts of every row around it), so that a caller walking the points in cell
+ * order looks cell_start up once per cell: zero it (or set cached = 0) before
+ * the first call of each build, and keep one per thread. */
 typedef struct pfb_cell_ranges {
     int n;
     size_t lo[27], hi[27];
+    int cached;                /* 1 if the rows below belong to cell `cache_slot` */
+    size_t cache_slot;
+    int nrows;
+    int row_dy[25], row_dz[25];
+    size_t row_x[25][6];       /* cell_start at x offsets -S .. S + 1 (S = sub_used) */
 } pfb_cell_ranges;
 
 /* The candidate ranges of the point at sorted position k of the last build. */

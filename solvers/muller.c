@@ -272,9 +272,10 @@ static int compute_density(muller_state *s, pfb_sim *sim, pfb_err *err)
         for (int d = 0; d < 3; d++)
             s->cv[d][k] = d < dim ? p->v[d][i] : 0.0;
     }
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    pfb_cell_ranges r; /* per thread; caches the rows of the current cell */
+    r.cached = 0;
+#pragma omp parallel for schedule(static) firstprivate(r) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t k = 0; k < n; k++) {
-        pfb_cell_ranges r;
         grid_candidates(g, k, &r);
         double sum = 0.0;
         for (int q = 0; q < r.n; q++)
@@ -370,9 +371,11 @@ static void compute_forces(muller_state *s, pfb_sim *sim)
     size_t nsurf = 0;
     const size_t np = p->n;
     const double hh = s->h * s->h;
-#pragma omp parallel for schedule(static) reduction(+ : nsurf) num_threads(sim_threads(sim)) if (sim_parallel(sim, np))
+    pfb_cell_ranges r; /* per thread; caches the rows of the current cell */
+    r.cached = 0;
+#pragma omp parallel for schedule(static) firstprivate(r) reduction(+ : nsurf) num_threads(sim_threads(sim)) \
+    if (sim_parallel(sim, np))
     for (size_t k = 0; k < np; k++) {
-        pfb_cell_ranges r;
         grid_candidates(g, k, &r);
         double t[10] = {0};
         /* the hits first (cheap distance tests), then the force terms of the

@@ -239,6 +239,8 @@ START_TEST(test_candidate_volume)
         ck_assert_int_eq(g.sub_used, sub);
         double cand = 0.0;
         size_t inner = 0;
+        pfb_cell_ranges r;
+        r.cached = 0;
         for (size_t k = 0; k < n; k++) {
             /* points at least h from the box's faces: a full neighbourhood */
             const size_t i = g.order[k];
@@ -247,7 +249,6 @@ START_TEST(test_candidate_volume)
                 in &= p.x[a][i] > 1.0 && p.x[a][i] < L - 1.0;
             if (!in)
                 continue;
-            pfb_cell_ranges r;
             grid_candidates(&g, k, &r);
             for (int q = 0; q < r.n; q++)
                 cand += (double)(r.hi[q] - r.lo[q]);
