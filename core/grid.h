@@ -102,6 +102,14 @@ typedef struct pfb_cell_ranges {
 /* The candidate ranges of the point at sorted position k of the last build. */
 void grid_candidates(const pfb_grid *g, size_t k, pfb_cell_ranges *r);
 
+/* Append to pos[m..] the sorted positions c in [lo, hi), c != ki, with
+ * pfb_dist2(ki, c) < hh (in increasing order; xs the grid's cell-ordered copy);
+ * returns the new m.  Branch-free, and four at a time with AVX2 where the CPU has
+ * it: pos needs room for GRID_HITS_SPARE entries past the last hit. */
+#define GRID_HITS_SPARE 4
+size_t grid_hits(int dim, const double *const xs[3], size_t ki, size_t lo, size_t hi, double hh, size_t *pos,
+                 size_t m);
+
 /* Permutation perm[new] = old that makes storage cell-ordered (i.e. g->order). */
 const size_t *grid_sort_permutation(const pfb_grid *g);
 

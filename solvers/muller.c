@@ -295,7 +295,12 @@ static int compute_density(muller_state *s, pfb_sim *sim, pfb_err *err)
 /* The force terms of the neighbours hit[0 .. m-1] (sorted positions, in cell
  * order) of the particle at sorted position k, into t: pressure (3), viscosity
  * (3), colour-field gradient (3) and Laplacian (1).  The particle itself (r = 0)
- * adds only its Laplacian self term (pos = 0 removes the gradient terms). */
+ * adds only its Laplacian self term (pos = 0 removes the gradient terms).  The
+ * sums are in-order reductions (no reassociation), so the AVX2 clone gives the
+ * same bits as the baseline one. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 static void force_hits(const muller_state *s, int dim, const double *const xs[3], size_t k, const size_t *hit,
                        size_t m, double t[10])
 {
@@ -342,21 +347,6 @@ static void force_hits(const muller_state *s, int dim, const double *const xs[3]
     t[9] += lc;
 }
 
-/* Append the candidates of [lo, hi) within h of sorted position k (itself
- * included) to hit, branch-free (one spare entry past the last hit is written). */
-static size_t gather_hits(int dim, const double *const xs[3], size_t k, size_t lo, size_t hi, double hh,
-                          size_t *restrict hit, size_t m)
-{
-    const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = dim == 3 ? xs[2] : xs[0];
-    const double zf = dim == 3 ? 1.0 : 0.0;
-    const double a0 = x0[k], a1 = x1[k], a2 = x2[k];
-    for (size_t c = lo; c < hi; c++) {
-        const double dx = a0 - x0[c], dy = a1 - x1[c], dz = zf * (a2 - x2[c]);
-        hit[m] = c;
-        m += (size_t)(dx * dx + dy * dy + dz * dz < hh);
-    }
-    return m;
-}
 
 /* eqs. 10, 14, 15-20 and 8: force densities and the acceleration a_i = f_i / rho_i + g. */
 static void compute_forces(muller_state *s, pfb_sim *sim)
@@ -380,7 +370,7 @@ static void compute_forces(muller_state *s, pfb_sim *sim)
         double t[10] = {0};
         /* the hits first (cheap distance tests), then the force terms of the
          * hits only, in blocks of at most MULLER_HITS */
-        size_t hit[MULLER_HITS + 1], m = 0;
+        size_t hit[MULLER_HITS + GRID_HITS_SPARE], m = 0;
         for (int q = 0; q < r.n; q++)
             for (size_t lo = r.lo[q]; lo < r.hi[q]; lo += MULLER_HITS / 2) {
                 size_t hi = lo + MULLER_HITS / 2 < r.hi[q] ? lo + MULLER_HITS / 2 : r.hi[q];
@@ -388,8 +378,9 @@ static void compute_forces(muller_state *s, pfb_sim *sim)
                     force_hits(s, dim, xs, k, hit, m, t);
                     m = 0;
                 }
-                m = gather_hits(dim, xs, k, lo, hi, hh, hit, m);
+                m = grid_hits(dim, xs, k, lo, hi, hh, hit, m);
             }
+        hit[m++] = k; /* the particle itself, last: its self terms */
         force_hits(s, dim, xs, k, hit, m, t);
         const size_t i = order[k];
         const double *fp = t, *fv = t + 3, *n = t + 6;
