@@ -24,10 +24,13 @@ BUILD ?= build/san
 OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 else
 BUILD ?= build/$(notdir $(CC))
-# -O3: GCC 12 if-converts and vectorises the masked neighbour loops only at -O3
-# (the muller dam break, 60k particles: 1.27x faster than -O2, measured with
-# hyperfine); no -ffast-math, so results are as exact as at -O2
-OPT := -O3 -g
+OPT := -O2 -g
+# -O3 where it pays: GCC 12 if-converts and vectorises the masked neighbour loops
+# of the grid and of muller only at -O3 (the muller dam break, 60k particles:
+# 1.27x faster); elsewhere -O3 made things slower (miller_pearce 2D: 540 -> 794
+# ns per particle-step).  No -ffast-math anywhere: results are as exact as at -O2.
+HOT_SRC := core/grid.c solvers/muller.c
+$(HOT_SRC:%.c=$(BUILD)/%.o): OPT := -O3 -g
 endif
 
 # OpenMP for the solvers' parallel loops (results never depend on the thread count);
@@ -87,7 +90,7 @@ $(BUILD)/version_info.h: FORCE | $(DEPS_STAMP)
 	if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain -- $(CODE_DIRS) 2>/dev/null)" ]; then \
 	  d=$$( (git diff HEAD -- $(CODE_DIRS); git ls-files -o --exclude-standard -z -- $(CODE_DIRS) | xargs -0 cat 2>/dev/null) | sha1sum | cut -c1-8); \
 	  c="$$c-dirty-$$d"; fi; \
-	printf '#define PFB_COMMIT "%s"\n#define PFB_CFLAGS "%s"\n' "$$c" "$(strip $(subst ",,$(OPT) $(MATHFLAGS) $(OPENMP) $(WARN) $(CFLAGS)))" > $@.new; \
+	printf '#define PFB_COMMIT "%s"\n#define PFB_CFLAGS "%s"\n' "$$c" "$(strip $(subst ",,$(OPT) $(MATHFLAGS) $(OPENMP) $(WARN) $(CFLAGS)))$(if $(filter 0,$(SANITIZE)), (-O3 for $(HOT_SRC)))" > $@.new; \
 	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
 
 $(BUILD)/core/version.o: $(BUILD)/version_info.h
