@@ -16,8 +16,8 @@
  * Performance (issue 8): no neighbour list.  Each force evaluation bins the
  * particles in the solver's own grid (cell h) and traverses, per particle, its
  * candidate cells in cell order (the 3^dim around it minus the rows and row
- * ends its position puts h or more away: 20.6 h^3 instead of 27 h^3 in 3D), reading cell-ordered copies of mass,
- * volume, pressure and velocity: the density pass as one masked loop over all
+ * ends its position puts h or more away: 20.6 h^3 instead of 27 h^3 in 3D),
+ * reading cell-ordered copies of mass, volume, pressure and velocity: the density pass as one masked loop over all
  * candidates (vectorised), the force pass by collecting the hits (within h)
  * first (grid_hits: four candidates at a time with AVX2) and evaluating the
  * force terms on those only.  Each particle's sums are formed by one thread in
