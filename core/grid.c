@@ -614,25 +614,23 @@ static size_t count_range(int dim, const double *const xs[3], size_t ki, size_t 
     return m - (ki >= lo && ki < hi);
 }
 
-/* grid_hits, one candidate at a time, branch-free. */
+/* grid_hits, one candidate at a time, branch-free (d2 may be NULL). */
 static size_t hits_scalar(int dim, const double *const xs[3], size_t ki, size_t lo, size_t hi, double hh,
-                          size_t *restrict pos, size_t m)
+                          size_t *restrict pos, double *restrict d2, size_t m)
 {
     const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = xs[2];
-    const double a0 = x0[ki], a1 = x1[ki];
-    if (dim == 3) {
-        const double a2 = x2[ki];
-        for (size_t k = lo; k < hi; k++) {
-            const double dx = a0 - x0[k], dy = a1 - x1[k], dz = a2 - x2[k];
-            pos[m] = k;
-            m += (size_t)((dx * dx + dy * dy + dz * dz < hh) & (k != ki));
+    const double a0 = x0[ki], a1 = x1[ki], a2 = dim == 3 ? x2[ki] : 0.0;
+    for (size_t k = lo; k < hi; k++) {
+        const double dx = a0 - x0[k], dy = a1 - x1[k];
+        double r2 = dx * dx + dy * dy;
+        if (dim == 3) {
+            const double dz = a2 - x2[k];
+            r2 += dz * dz;
         }
-    } else {
-        for (size_t k = lo; k < hi; k++) {
-            const double dx = a0 - x0[k], dy = a1 - x1[k];
-            pos[m] = k;
-            m += (size_t)((dx * dx + dy * dy < hh) & (k != ki));
-        }
+        pos[m] = k;
+        if (d2)
+            d2[m] = r2;
+        m += (size_t)((r2 < hh) & (k != ki));
     }
     return m;
 }
@@ -647,10 +645,12 @@ static const int32_t compact_lut[16][8] = {
 
 /* grid_hits, four candidates at a time: the squared distances as pfb_dist2 forms
  * them (separate multiplies and adds, in its order: no FMA in this target), a
- * 4-bit mask of the hits, and the selected positions moved to the front of a
- * 256-bit store (four entries written, the hits' count kept). */
+ * 4-bit mask of the hits, and the selected positions (and squared distances)
+ * moved to the front of a 256-bit store (four entries written, the hits' count
+ * kept). */
 __attribute__((target("avx2"))) static size_t hits_avx2(int dim, const double *const xs[3], size_t ki, size_t lo,
-                                                       size_t hi, double hh, size_t *restrict pos, size_t m)
+                                                       size_t hi, double hh, size_t *restrict pos,
+                                                       double *restrict d2, size_t m)
 {
     const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = xs[2];
     const __m256d a0 = _mm256_set1_pd(x0[ki]), a1 = _mm256_set1_pd(x1[ki]);
@@ -671,24 +671,27 @@ __attribute__((target("avx2"))) static size_t hits_avx2(int dim, const double *c
             mask &= ~(1u << (ki - k)); /* the point itself */
         const __m256i sel = _mm256_loadu_si256((const __m256i *)compact_lut[mask]);
         _mm256_storeu_si256((__m256i *)(pos + m), _mm256_permutevar8x32_epi32(kk, sel));
+        if (d2)
+            _mm256_storeu_pd(d2 + m,
+                             _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(r2), sel)));
         m += (size_t)__builtin_popcount(mask);
         kk = _mm256_add_epi64(kk, four);
     }
     /* clean upper halves before the SSE code that follows (GCC 12 emits no
      * vzeroupper before this tail call; without it clavet ran 1.3x slower) */
     _mm256_zeroupper();
-    return hits_scalar(dim, xs, ki, k, hi, hh, pos, m);
+    return hits_scalar(dim, xs, ki, k, hi, hh, pos, d2, m);
 }
 #endif
 
 size_t grid_hits(int dim, const double *const xs[3], size_t ki, size_t lo, size_t hi, double hh, size_t *pos,
-                 size_t m)
+                 double *d2, size_t m)
 {
 #if GRID_HAVE_AVX2
     if (__builtin_cpu_supports("avx2"))
-        return hits_avx2(dim, xs, ki, lo, hi, hh, pos, m);
+        return hits_avx2(dim, xs, ki, lo, hi, hh, pos, d2, m);
 #endif
-    return hits_scalar(dim, xs, ki, lo, hi, hh, pos, m);
+    return hits_scalar(dim, xs, ki, lo, hi, hh, pos, d2, m);
 }
 
 /* Sort a row by index, carrying r2; linear when already sorted. */
@@ -827,6 +830,7 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
         cell_ranges r;
         r.cached = 0;
         size_t bk[GRID_ROW_MAX + GRID_HITS_SPARE];
+        double bkr[GRID_ROW_MAX + GRID_HITS_SPARE];
         for (size_t k = kb[t]; k < kb[t + 1];) {
             ranges_of(g, k, 0, &r);
             size_t k1 = k;
@@ -837,10 +841,10 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
                 size_t m = 0;
                 if (m0 < GRID_ROW_MAX) { /* positions through the scratch row */
                     for (int q = 0; q < r.n; q++)
-                        m = grid_hits(dim, xs, k1, r.lo[q], r.hi[q], hh, bk, m);
+                        m = grid_hits(dim, xs, k1, r.lo[q], r.hi[q], hh, bk, bkr, m);
                     for (size_t c = 0; c < m; c++) {
                         ri[c] = order[bk[c]];
-                        rr[c] = pfb_dist2(dim, xs, k1, bk[c]);
+                        rr[c] = bkr[c]; /* pfb_dist2's value, formed as it forms it */
                     }
                 } else { /* a crowded row: checked writes */
                     for (int q = 0; q < r.n; q++)

@@ -103,12 +103,13 @@ typedef struct pfb_cell_ranges {
 void grid_candidates(const pfb_grid *g, size_t k, pfb_cell_ranges *r);
 
 /* Append to pos[m..] the sorted positions c in [lo, hi), c != ki, with
- * pfb_dist2(ki, c) < hh (in increasing order; xs the grid's cell-ordered copy);
- * returns the new m.  Branch-free, and four at a time with AVX2 where the CPU has
- * it: pos needs room for GRID_HITS_SPARE entries past the last hit. */
+ * pfb_dist2(ki, c) < hh (in increasing order; xs the grid's cell-ordered copy),
+ * and, when d2 is not NULL, those squared distances (bit for bit pfb_dist2's) to
+ * d2[m..]; returns the new m.  Branch-free, and four at a time with AVX2 where the
+ * CPU has it: pos and d2 need room for GRID_HITS_SPARE entries past the last hit. */
 #define GRID_HITS_SPARE 4
 size_t grid_hits(int dim, const double *const xs[3], size_t ki, size_t lo, size_t hi, double hh, size_t *pos,
-                 size_t m);
+                 double *d2, size_t m);
 
 /* Permutation perm[new] = old that makes storage cell-ordered (i.e. g->order). */
 const size_t *grid_sort_permutation(const pfb_grid *g);
