@@ -18,11 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "../core/grid.h"
 #include "../core/rng.h"
@@ -33,27 +28,6 @@
 
 #define EXIT_BAD 1
 #define EXIT_UNSTABLE 3
-
-static int threads(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* Parse a positive integer option value; names the option on failure. */
 static int int_arg(const char *opt, const char *s, long lo, long hi, long *out)
@@ -159,10 +133,10 @@ static int bench_nsearch(int argc, char **argv)
         return EXIT_BAD;
     }
     double mem = pfb_rss_bytes() - base;
-    double med = median(t, (int)reps);
+    double med = pfb_median(t, (size_t)reps);
     printf("bench=nsearch dim=%d n=%ld neighbours_mean=%.2f threads=%d reps=%ld ns_per_particle=%.1f "
            "particles_per_s=%.4g bytes_per_particle=%.0f\n",
-           d, n, (double)nl.start[n] / (double)n, threads(), reps, 1e9 * med / (double)n, (double)n / med,
+           d, n, (double)nl.start[n] / (double)n, pfb_max_threads(), reps, 1e9 * med / (double)n, (double)n / med,
            mem / (double)n);
     free(t);
     grid_free(&g);

@@ -54,8 +54,9 @@ typedef struct pfb_grid {
     int ready;             /* 1 after a successful grid_build */
     int threads;           /* threads of grid_neighbours (0: the OpenMP default from 4096
                               points on, else 1); the list does not depend on it */
-    int sub;               /* cells per h wanted (1 or 2; grid_init sets 2): cells of edge
-                              h / 2 make a point's candidates about half as many */
+    int sub;               /* cells per h wanted (1 or 2; grid_init sets 1): cells of edge
+                              h / 2 halve a point's candidates, but cost more than
+                              they save unless cells hold many points */
     int sub_used;          /* cells per h of the last build (1 in hashed mode, or when the
                               box would need too many half cells) */
 } pfb_grid;

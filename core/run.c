@@ -27,9 +27,8 @@ const pfb_param_spec pfb_run_params[] = {
     {"sort_every", PFB_PARAM_INT, 1, 0, 1e9, "1", "frames between re-sorting particles into cell order; 0 = never", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
-int run_setup(const pfb_run_config *cfg, pfb_sim *sim, void **state, pfb_err *err)
+int run_build_scene(const pfb_run_config *cfg, pfb_sim *sim, pfb_err *err)
 {
-    *state = NULL;
     int dim = params_get_int(cfg->run, "dim");
     double spacing = params_get(cfg->run, "spacing");
     if (spacing == 0.0)
@@ -51,7 +50,14 @@ int run_setup(const pfb_run_config *cfg, pfb_sim *sim, void **state, pfb_err *er
         if (rc)
             return rc;
     }
-    return cfg->solver->create(cfg->solver_params, sim, state, err);
+    return PFB_OK;
+}
+
+int run_setup(const pfb_run_config *cfg, pfb_sim *sim, void **state, pfb_err *err)
+{
+    *state = NULL;
+    int rc = run_build_scene(cfg, sim, err);
+    return rc ? rc : cfg->solver->create(cfg->solver_params, sim, state, err);
 }
 
 int run_apply_setting(pfb_params *run, pfb_params *scene, pfb_params *solver, const char *arg, pfb_err *err)

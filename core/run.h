@@ -62,7 +62,10 @@ typedef struct pfb_run_result {
  * nearest valid name). */
 int run_apply_setting(pfb_params *run, pfb_params *scene, pfb_params *solver, const char *setting, pfb_err *err);
 
-/* Build the simulation of cfg (scene, jitter) and create the solver state. */
+/* Build the simulation of cfg (scene, jitter, storage in cell order) without a solver. */
+int run_build_scene(const pfb_run_config *cfg, pfb_sim *sim, pfb_err *err);
+
+/* run_build_scene, then create the solver state. */
 int run_setup(const pfb_run_config *cfg, pfb_sim *sim, void **state, pfb_err *err);
 
 /* Check the current state for a blow-up; returns 1 and writes the cause into reason. */

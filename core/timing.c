@@ -36,6 +36,23 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double pfb_median(double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int pfb_max_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
 int run_spacing_for(const pfb_run_config *cfg, double n, double *spacing, pfb_err *err)
 {
     if (!(n >= 1.0) || !isfinite(n))
@@ -49,15 +66,11 @@ int run_spacing_for(const pfb_run_config *cfg, double n, double *spacing, pfb_er
     for (int it = 0; it < 2 && !rc; it++) {
         pfb_sim sim;
         memset(&sim, 0, sizeof sim);
-        void *st = NULL;
-        rc = run_setup(&c, &sim, &st, err);
+        rc = run_build_scene(&c, &sim, err); /* the count needs no solver */
         if (!rc) {
             *spacing = sim.spacing * pow((double)sim.p.n / n, 1.0 / (double)sim.dim);
-            char v[64];
-            snprintf(v, sizeof v, "%.17g", *spacing);
-            rc = params_set(&run, "spacing", v, err);
+            rc = params_set_double(&run, "spacing", *spacing, err);
         }
-        cfg->solver->destroy(st);
         sim_free(&sim);
     }
     params_free(&run);
@@ -82,11 +95,7 @@ int run_time_steps(const pfb_run_config *cfg, long warmup, long steps, pfb_step_
     const pfb_solver_ops *so = cfg->solver;
     out->warmup = warmup;
     out->steps = steps;
-#ifdef _OPENMP
-    out->threads = omp_get_max_threads();
-#else
-    out->threads = 1;
-#endif
+    out->threads = pfb_max_threads();
     size_t ntimers_all = 0;
     if (so->timer_names && so->timers)
         while (so->timer_names[ntimers_all])
@@ -155,11 +164,12 @@ int run_time_steps(const pfb_run_config *cfg, long warmup, long steps, pfb_step_
     }
     if (!rc && !out->unstable) {
         out->bytes_per_particle = (pfb_rss_bytes() - base) / (double)out->n;
+        double sum = 0.0;
+        for (long k = 0; k < steps; k++)
+            sum += t[k];
+        out->t_step_mean = sum / (double)steps;
+        out->t_step = pfb_median(t, (size_t)steps); /* sorts t */
         out->t_step_min = t[0];
-        for (long k = 1; k < steps; k++)
-            out->t_step_min = fmin(out->t_step_min, t[k]);
-        qsort(t, (size_t)steps, sizeof *t, cmp_double);
-        out->t_step = steps % 2 ? t[steps / 2] : 0.5 * (t[steps / 2 - 1] + t[steps / 2]);
         out->t_total = out->t_step + out->t_frame / (double)out->substeps;
     }
     free(t);

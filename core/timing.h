@@ -31,6 +31,7 @@ typedef struct pfb_step_timing {
     int threads;             /* OpenMP threads (1 without OpenMP) */
     double t_step;           /* median wall seconds of one step */
     double t_step_min;       /* fastest step */
+    double t_step_mean;      /* mean step (the phase timers are means too) */
     double t_frame;          /* wall seconds of one frame-hook call (0 without a hook) */
     double t_total;          /* t_step + t_frame / substeps */
     double bytes_per_particle;
@@ -49,6 +50,12 @@ double pfb_now(void);
 
 /* Resident set size of this process in bytes (0 where /proc is unavailable). */
 double pfb_rss_bytes(void);
+
+/* Median of v[0..n-1] (sorts v; NaN for n = 0). */
+double pfb_median(double *v, size_t n);
+
+/* OpenMP's thread count for a parallel region (1 without OpenMP). */
+int pfb_max_threads(void);
 
 /* The spacing at which cfg's scene has about n particles: one set-up at the
  * configured (or default) spacing s0 with n0 particles gives s0 (n0 / n)^(1/dim). */

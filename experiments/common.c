@@ -8,9 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "../core/output.h"
 #include "../core/timing.h"
@@ -57,13 +54,18 @@ const char *exp_status_word(const exp_run_out *out)
     return out->unstable ? "unstable" : "ok";
 }
 
-void exp_reason(const exp_run_out *out, char *buf, size_t len)
+void exp_status_reason(const char *status, char *buf, size_t len)
 {
-    const char *r = out->unstable ? out->status + (strncmp(out->status, "unstable: ", 10) ? 0 : 10) : "";
+    const char *r = strncmp(status, "ok", 2) ? status + (strncmp(status, "unstable: ", 10) ? 0 : 10) : "";
     snprintf(buf, len, "%s", r);
     for (char *p = buf; *p; p++)
         if (*p == ',' || *p == '"' || *p == '\n')
             *p = ';';
+}
+
+void exp_reason(const exp_run_out *out, char *buf, size_t len)
+{
+    exp_status_reason(out->status, buf, len);
 }
 
 void exp_line_slope(const double *x, const double *y, size_t n, double *b, double *berr)
@@ -506,10 +508,7 @@ int exp_time_steps(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double n, l
         return rc;
     }
     /* timings depend on the thread count too */
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
+    const int threads = pfb_max_threads();
     char salt[160];
     snprintf(salt, sizeof salt, "timing n=%.17g warmup=%ld steps=%ld threads=%d", n, warmup, steps, threads);
     uint64_t hash = fnv1a(tables_hash(spec, &t), salt);

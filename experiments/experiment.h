@@ -150,6 +150,8 @@ int exp_csv_finish(exp_csv *const *cs, size_t n, int rc, pfb_err *err);
 /* "ok" or "unstable" and, for CSV cells, the reason with commas replaced by ';' ("" if ok). */
 const char *exp_status_word(const exp_run_out *out);
 void exp_reason(const exp_run_out *out, char *buf, size_t len);
+/* The same for a run.meta status line ("ok" or "unstable: REASON"). */
+void exp_status_reason(const char *status, char *buf, size_t len);
 
 /* Least-squares slope b of y against x (gsl_fit_linear) and its standard error
  * from the scatter about the line; NAN for fewer than 3 points.  Log-log

@@ -89,14 +89,8 @@ static int scaling_run(const pfb_exp_ctx *ctx, pfb_err *err)
             const double n = col_or_nan(t, "n"), t_step = col_or_nan(t, "t_step"),
                          t_total = col_or_nan(t, "t_total"), t_del = col_or_nan(t, "frame_delaunay"),
                          sub = col_or_nan(t, "substeps");
-            char reason[sizeof o.status] = "";
-            if (o.unstable) {
-                const char *r = strncmp(o.status, "unstable: ", 10) ? o.status : o.status + 10;
-                memcpy(reason, r, strlen(r) + 1); /* r lies within o.status, as long as reason */
-                for (char *c = reason; *c; c++)
-                    if (*c == ',' || *c == '"' || *c == '\n')
-                        *c = ';';
-            }
+            char reason[sizeof o.status];
+            exp_status_reason(o.status, reason, sizeof reason);
             fprintf(runs.f, "%s,%d,%.0f,%.0f,%.10g,%.10g,%.0f,%.0f,%.0f,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
                     "%.6g\n",
                     so->name, dim, n_target, n, col_or_nan(t, "spacing"), col_or_nan(t, "dt"), sub,

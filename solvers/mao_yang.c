@@ -868,7 +868,7 @@ static int ensure_unknowns(my_state *s, size_t nu, size_t nz, pfb_err *err)
         double *x1 = realloc(s->x1, nc * sizeof *x1);
         if (x1)
             s->x1 = x1;
-        double *w = realloc(s->work, 5 * nc * sizeof *w);
+        double *w = realloc(s->work, my_pcg_work(nc) * sizeof *w);
         if (w)
             s->work = w;
         size_t *rw = realloc(s->rows, nc * sizeof *rw);
@@ -1018,7 +1018,7 @@ typedef struct pcg_ctx {
     const my_csr *A;
     size_t n, nb;          /* entries and blocks */
     int nt;                /* threads */
-    double *part;          /* 2 nb partial sums */
+    double *part;          /* 2 nb partial sums (the end of the caller's workspace) */
 } pcg_ctx;
 
 /* Sum of the first nb partials of part in block order (and of the second ones,
@@ -1077,6 +1077,11 @@ static double pcg_mul(const pcg_ctx *c, const double *x, double *y)
     return sum_parts(c, NULL);
 }
 
+size_t my_pcg_work(size_t n)
+{
+    return 5 * n + 2 * ((n + PCG_BLOCK - 1) / PCG_BLOCK);
+}
+
 int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter, int precond, int threads,
            double *work, int *iters, double *resid, pfb_err *err)
 {
@@ -1088,7 +1093,7 @@ int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter
         return pfb_err_set(err, PFB_EINVAL, "PCG preconditioner %d is unknown; valid: 0 (none), 1 (jacobi)", precond);
     if (n == 0)
         return PFB_OK;
-    pcg_ctx c = {A, n, (n + PCG_BLOCK - 1) / PCG_BLOCK, 1, NULL};
+    pcg_ctx c = {A, n, (n + PCG_BLOCK - 1) / PCG_BLOCK, 1, work + 5 * n};
 #ifdef _OPENMP
     c.nt = threads > 0 ? threads : omp_get_max_threads();
 #else
@@ -1096,15 +1101,11 @@ int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter
 #endif
     if (c.nb < 4)
         c.nt = 1; /* a few blocks cost less than a fork */
-    c.part = malloc(2 * c.nb * sizeof *c.part);
-    if (!c.part)
-        return pfb_err_set(err, PFB_ENOMEM, "PCG: out of memory for %zu partial sums", 2 * c.nb);
     for (size_t u = 0; u < n; u++)
         dinv[u] = precond == MY_PRECOND_JACOBI && A->val[A->start[u]] > 0 ? 1.0 / A->val[A->start[u]] : 1.0;
     double bn = sqrt(pcg_dot(&c, b, b, NULL, NULL));
     if (bn == 0.0) {
         memset(x, 0, n * sizeof *x);
-        free(c.part);
         return PFB_OK;
     }
     pcg_mul(&c, x, q);
@@ -1150,7 +1151,6 @@ int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter
     }
     *iters = k;
     *resid = rn / bn;
-    free(c.part);
     return PFB_OK;
 }
 

@@ -24,11 +24,15 @@ enum { MY_PRECOND_NONE = 0, MY_PRECOND_JACOBI = 1 };
 
 /* Solve A x = b (A symmetric positive definite) by preconditioned conjugate
  * gradients until |b - A x| <= tol |b| or max_iter iterations; x holds the initial
- * guess on entry.  work holds 5 n doubles.  Reports the iterations and the final
+ * guess on entry.  work holds my_pcg_work(n) doubles.  Reports the iterations and the final
  * relative residual.  Runs on `threads` threads (0: the OpenMP default); every
  * sum is formed over fixed blocks in a fixed order, so the result does not
  * depend on the thread count.  Returns PFB_OK, or PFB_EINVAL for an unknown
  * preconditioner. */
+/* Doubles of workspace my_pcg needs for n unknowns: 5 vectors and the partial
+ * sums of its fixed blocks (so a solve allocates nothing). */
+size_t my_pcg_work(size_t n);
+
 int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter, int precond, int threads,
            double *work, int *iters, double *resid, pfb_err *err);
 

@@ -212,7 +212,7 @@ START_TEST(test_pcg_threads_same_bits)
     A.start = malloc((n + 1) * sizeof *A.start);
     A.col = malloc(5 * n * sizeof *A.col);
     A.val = malloc(5 * n * sizeof *A.val);
-    double *b = malloc(n * sizeof *b), *x[3], *work = malloc(5 * n * sizeof *work);
+    double *b = malloc(n * sizeof *b), *x[3], *work = malloc(my_pcg_work(n) * sizeof *work);
     size_t e = 0;
     for (size_t u = 0; u < n; u++) {
         const size_t i = u % m, j = u / m;
@@ -290,7 +290,7 @@ START_TEST(test_pressure_matrix_spd_and_pcg)
         ck_assert(gsl_linalg_cholesky_solve(L, &bv.vector, xd) == 0);
         /* PCG from zero to a relative residual of 1e-10: the error relative to the
          * exact solution is at most cond(A) times the relative residual */
-        double *x = calloc(nu, sizeof *x), *work = calloc(5 * nu, sizeof *work);
+        double *x = calloc(nu, sizeof *x), *work = calloc(my_pcg_work(nu), sizeof *work);
         int it;
         double res;
         for (int pc = 0; pc <= 1; pc++) {
