@@ -57,7 +57,23 @@
  * in slot order and each cell holds increasing indices) and copies it into
  * place.  r2 = pfb_dist2 of xs's copies of x, so the bits equal the brute
  * force's; each row is made by one thread, so nothing depends on the thread
- * count. */
+ * count.
+ *
+ * Single-precision filter (AVX2 + FMA, bounded mode, boxes up to 4096 h wide,
+ * unless exact_only).  Both passes first copy a cell's candidates into one
+ * block of float offsets x - origin (padded to a multiple of eight with far
+ * entries), so that each of the cell's points scans one loop of eight lanes
+ * instead of nine short ranges of four.  A float r^2 below f_lo2 is surely a
+ * pair, one at or above f_hi2 surely not; the count decides the rare ones in
+ * between with pfb_dist2, and the fill computes pfb_dist2 for every candidate
+ * below f_hi2 (gathered, four at a time), so the list is the same, bits and
+ * all.  The bounds: a float offset of a value up to E (the box's widest span)
+ * errs by at most E 2^-24 after the double subtraction, so the float difference
+ * of a pair closer than h errs by delta <= 2 E 2^-24 + (h + 2 E 2^-24) 2^-24
+ * per axis (taken twice over), r^2 by at most 2 sqrt(3) delta h + 3 delta^2
+ * plus three roundings of the sum of squares; f_hi2 and f_lo2 are h^2 plus and
+ * minus that, rounded outwards (test_filter_band puts pairs within a few ulps
+ * of h in a box 4000 h long). */
 #include "grid.h"
 
 #include <float.h>
@@ -82,6 +98,9 @@
 #define GRID_MAX_CHUNKS 256
 /* rows shorter than this go through a scratch row on the stack */
 #define GRID_ROW_MAX 512
+/* widest box, in cells of edge h, searched through the single-precision filter
+ * (its float offsets then err by at most ~5e-4 h) */
+#define GRID_FILTER_SPAN 4096.0
 /* slack, in cell units, added to h when leaving out cells by their gap to a point:
  * far above the rounding of the cell coordinates (a few ulps of at most 2^40) */
 #define GRID_GAP_MARGIN 1e-4
@@ -177,9 +196,12 @@ static void free_point_arrays(pfb_grid *g)
     free(g->slot);
     free(g->cellc);
     free(g->xs);
+    free(g->xf);
     g->order = g->slot = NULL;
     g->cellc = NULL;
     g->xs = NULL;
+    g->xf = NULL;
+    g->cap_xf = 0;
     g->cap_points = 0;
 }
 
@@ -295,6 +317,43 @@ static size_t hash_cell(long cx, long cy, long cz, size_t mask)
     return (size_t)k & mask;
 }
 
+/* Whether the CPU runs the AVX2 + FMA kernels of the single-precision filter. */
+static int have_avx2_fma(void)
+{
+#if GRID_HAVE_AVX2
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}
+
+/* The single-precision filter's bounds (see the header), for cell size h and a
+ * box of widest span E: whether to use it, and the float thresholds lo2 < h^2 <
+ * hi2 between which a float r^2 is decided by the exact test.  delta bounds the
+ * error of a float coordinate difference of a pair closer than h (two
+ * conversions of offsets up to E, one rounded subtraction), doubled for safety;
+ * the squared distance adds three roundings. */
+static int filter_bounds(double h, double E, size_t n, int exact_only, float *lo2, float *hi2)
+{
+    if (exact_only || !have_avx2_fma() || n >= ((size_t)1 << 31) || !(E <= GRID_FILTER_SPAN * h) || !(E < 1e30))
+        return 0;
+    const double u = 0x1p-24, hh = h * h;
+    const double delta = 2.0 * (2.0 * E * u + (h + 2.0 * E * u) * u) * (1.0 + 1e-6);
+    const double spread = 3.5 * delta * h * (1.0 + 1e-3) + 3.0 * delta * delta;
+    const double up = (hh * (1.0 + 0x1p-50) + spread) * (1.0 + 4.0 * u);
+    const double dn = (hh * (1.0 - 0x1p-50) - spread) * (1.0 - 4.0 * u);
+    if (!(dn > 0.5 * hh) || !(up < 1e37))
+        return 0;
+    float a = (float)dn, b = (float)up;
+    if ((double)a > dn)
+        a = nextafterf(a, 0.0f);
+    if ((double)b < up)
+        b = nextafterf(b, INFINITY);
+    *lo2 = a;
+    *hi2 = b;
+    return 1;
+}
+
 int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
 {
     if (!g)
@@ -383,6 +442,7 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
                            "cell slots", n, ntable);
 
     g->hashed = hashed;
+    g->filter = !hashed && filter_bounds(g->h, maxext, n, g->exact_only, &g->f_lo2, &g->f_hi2);
     g->sub_used = sub;
     g->ntable = ntable;
     g->scale = s;
@@ -696,6 +756,198 @@ size_t grid_hits(int dim, const double *const xs[3], size_t ki, size_t lo, size_
     return hits_scalar(dim, xs, ki, lo, hi, hh, pos, d2, m);
 }
 
+/* ------------------------------------------------ single-precision filter */
+
+/* Whether sorted positions ki and c are a pair: pfb_dist2 < hh, in this
+ * (default-target, unfused) function so its bits are pfb_dist2's. */
+__attribute__((noinline)) static int exact_hit(int dim, const double *const xs[3], size_t ki, size_t c, double hh)
+{
+    return pfb_dist2(dim, xs, ki, c) < hh;
+}
+
+#if GRID_HAVE_AVX2
+/* Byte q of lut8[mask] is the q-th set bit of the 8-bit mask: the 32-bit lanes a
+ * permutation moves to the front. */
+static const uint64_t lut8[256] = {
+    0x0, 0x0, 0x1, 0x100, 0x2, 0x200,
+    0x201, 0x20100, 0x3, 0x300, 0x301, 0x30100,
+    0x302, 0x30200, 0x30201, 0x3020100, 0x4, 0x400,
+    0x401, 0x40100, 0x402, 0x40200, 0x40201, 0x4020100,
+    0x403, 0x40300, 0x40301, 0x4030100, 0x40302, 0x4030200,
+    0x4030201, 0x403020100, 0x5, 0x500, 0x501, 0x50100,
+    0x502, 0x50200, 0x50201, 0x5020100, 0x503, 0x50300,
+    0x50301, 0x5030100, 0x50302, 0x5030200, 0x5030201, 0x503020100,
+    0x504, 0x50400, 0x50401, 0x5040100, 0x50402, 0x5040200,
+    0x5040201, 0x504020100, 0x50403, 0x5040300, 0x5040301, 0x504030100,
+    0x5040302, 0x504030200, 0x504030201, 0x50403020100, 0x6, 0x600,
+    0x601, 0x60100, 0x602, 0x60200, 0x60201, 0x6020100,
+    0x603, 0x60300, 0x60301, 0x6030100, 0x60302, 0x6030200,
+    0x6030201, 0x603020100, 0x604, 0x60400, 0x60401, 0x6040100,
+    0x60402, 0x6040200, 0x6040201, 0x604020100, 0x60403, 0x6040300,
+    0x6040301, 0x604030100, 0x6040302, 0x604030200, 0x604030201, 0x60403020100,
+    0x605, 0x60500, 0x60501, 0x6050100, 0x60502, 0x6050200,
+    0x6050201, 0x605020100, 0x60503, 0x6050300, 0x6050301, 0x605030100,
+    0x6050302, 0x605030200, 0x605030201, 0x60503020100, 0x60504, 0x6050400,
+    0x6050401, 0x605040100, 0x6050402, 0x605040200, 0x605040201, 0x60504020100,
+    0x6050403, 0x605040300, 0x605040301, 0x60504030100, 0x605040302, 0x60504030200,
+    0x60504030201, 0x6050403020100, 0x7, 0x700, 0x701, 0x70100,
+    0x702, 0x70200, 0x70201, 0x7020100, 0x703, 0x70300,
+    0x70301, 0x7030100, 0x70302, 0x7030200, 0x7030201, 0x703020100,
+    0x704, 0x70400, 0x70401, 0x7040100, 0x70402, 0x7040200,
+    0x7040201, 0x704020100, 0x70403, 0x7040300, 0x7040301, 0x704030100,
+    0x7040302, 0x704030200, 0x704030201, 0x70403020100, 0x705, 0x70500,
+    0x70501, 0x7050100, 0x70502, 0x7050200, 0x7050201, 0x705020100,
+    0x70503, 0x7050300, 0x7050301, 0x705030100, 0x7050302, 0x705030200,
+    0x705030201, 0x70503020100, 0x70504, 0x7050400, 0x7050401, 0x705040100,
+    0x7050402, 0x705040200, 0x705040201, 0x70504020100, 0x7050403, 0x705040300,
+    0x705040301, 0x70504030100, 0x705040302, 0x70504030200, 0x70504030201, 0x7050403020100,
+    0x706, 0x70600, 0x70601, 0x7060100, 0x70602, 0x7060200,
+    0x7060201, 0x706020100, 0x70603, 0x7060300, 0x7060301, 0x706030100,
+    0x7060302, 0x706030200, 0x706030201, 0x70603020100, 0x70604, 0x7060400,
+    0x7060401, 0x706040100, 0x7060402, 0x706040200, 0x706040201, 0x70604020100,
+    0x7060403, 0x706040300, 0x706040301, 0x70604030100, 0x706040302, 0x70604030200,
+    0x70604030201, 0x7060403020100, 0x70605, 0x7060500, 0x7060501, 0x706050100,
+    0x7060502, 0x706050200, 0x706050201, 0x70605020100, 0x7060503, 0x706050300,
+    0x706050301, 0x70605030100, 0x706050302, 0x70605030200, 0x70605030201, 0x7060503020100,
+    0x7060504, 0x706050400, 0x706050401, 0x70605040100, 0x706050402, 0x70605040200,
+    0x70605040201, 0x7060504020100, 0x706050403, 0x70605040300, 0x70605040301, 0x7060504030100,
+    0x70605040302, 0x7060504030200, 0x7060504030201, 0x706050403020100,
+};
+
+/* The exact test of the filter's candidates cand[0..nc-1] (cand readable to nc +
+ * 3), four at a time: pfb_dist2's expression (no FMA in this target) on gathered
+ * coordinates, the hits and their squared distances appended to pos and d2 as
+ * grid_hits does. */
+__attribute__((target("avx2"))) static size_t exact_hits(int dim, const double *const xs[3], size_t ki,
+                                                         const int32_t *restrict cand, size_t nc, double hh,
+                                                         size_t *restrict pos, double *restrict d2, size_t m)
+{
+    const __m256d a0 = _mm256_set1_pd(xs[0][ki]), a1 = _mm256_set1_pd(xs[1][ki]);
+    const __m256d a2 = _mm256_set1_pd(dim == 3 ? xs[2][ki] : 0.0), H = _mm256_set1_pd(hh);
+    for (size_t q = 0; q < nc; q += 4) {
+        const __m128i id = _mm_loadu_si128((const __m128i *)(cand + q));
+        const __m256d dx = _mm256_sub_pd(a0, _mm256_i32gather_pd(xs[0], id, 8));
+        const __m256d dy = _mm256_sub_pd(a1, _mm256_i32gather_pd(xs[1], id, 8));
+        __m256d r2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
+        if (dim == 3) {
+            const __m256d dz = _mm256_sub_pd(a2, _mm256_i32gather_pd(xs[2], id, 8));
+            r2 = _mm256_add_pd(r2, _mm256_mul_pd(dz, dz));
+        }
+        unsigned mask = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(r2, H, _CMP_LT_OQ));
+        if (nc - q < 4)
+            mask &= (1u << (nc - q)) - 1u;
+        const __m256i sel = _mm256_loadu_si256((const __m256i *)compact_lut[mask]);
+        _mm256_storeu_si256((__m256i *)(pos + m), _mm256_permutevar8x32_epi32(_mm256_cvtepi32_epi64(id), sel));
+        if (d2)
+            _mm256_storeu_pd(d2 + m,
+                             _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(r2), sel)));
+        m += (size_t)__builtin_popcount(mask);
+    }
+    _mm256_zeroupper();
+    return m;
+}
+#endif
+
+/* A cell's candidates gathered into one block, for the filter: float offsets
+ * (one array per axis) and sorted positions, padded to a multiple of eight with
+ * far-away entries so that the scans need no tails. */
+#define GRID_BLOCK_MAX 2048
+typedef struct cand_block {
+    size_t n;                 /* entries, padded */
+    float x[3][GRID_BLOCK_MAX + 8];
+    int32_t pos[GRID_BLOCK_MAX + 8];
+} cand_block;
+
+/* Fill b from ranges r; 0 if they hold more than GRID_BLOCK_MAX candidates. */
+static int block_fill(const pfb_grid *g, const cell_ranges *r, cand_block *b)
+{
+    size_t m = 0;
+    for (int q = 0; q < r->n; q++)
+        m += r->hi[q] - r->lo[q];
+    if (m > GRID_BLOCK_MAX)
+        return 0;
+    m = 0;
+    for (int q = 0; q < r->n; q++) {
+        const size_t lo = r->lo[q], len = r->hi[q] - lo;
+        for (int d = 0; d < g->dim; d++)
+            memcpy(b->x[d] + m, g->xf + (size_t)d * g->cap_points + lo, len * sizeof(float));
+        for (size_t c = 0; c < len; c++)
+            b->pos[m + c] = (int32_t)(lo + c);
+        m += len;
+    }
+    for (; m % 8; m++) {
+        for (int d = 0; d < 3; d++)
+            b->x[d][m] = 1e30f; /* (1e30)^2 overflows to inf: never below hi2 */
+        b->pos[m] = b->pos[0];
+    }
+    if (g->dim == 2)
+        memset(b->x[2], 0, m * sizeof(float));
+    b->n = m;
+    return 1;
+}
+
+#if GRID_HAVE_AVX2
+/* The float squared distances from (a0, a1, a2) to block entries t..t+7. */
+__attribute__((target("avx2,fma"))) static inline __m256 block_dist2(const cand_block *b, size_t t, __m256 a0,
+                                                                      __m256 a1, __m256 a2)
+{
+    const __m256 dx = _mm256_sub_ps(a0, _mm256_loadu_ps(b->x[0] + t));
+    const __m256 dy = _mm256_sub_ps(a1, _mm256_loadu_ps(b->x[1] + t));
+    const __m256 dz = _mm256_sub_ps(a2, _mm256_loadu_ps(b->x[2] + t));
+    return _mm256_fmadd_ps(dz, dz, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dx, dx)));
+}
+
+/* Number of pairs of sorted position ki among the block (ki itself excluded). */
+__attribute__((target("avx2,fma"))) static size_t block_count(const pfb_grid *g, const double *const xs[3],
+                                                               const cand_block *b, size_t ki, double hh)
+{
+    const float *xf = g->xf;
+    const size_t cap = g->cap_points;
+    const __m256 a0 = _mm256_set1_ps(xf[ki]), a1 = _mm256_set1_ps(xf[cap + ki]);
+    const __m256 a2 = _mm256_set1_ps(g->dim == 3 ? xf[2 * cap + ki] : 0.0f);
+    const __m256 L = _mm256_set1_ps(g->f_lo2), H = _mm256_set1_ps(g->f_hi2);
+    size_t m = 0;
+    for (size_t t = 0; t < b->n; t += 8) {
+        const __m256 r2 = block_dist2(b, t, a0, a1, a2);
+        const unsigned in = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, L, _CMP_LT_OQ));
+        unsigned band = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, H, _CMP_LT_OQ)) & ~in;
+        m += (size_t)__builtin_popcount(in);
+        while (band) {
+            m += (size_t)exact_hit(g->dim, xs, ki, (size_t)b->pos[t + (size_t)__builtin_ctz(band)], hh);
+            band &= band - 1u;
+        }
+    }
+    _mm256_zeroupper();
+    return m - 1; /* ki itself: float r^2 = 0 < lo2 */
+}
+
+/* The block's entries other than ki whose float r^2 is below hi2, as sorted
+ * positions in cand (eight written per store); returns their number. */
+__attribute__((target("avx2,fma"))) static size_t block_filter(const pfb_grid *g, const cand_block *b, size_t ki,
+                                                                int32_t *restrict cand)
+{
+    const float *xf = g->xf;
+    const size_t cap = g->cap_points;
+    const __m256 a0 = _mm256_set1_ps(xf[ki]), a1 = _mm256_set1_ps(xf[cap + ki]);
+    const __m256 a2 = _mm256_set1_ps(g->dim == 3 ? xf[2 * cap + ki] : 0.0f);
+    const __m256 H = _mm256_set1_ps(g->f_hi2);
+    const __m256i self = _mm256_set1_epi32((int32_t)ki);
+    size_t nc = 0;
+    for (size_t t = 0; t < b->n; t += 8) {
+        const __m256 r2 = block_dist2(b, t, a0, a1, a2);
+        const __m256i p = _mm256_loadu_si256((const __m256i *)(b->pos + t));
+        const __m256 keep = _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(p, self)),
+                                             _mm256_cmp_ps(r2, H, _CMP_LT_OQ));
+        const unsigned mask = (unsigned)_mm256_movemask_ps(keep);
+        const __m256i sel = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)lut8[mask]));
+        _mm256_storeu_si256((__m256i *)(cand + nc), _mm256_permutevar8x32_epi32(p, sel));
+        nc += (size_t)__builtin_popcount(mask);
+    }
+    _mm256_zeroupper();
+    return nc;
+}
+#endif
+
 /* Sort a row by index, carrying r2; linear when already sorted. */
 static void sort_row(size_t *restrict idx, double *restrict r2, size_t m)
 {
@@ -761,6 +1013,28 @@ static void chunk_bounds(const pfb_grid *g, int nt, size_t *kb)
     kb[nt] = n;
 }
 
+/* The filter's float offsets xf = x - origin of the last build (from xs, in
+ * parallel); storage grows with the build's capacity. */
+static int make_xf(pfb_grid *g, int nt)
+{
+    const size_t cap = g->cap_points, n = g->n, dim = (size_t)g->dim;
+    if (g->cap_xf != cap || !g->xf) {
+        g->xf = fresh_array(g->xf, cap * dim, sizeof *g->xf);
+        g->cap_xf = g->xf ? cap : 0;
+        if (!g->xf)
+            return PFB_ENOMEM;
+    }
+    for (size_t d = 0; d < dim; d++) {
+        const double *restrict a = g->xs + d * cap;
+        float *restrict b = g->xf + d * cap;
+        const double o = g->origin[d];
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+        for (size_t k = 0; k < n; k++)
+            b[k] = (float)(a[k] - o);
+    }
+    return PFB_OK;
+}
+
 /* x must hold the values given to the last grid_build: the scan reads their
  * cell-ordered copy g->xs (the same values, so the same squared distances).
  *
@@ -769,7 +1043,7 @@ static void chunk_bounds(const pfb_grid *g, int nt, size_t *kb)
  * point's row, which is then sorted by index (linear when storage is cell-ordered).
  * Every row is computed by one thread from the same values in the same order, so
  * the list does not depend on the number of threads. */
-int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_err *err)
+int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_err *err)
 {
     if (!g || !nl)
         return pfb_err_set(err, PFB_EINVAL, "grid_neighbours: %s is NULL", g ? "list" : "grid");
@@ -797,19 +1071,29 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
         nt = GRID_MAX_CHUNKS;
     size_t kb[GRID_MAX_CHUNKS + 1];
     chunk_bounds(g, nt, kb);
+    const int filter = g->filter && make_xf(g, nt) == PFB_OK; /* without memory for it, the exact scan */
 
     /* 1. count */
 #pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
     for (int t = 0; t < nt; t++) {
         cell_ranges r;
         r.cached = 0;
+        cand_block blk; /* on the stack: no allocation per search */
         for (size_t k = kb[t]; k < kb[t + 1];) {
             ranges_of(g, k, 0, &r); /* the cell's, for all its points */
+            const int use_block = filter && block_fill(g, &r, &blk);
             size_t k1 = k;
             for (; k1 < kb[t + 1] && same_cell(g, k1, k); k1++) {
                 size_t m = 0;
-                for (int q = 0; q < r.n; q++)
-                    m += count_range(dim, xs, k1, r.lo[q], r.hi[q], hh);
+#if GRID_HAVE_AVX2
+                if (use_block) {
+                    m = block_count(g, xs, &blk, k1, hh);
+                } else
+#endif
+                {
+                    for (int q = 0; q < r.n; q++)
+                        m += count_range(dim, xs, k1, r.lo[q], r.hi[q], hh);
+                }
                 start[order[k1] + 1] = m;
             }
             k = k1;
@@ -833,14 +1117,29 @@ int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, 
         r.cached = 0;
         size_t bk[GRID_ROW_MAX + GRID_HITS_SPARE];
         double bkr[GRID_ROW_MAX + GRID_HITS_SPARE];
+        cand_block blk;
+        int32_t cand[GRID_BLOCK_MAX + 16];
         for (size_t k = kb[t]; k < kb[t + 1];) {
             ranges_of(g, k, 0, &r);
+            const int use_block = filter && block_fill(g, &r, &blk);
             size_t k1 = k;
             for (; k1 < kb[t + 1] && same_cell(g, k1, k); k1++) {
                 const size_t i = order[k1], m0 = start[i + 1] - start[i];
                 size_t *ri = idx + start[i];
                 double *rr = r2 + start[i];
                 size_t m = 0;
+#if GRID_HAVE_AVX2
+                if (use_block && m0 < GRID_ROW_MAX) {
+                    const size_t nc = block_filter(g, &blk, k1, cand);
+                    for (int q = 0; q < 4; q++)
+                        cand[nc + (size_t)q] = (int32_t)k1; /* readable padding, masked off */
+                    m = exact_hits(dim, xs, k1, cand, nc, hh, bk, bkr, 0);
+                    for (size_t c = 0; c < m; c++) {
+                        ri[c] = order[bk[c]];
+                        rr[c] = bkr[c];
+                    }
+                } else
+#endif
                 if (m0 < GRID_ROW_MAX) { /* positions through the scratch row */
                     for (int q = 0; q < r.n; q++)
                         m = grid_hits(dim, xs, k1, r.lo[q], r.hi[q], hh, bk, bkr, m);

@@ -59,6 +59,12 @@ typedef struct pfb_grid {
                               they save unless cells hold many points */
     int sub_used;          /* cells per h of the last build (1 in hashed mode, or when the
                               box would need too many half cells) */
+    int exact_only;        /* 1: never use the single-precision filter (tests compare both) */
+    int filter;            /* 1 if the last build made xf and the filter bounds (grid.c) */
+    float *xf;             /* cell-ordered single-precision offsets x - origin, like xs
+                              (made by grid_neighbours when it uses the filter) */
+    size_t cap_xf;
+    float f_lo2, f_hi2;    /* filter: float r^2 < f_lo2 is surely a hit, >= f_hi2 surely not */
 } pfb_grid;
 
 typedef struct pfb_nlist {
@@ -79,7 +85,7 @@ void grid_free(pfb_grid *g);
 int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err);
 
 /* Build the full neighbour list of the last grid_build (radius h). */
-int grid_neighbours(const pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_err *err);
+int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_err *err);
 
 /* Candidate ranges of sorted positions (into g->order and g->xs) for one point:
  * every point within h of it lies in one of them.  Bounded mode: at most one

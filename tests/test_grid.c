@@ -189,13 +189,16 @@ static size_t check_against_brute(const pts *p, double h, size_t max_cells, int 
     ck_assert_msg(nlist_brute_force(p->dim, h, p->x, p->n, &nb, &err) == PFB_OK, "%s: %s", what,
                   err.msg);
     size_t pairs = 0;
-    /* whole cells and half cells (the default) give the same list */
-    for (int sub = 1; sub <= 2; sub++) {
+    /* whole cells (the default) and half cells, each with the single-precision
+     * filter (where the CPU and the box allow it) and without, give the same list */
+    for (int variant = 0; variant < 4; variant++) {
+        const int sub = 1 + variant % 2, exact_only = variant / 2;
         pfb_grid g;
         pfb_nlist ng = {0};
         ck_assert_msg(grid_init(&g, p->dim, h, &err) == PFB_OK, "%s: %s", what, err.msg);
         g.max_cells = max_cells;
         g.sub = sub;
+        g.exact_only = exact_only;
         ck_assert_msg(grid_build(&g, p->x, p->n, &err) == PFB_OK, "%s: %s", what, err.msg);
         if (expect_hashed >= 0)
             ck_assert_msg(g.hashed == expect_hashed, "%s: hashed = %d, expected %d", what, g.hashed,
@@ -204,9 +207,10 @@ static size_t check_against_brute(const pts *p, double h, size_t max_cells, int 
         assert_valid_sort(&g, p);
         ck_assert_msg(grid_neighbours(&g, p->x, &ng, &err) == PFB_OK, "%s: %s", what, err.msg);
         assert_same_list(&ng, &nb, what);
+        ck_assert_msg(!g.filter || (!exact_only && !g.hashed), "%s: filter used where it must not be", what);
         pairs = ng.start[ng.n];
         grid_free(&g);
-        if (out && sub == 2)
+        if (out && variant == 3)
             *out = ng;
         else
             nlist_free(&ng);
@@ -478,6 +482,55 @@ START_TEST(test_rounding_adversarial)
 }
 END_TEST
 
+/* The single-precision filter at its limit: a box 4000 h long (the filter's
+ * float offsets then err by up to ~2.4e-4 h, its widest allowed span is 4096 h)
+ * holding pairs whose distance is h times 1 + e, e from -1e-4 to 1e-4 down to a
+ * few ulps either side, in random directions.  A filter bound one rounding too
+ * tight would drop a pair or count one that is not (and the rows would differ
+ * from the brute force's, which check_against_brute requires to be identical). */
+START_TEST(test_filter_band)
+{
+    static const double eps[] = {-1e-4, -1e-5, -1e-6, -1e-7, -1e-9, -1e-12, -4e-16, 0.0,
+                                 4e-16,  1e-12, 1e-9,  1e-7,  1e-6, 1e-5,   1e-4};
+    const size_t ne = sizeof eps / sizeof eps[0], reps = 60, n = 2 * ne * reps;
+    for (int dim = 2; dim <= 3; dim++) {
+        const double h = 0.37, len = 4000.0 * h;
+        pts p;
+        pts_alloc(&p, dim, n);
+        uint64_t seed = 77 + (uint64_t)dim;
+        for (size_t t = 0; t < n / 2; t++) {
+            double u[3] = {0.0, 0.0, 0.0}, uu = 0.0;
+            for (int d = 0; d < dim; d++) {
+                u[d] = 2.0 * unif(&seed) - 1.0;
+                uu += u[d] * u[d];
+            }
+            const double r = h * (1.0 + eps[t % ne]) / sqrt(uu);
+            p.c[0][2 * t] = 5.0 + len * unif(&seed);
+            for (int d = 1; d < dim; d++)
+                p.c[d][2 * t] = 5.0 + 2.0 * h * unif(&seed);
+            for (int d = 0; d < dim; d++)
+                p.c[d][2 * t + 1] = p.c[d][2 * t] + r * u[d];
+        }
+        pfb_grid g;
+        pfb_err err = {{0}};
+        const size_t cells = (size_t)1 << 20; /* bounded: the box needs ~4e4 cells */
+        ck_assert(grid_init(&g, dim, h, &err) == PFB_OK);
+        g.max_cells = cells;
+        ck_assert(grid_build(&g, p.x, p.n, &err) == PFB_OK);
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+            ck_assert_msg(g.filter && !g.hashed, "%dD: the filter is not used (hashed %d)", dim, g.hashed);
+#endif
+        grid_free(&g);
+        char what[64];
+        snprintf(what, sizeof what, "filter band %dD", dim);
+        const size_t pairs = check_against_brute(&p, h, cells, 0, NULL, what);
+        ck_assert_msg(pairs >= n / 2, "%s: only %zu pairs", what, pairs); /* the e < 0 ones, twice */
+        pts_free(&p);
+    }
+}
+END_TEST
+
 /* Two tight clusters 1e6 h apart on every axis: the bounding box would need ~1e18
  * cells, so the grid must hash.  Exact equality: same pfb_dist2 < h*h in both. */
 START_TEST(test_hashed_clusters)
@@ -693,6 +746,7 @@ static Suite *grid_suite(void)
     tcase_add_test(tc, test_box_corners);
     tcase_add_test(tc, test_coincident);
     tcase_add_test(tc, test_rounding_adversarial);
+    tcase_add_test(tc, test_filter_band);
     tcase_add_test(tc, test_hashed_clusters);
     tcase_add_test(tc, test_hashed_collisions);
     tcase_add_test(tc, test_rebuild_reuse);
