@@ -118,7 +118,7 @@ static int density_error(pfb_diag_ctx *c, const pfb_sim *sim, pfb_diag *d, pfb_e
     for (size_t i = 0; i < p->n; i++) {
         double rho = p->m[i] * w0;
         for (size_t q = c->nl.start[i]; q < c->nl.start[i + 1]; q++)
-            rho += p->m[c->nl.idx[q]] * kernel_w_r2(&c->w, c->nl.r2[q]);
+            rho += p->m[c->nl.idx[q]] * kernel_w_r2(&c->w, pfb_dist2(sim->dim, x, i, c->nl.idx[q]));
         double e = fmax(rho / c->rho_lat - 1.0, 0.0);
         sum += e;
         if (e > mx)

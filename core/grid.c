@@ -48,32 +48,33 @@
  * of an axis emptier.
  *
  * Neighbour list.  The points, in cell order, are cut into one chunk of whole
- * cells per thread.  A first parallel pass counts every point's hits among its
- * candidate ranges (read from xs, contiguous) into start[i + 1]; a
- * prefix sum over point index gives start; a second parallel pass recomputes
- * the hits (the same pfb_dist2 on the same values, so the same set) branch-free
- * into a scratch row on the stack, sorts it by index with its squared distances
+ * cells per thread.  One parallel pass writes every point's row (its hits among
+ * the candidate ranges of its cell, read from xs, contiguous), sorted by index
  * (insertion sort: linear when storage is cell ordered, since ranges are visited
- * in slot order and each cell holds increasing indices) and copies it into
- * place.  r2 = pfb_dist2 of xs's copies of x, so the bits equal the brute
- * force's; each row is made by one thread, so nothing depends on the thread
- * count.
+ * in slot order and each cell holds increasing indices), into its chunk's
+ * buffer, and its length into start[i + 1]; a prefix sum over point index gives
+ * start, and a second parallel pass copies each chunk's rows into place (rows
+ * adjacent in both as one run: with cell-ordered storage, one copy per chunk).
+ * Each row is made by one thread from the same values, so nothing depends on
+ * the thread count.  The list holds indices only (4 bytes a pair): a pair's
+ * squared distance is pfb_dist2 of the same coordinates, which its users
+ * recompute (they read those coordinates anyway); storing it quadrupled what
+ * the search writes.
  *
  * Single-precision filter (AVX2 + FMA, bounded mode, boxes up to 4096 h wide,
- * unless exact_only).  Both passes first copy a cell's candidates into one
- * block of float offsets x - origin (padded to a multiple of eight with far
- * entries), so that each of the cell's points scans one loop of eight lanes
- * instead of nine short ranges of four.  A float r^2 below f_lo2 is surely a
- * pair, one at or above f_hi2 surely not; the count decides the rare ones in
- * between with pfb_dist2, and the fill computes pfb_dist2 for every candidate
- * below f_hi2 (gathered, four at a time), so the list is the same, bits and
- * all.  The bounds: a float offset of a value up to E (the box's widest span)
- * errs by at most E 2^-24 after the double subtraction, so the float difference
- * of a pair closer than h errs by delta <= 2 E 2^-24 + (h + 2 E 2^-24) 2^-24
- * per axis (taken twice over), r^2 by at most 2 sqrt(3) delta h + 3 delta^2
- * plus three roundings of the sum of squares; f_hi2 and f_lo2 are h^2 plus and
- * minus that, rounded outwards (test_filter_band puts pairs within a few ulps
- * of h in a box 4000 h long). */
+ * unless exact_only).  A cell's candidates are first copied into one block of
+ * float offsets x - origin (padded to a multiple of eight with far entries), so
+ * that each of the cell's points scans one loop of eight lanes instead of nine
+ * short ranges of four.  A float r^2 below f_lo2 is surely a pair, one at or
+ * above f_hi2 surely not, and the rare ones in between are decided by
+ * pfb_dist2 < h^2, so the list is the exact one.  The bounds: a float offset of
+ * a value up to E (the box's widest span) errs by at most E 2^-24 after the
+ * double subtraction, so the float difference of a pair closer than h errs by
+ * delta <= 2 E 2^-24 + (h + 2 E 2^-24) 2^-24 per axis (taken twice over), r^2
+ * by at most 2 sqrt(3) delta h + 3 delta^2 plus three roundings of the sum of
+ * squares; f_hi2 and f_lo2 are h^2 plus and minus that, rounded outwards
+ * (test_filter_band puts pairs within a few ulps of h in a box 4000 h long;
+ * a bound one float step too tight fails it). */
 #include "grid.h"
 
 #include <float.h>
@@ -259,20 +260,52 @@ static int reserve_start(pfb_nlist *nl, size_t n)
 
 static int reserve_pairs(pfb_nlist *nl, size_t npairs)
 {
-    if (npairs <= nl->cap_pairs && nl->idx && nl->r2)
+    if (npairs <= nl->cap_pairs && nl->idx)
         return PFB_OK;
     const size_t cap = grown(nl->cap_pairs, npairs);
     nl->idx = fresh_array(nl->idx, cap, sizeof *nl->idx);
-    nl->r2 = fresh_array(nl->r2, cap, sizeof *nl->r2);
-    if (!nl->idx || !nl->r2) {
-        free(nl->idx);
-        free(nl->r2);
-        nl->idx = NULL;
-        nl->r2 = NULL;
+    if (!nl->idx) {
         nl->cap_pairs = 0;
         return PFB_ENOMEM;
     }
     nl->cap_pairs = cap;
+    return PFB_OK;
+}
+
+/* The per-chunk row buffers of a list: nt of them (kept between calls). */
+static int reserve_chunks(pfb_nlist *nl, int nt)
+{
+    if (nt <= nl->nchunk)
+        return PFB_OK;
+    uint32_t **c = realloc(nl->chunk, (size_t)nt * sizeof *c);
+    if (!c)
+        return PFB_ENOMEM;
+    nl->chunk = c;
+    size_t *cap = realloc(nl->chunk_cap, (size_t)nt * sizeof *cap);
+    if (!cap)
+        return PFB_ENOMEM;
+    nl->chunk_cap = cap;
+    for (int t = nl->nchunk; t < nt; t++) {
+        c[t] = NULL;
+        cap[t] = 0;
+    }
+    nl->nchunk = nt;
+    return PFB_OK;
+}
+
+/* Room for need entries in chunk t's buffer (contents kept). */
+static int chunk_room(pfb_nlist *nl, int t, size_t need)
+{
+    if (need <= nl->chunk_cap[t])
+        return PFB_OK;
+    const size_t cap = grown(nl->chunk_cap[t], need + need / 4);
+    if (cap > SIZE_MAX / sizeof(uint32_t))
+        return PFB_ENOMEM;
+    uint32_t *b = realloc(nl->chunk[t], cap * sizeof *b);
+    if (!b)
+        return PFB_ENOMEM;
+    nl->chunk[t] = b;
+    nl->chunk_cap[t] = cap;
     return PFB_OK;
 }
 
@@ -648,37 +681,9 @@ static void hashed_ranges(const pfb_grid *g, const long *c, cell_ranges *r)
     }
 }
 
-/* Number of positions k in [lo, hi), k != ki, with pfb_dist2(ki, k) < hh (the
- * same expression, written out per dimension so that it vectorises; ki itself,
- * at distance 0, is counted and taken off). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-static size_t count_range(int dim, const double *const xs[3], size_t ki, size_t lo, size_t hi, double hh)
-{
-    size_t m = 0;
-    const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = xs[2];
-    const double a0 = x0[ki], a1 = x1[ki];
-    if (dim == 3) {
-        const double a2 = x2[ki];
-#pragma omp simd reduction(+ : m)
-        for (size_t k = lo; k < hi; k++) {
-            const double dx = a0 - x0[k], dy = a1 - x1[k], dz = a2 - x2[k];
-            m += dx * dx + dy * dy + dz * dz < hh;
-        }
-    } else {
-#pragma omp simd reduction(+ : m)
-        for (size_t k = lo; k < hi; k++) {
-            const double dx = a0 - x0[k], dy = a1 - x1[k];
-            m += dx * dx + dy * dy < hh;
-        }
-    }
-    return m - (ki >= lo && ki < hi);
-}
-
-/* grid_hits, one candidate at a time, branch-free (d2 may be NULL). */
+/* grid_hits, one candidate at a time, branch-free. */
 static size_t hits_scalar(int dim, const double *const xs[3], size_t ki, size_t lo, size_t hi, double hh,
-                          size_t *restrict pos, double *restrict d2, size_t m)
+                          size_t *restrict pos, size_t m)
 {
     const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = xs[2];
     const double a0 = x0[ki], a1 = x1[ki], a2 = dim == 3 ? x2[ki] : 0.0;
@@ -690,8 +695,6 @@ static size_t hits_scalar(int dim, const double *const xs[3], size_t ki, size_t 
             r2 += dz * dz;
         }
         pos[m] = k;
-        if (d2)
-            d2[m] = r2;
         m += (size_t)((r2 < hh) & (k != ki));
     }
     return m;
@@ -707,12 +710,10 @@ static const int32_t compact_lut[16][8] = {
 
 /* grid_hits, four candidates at a time: the squared distances as pfb_dist2 forms
  * them (separate multiplies and adds, in its order: no FMA in this target), a
- * 4-bit mask of the hits, and the selected positions (and squared distances)
- * moved to the front of a 256-bit store (four entries written, the hits' count
- * kept). */
+ * 4-bit mask of the hits, and the selected positions moved to the front of a
+ * 256-bit store (four entries written, the hits' count kept). */
 __attribute__((target("avx2"))) static size_t hits_avx2(int dim, const double *const xs[3], size_t ki, size_t lo,
-                                                       size_t hi, double hh, size_t *restrict pos,
-                                                       double *restrict d2, size_t m)
+                                                       size_t hi, double hh, size_t *restrict pos, size_t m)
 {
     const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = xs[2];
     const __m256d a0 = _mm256_set1_pd(x0[ki]), a1 = _mm256_set1_pd(x1[ki]);
@@ -733,27 +734,24 @@ __attribute__((target("avx2"))) static size_t hits_avx2(int dim, const double *c
             mask &= ~(1u << (ki - k)); /* the point itself */
         const __m256i sel = _mm256_loadu_si256((const __m256i *)compact_lut[mask]);
         _mm256_storeu_si256((__m256i *)(pos + m), _mm256_permutevar8x32_epi32(kk, sel));
-        if (d2)
-            _mm256_storeu_pd(d2 + m,
-                             _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(r2), sel)));
         m += (size_t)__builtin_popcount(mask);
         kk = _mm256_add_epi64(kk, four);
     }
     /* clean upper halves before the SSE code that follows (GCC 12 emits no
      * vzeroupper before this tail call; without it clavet ran 1.3x slower) */
     _mm256_zeroupper();
-    return hits_scalar(dim, xs, ki, k, hi, hh, pos, d2, m);
+    return hits_scalar(dim, xs, ki, k, hi, hh, pos, m);
 }
 #endif
 
 size_t grid_hits(int dim, const double *const xs[3], size_t ki, size_t lo, size_t hi, double hh, size_t *pos,
-                 double *d2, size_t m)
+                 size_t m)
 {
 #if GRID_HAVE_AVX2
     if (__builtin_cpu_supports("avx2"))
-        return hits_avx2(dim, xs, ki, lo, hi, hh, pos, d2, m);
+        return hits_avx2(dim, xs, ki, lo, hi, hh, pos, m);
 #endif
-    return hits_scalar(dim, xs, ki, lo, hi, hh, pos, d2, m);
+    return hits_scalar(dim, xs, ki, lo, hi, hh, pos, m);
 }
 
 /* ------------------------------------------------ single-precision filter */
@@ -814,38 +812,6 @@ static const uint64_t lut8[256] = {
     0x70605040302, 0x7060504030200, 0x7060504030201, 0x706050403020100,
 };
 
-/* The exact test of the filter's candidates cand[0..nc-1] (cand readable to nc +
- * 3), four at a time: pfb_dist2's expression (no FMA in this target) on gathered
- * coordinates, the hits and their squared distances appended to pos and d2 as
- * grid_hits does. */
-__attribute__((target("avx2"))) static size_t exact_hits(int dim, const double *const xs[3], size_t ki,
-                                                         const int32_t *restrict cand, size_t nc, double hh,
-                                                         size_t *restrict pos, double *restrict d2, size_t m)
-{
-    const __m256d a0 = _mm256_set1_pd(xs[0][ki]), a1 = _mm256_set1_pd(xs[1][ki]);
-    const __m256d a2 = _mm256_set1_pd(dim == 3 ? xs[2][ki] : 0.0), H = _mm256_set1_pd(hh);
-    for (size_t q = 0; q < nc; q += 4) {
-        const __m128i id = _mm_loadu_si128((const __m128i *)(cand + q));
-        const __m256d dx = _mm256_sub_pd(a0, _mm256_i32gather_pd(xs[0], id, 8));
-        const __m256d dy = _mm256_sub_pd(a1, _mm256_i32gather_pd(xs[1], id, 8));
-        __m256d r2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
-        if (dim == 3) {
-            const __m256d dz = _mm256_sub_pd(a2, _mm256_i32gather_pd(xs[2], id, 8));
-            r2 = _mm256_add_pd(r2, _mm256_mul_pd(dz, dz));
-        }
-        unsigned mask = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(r2, H, _CMP_LT_OQ));
-        if (nc - q < 4)
-            mask &= (1u << (nc - q)) - 1u;
-        const __m256i sel = _mm256_loadu_si256((const __m256i *)compact_lut[mask]);
-        _mm256_storeu_si256((__m256i *)(pos + m), _mm256_permutevar8x32_epi32(_mm256_cvtepi32_epi64(id), sel));
-        if (d2)
-            _mm256_storeu_pd(d2 + m,
-                             _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(r2), sel)));
-        m += (size_t)__builtin_popcount(mask);
-    }
-    _mm256_zeroupper();
-    return m;
-}
 #endif
 
 /* A cell's candidates gathered into one block, for the filter: float offsets
@@ -897,73 +863,53 @@ __attribute__((target("avx2,fma"))) static inline __m256 block_dist2(const cand_
     return _mm256_fmadd_ps(dz, dz, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dx, dx)));
 }
 
-/* Number of pairs of sorted position ki among the block (ki itself excluded). */
-__attribute__((target("avx2,fma"))) static size_t block_count(const pfb_grid *g, const double *const xs[3],
-                                                               const cand_block *b, size_t ki, double hh)
+/* The pairs of sorted position ki among the block, as sorted positions in pos
+ * (eight written per store; in block order): float r^2 below lo2, and those
+ * between lo2 and hi2 that pass the exact test; returns their number. */
+__attribute__((target("avx2,fma"))) static size_t block_hits(const pfb_grid *g, const double *const xs[3],
+                                                              const cand_block *b, size_t ki, double hh,
+                                                              int32_t *restrict pos)
 {
     const float *xf = g->xf;
     const size_t cap = g->cap_points;
     const __m256 a0 = _mm256_set1_ps(xf[ki]), a1 = _mm256_set1_ps(xf[cap + ki]);
     const __m256 a2 = _mm256_set1_ps(g->dim == 3 ? xf[2 * cap + ki] : 0.0f);
     const __m256 L = _mm256_set1_ps(g->f_lo2), H = _mm256_set1_ps(g->f_hi2);
+    const __m256i self = _mm256_set1_epi32((int32_t)ki);
     size_t m = 0;
     for (size_t t = 0; t < b->n; t += 8) {
         const __m256 r2 = block_dist2(b, t, a0, a1, a2);
-        const unsigned in = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, L, _CMP_LT_OQ));
-        unsigned band = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, H, _CMP_LT_OQ)) & ~in;
-        m += (size_t)__builtin_popcount(in);
+        const __m256i p = _mm256_loadu_si256((const __m256i *)(b->pos + t));
+        const unsigned me = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(p, self)));
+        unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, L, _CMP_LT_OQ)) & ~me;
+        unsigned band = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, H, _CMP_LT_OQ)) & ~mask & ~me;
         while (band) {
-            m += (size_t)exact_hit(g->dim, xs, ki, (size_t)b->pos[t + (size_t)__builtin_ctz(band)], hh);
+            const unsigned lane = (unsigned)__builtin_ctz(band);
+            mask |= (unsigned)exact_hit(g->dim, xs, ki, (size_t)b->pos[t + lane], hh) << lane;
             band &= band - 1u;
         }
-    }
-    _mm256_zeroupper();
-    return m - 1; /* ki itself: float r^2 = 0 < lo2 */
-}
-
-/* The block's entries other than ki whose float r^2 is below hi2, as sorted
- * positions in cand (eight written per store); returns their number. */
-__attribute__((target("avx2,fma"))) static size_t block_filter(const pfb_grid *g, const cand_block *b, size_t ki,
-                                                                int32_t *restrict cand)
-{
-    const float *xf = g->xf;
-    const size_t cap = g->cap_points;
-    const __m256 a0 = _mm256_set1_ps(xf[ki]), a1 = _mm256_set1_ps(xf[cap + ki]);
-    const __m256 a2 = _mm256_set1_ps(g->dim == 3 ? xf[2 * cap + ki] : 0.0f);
-    const __m256 H = _mm256_set1_ps(g->f_hi2);
-    const __m256i self = _mm256_set1_epi32((int32_t)ki);
-    size_t nc = 0;
-    for (size_t t = 0; t < b->n; t += 8) {
-        const __m256 r2 = block_dist2(b, t, a0, a1, a2);
-        const __m256i p = _mm256_loadu_si256((const __m256i *)(b->pos + t));
-        const __m256 keep = _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(p, self)),
-                                             _mm256_cmp_ps(r2, H, _CMP_LT_OQ));
-        const unsigned mask = (unsigned)_mm256_movemask_ps(keep);
         const __m256i sel = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)lut8[mask]));
-        _mm256_storeu_si256((__m256i *)(cand + nc), _mm256_permutevar8x32_epi32(p, sel));
-        nc += (size_t)__builtin_popcount(mask);
+        _mm256_storeu_si256((__m256i *)(pos + m), _mm256_permutevar8x32_epi32(p, sel));
+        m += (size_t)__builtin_popcount(mask);
     }
     _mm256_zeroupper();
-    return nc;
+    return m;
 }
 #endif
 
-/* Sort a row by index, carrying r2; linear when already sorted. */
-static void sort_row(size_t *restrict idx, double *restrict r2, size_t m)
+/* Sort a row by index; linear when already sorted. */
+static void sort_row(uint32_t *restrict idx, size_t m)
 {
     for (size_t t = 1; t < m; t++) {
-        const size_t key = idx[t];
+        const uint32_t key = idx[t];
         if (idx[t - 1] <= key)
             continue;
-        const double kr = r2[t];
         size_t b = t;
         do {
             idx[b] = idx[b - 1];
-            r2[b] = r2[b - 1];
             b--;
         } while (b > 0 && idx[b - 1] > key);
         idx[b] = key;
-        r2[b] = kr;
     }
 }
 
@@ -1056,6 +1002,9 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
     if (rc != PFB_OK)
         return rc;
     nl->n = 0;
+    if (n > UINT32_MAX)
+        return pfb_err_set(err, PFB_EINVAL, "grid_neighbours: %zu points exceed the list's 32-bit "
+                           "indices; at most %lu points", n, (unsigned long)UINT32_MAX);
     if (reserve_start(nl, n) != PFB_OK)
         return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %zu row offsets",
                            n + 1);
@@ -1073,95 +1022,85 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
     chunk_bounds(g, nt, kb);
     const int filter = g->filter && make_xf(g, nt) == PFB_OK; /* without memory for it, the exact scan */
 
-    /* 1. count */
-#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        cell_ranges r;
-        r.cached = 0;
-        cand_block blk; /* on the stack: no allocation per search */
-        for (size_t k = kb[t]; k < kb[t + 1];) {
-            ranges_of(g, k, 0, &r); /* the cell's, for all its points */
-            const int use_block = filter && block_fill(g, &r, &blk);
-            size_t k1 = k;
-            for (; k1 < kb[t + 1] && same_cell(g, k1, k); k1++) {
-                size_t m = 0;
-#if GRID_HAVE_AVX2
-                if (use_block) {
-                    m = block_count(g, xs, &blk, k1, hh);
-                } else
-#endif
-                {
-                    for (int q = 0; q < r.n; q++)
-                        m += count_range(dim, xs, k1, r.lo[q], r.hi[q], hh);
-                }
-                start[order[k1] + 1] = m;
-            }
-            k = k1;
-        }
-    }
-    start[0] = 0;
-    for (size_t i = 0; i < n; i++)
-        start[i + 1] += start[i];
-    const size_t total = start[n];
-    if (reserve_pairs(nl, total) != PFB_OK)
-        return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %zu pairs", total);
-
-    /* 2. fill and sort every row, through a scratch row on the stack (the
-     * branch-free writes go one past the last hit, which in place would land on
-     * a row another thread may be writing) */
-    size_t *restrict idx = nl->idx;
-    double *restrict r2 = nl->r2;
-#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
+    /* one pass: each chunk's rows, in its points' order, into the chunk's
+     * buffer (the rows' lengths into start[i + 1]); then the offsets, and the
+     * rows copied into place */
+    if (reserve_chunks(nl, nt) != PFB_OK)
+        return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %d row buffers", nt);
+    int failed = 0;
+#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1) reduction(| : failed)
     for (int t = 0; t < nt; t++) {
         cell_ranges r;
         r.cached = 0;
         size_t bk[GRID_ROW_MAX + GRID_HITS_SPARE];
-        double bkr[GRID_ROW_MAX + GRID_HITS_SPARE];
         cand_block blk;
         int32_t cand[GRID_BLOCK_MAX + 16];
-        for (size_t k = kb[t]; k < kb[t + 1];) {
-            ranges_of(g, k, 0, &r);
+        size_t used = 0;
+        for (size_t k = kb[t]; k < kb[t + 1] && !failed;) {
+            ranges_of(g, k, 0, &r); /* the cell's, for all its points */
             const int use_block = filter && block_fill(g, &r, &blk);
+            size_t ncand = 0;
+            for (int q = 0; q < r.n; q++)
+                ncand += r.hi[q] - r.lo[q];
             size_t k1 = k;
             for (; k1 < kb[t + 1] && same_cell(g, k1, k); k1++) {
-                const size_t i = order[k1], m0 = start[i + 1] - start[i];
-                size_t *ri = idx + start[i];
-                double *rr = r2 + start[i];
+                if (chunk_room(nl, t, used + ncand + 8) != PFB_OK) {
+                    failed = 1;
+                    break;
+                }
+                uint32_t *row = nl->chunk[t] + used;
                 size_t m = 0;
 #if GRID_HAVE_AVX2
-                if (use_block && m0 < GRID_ROW_MAX) {
-                    const size_t nc = block_filter(g, &blk, k1, cand);
-                    for (int q = 0; q < 4; q++)
-                        cand[nc + (size_t)q] = (int32_t)k1; /* readable padding, masked off */
-                    m = exact_hits(dim, xs, k1, cand, nc, hh, bk, bkr, 0);
-                    for (size_t c = 0; c < m; c++) {
-                        ri[c] = order[bk[c]];
-                        rr[c] = bkr[c];
-                    }
+                if (use_block) {
+                    const size_t nc = block_hits(g, xs, &blk, k1, hh, cand);
+                    for (size_t c = 0; c < nc; c++)
+                        row[c] = (uint32_t)order[cand[c]];
+                    m = nc;
                 } else
 #endif
-                if (m0 < GRID_ROW_MAX) { /* positions through the scratch row */
+                {
+                    /* through the scratch row, at most half of it per piece */
                     for (int q = 0; q < r.n; q++)
-                        m = grid_hits(dim, xs, k1, r.lo[q], r.hi[q], hh, bk, bkr, m);
-                    for (size_t c = 0; c < m; c++) {
-                        ri[c] = order[bk[c]];
-                        rr[c] = bkr[c]; /* pfb_dist2's value, formed as it forms it */
-                    }
-                } else { /* a crowded row: checked writes */
-                    for (int q = 0; q < r.n; q++)
-                        for (size_t c = r.lo[q]; c < r.hi[q]; c++) {
-                            const double d2 = pfb_dist2(dim, xs, k1, c);
-                            if (d2 < hh && c != k1) {
-                                ri[m] = order[c];
-                                rr[m] = d2;
-                                m++;
-                            }
+                        for (size_t lo = r.lo[q]; lo < r.hi[q]; lo += GRID_ROW_MAX / 2) {
+                            const size_t hi = r.hi[q] - lo > GRID_ROW_MAX / 2 ? lo + GRID_ROW_MAX / 2 : r.hi[q];
+                            const size_t mp = grid_hits(dim, xs, k1, lo, hi, hh, bk, 0);
+                            for (size_t c = 0; c < mp; c++)
+                                row[m + c] = (uint32_t)order[bk[c]];
+                            m += mp;
                         }
                 }
-                sort_row(ri, rr, m);
+                sort_row(row, m);
+                start[order[k1] + 1] = m;
+                used += m;
             }
             k = k1;
         }
+    }
+    if (failed)
+        return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for the rows of %zu points", n);
+    start[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        start[i + 1] += start[i];
+    if (reserve_pairs(nl, start[n]) != PFB_OK)
+        return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %zu pairs", start[n]);
+    uint32_t *restrict idx = nl->idx;
+#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        /* rows that follow each other in both places are copied as one run */
+        const uint32_t *src = nl->chunk[t];
+        size_t run_src = 0, run_dst = 0, run_len = 0, off = 0;
+        for (size_t k = kb[t]; k < kb[t + 1]; k++) {
+            const size_t i = order[k], len = start[i + 1] - start[i];
+            if (run_dst + run_len != start[i]) {
+                memcpy(idx + run_dst, src + run_src, run_len * sizeof *idx);
+                run_src = off;
+                run_dst = start[i];
+                run_len = 0;
+            }
+            run_len += len;
+            off += len;
+        }
+        memcpy(idx + run_dst, src + run_src, run_len * sizeof *idx);
     }
     nl->n = n;
     return PFB_OK;
@@ -1175,7 +1114,10 @@ void nlist_free(pfb_nlist *nl)
         return;
     free(nl->start);
     free(nl->idx);
-    free(nl->r2);
+    for (int t = 0; t < nl->nchunk; t++)
+        free(nl->chunk[t]);
+    free(nl->chunk);
+    free(nl->chunk_cap);
     memset(nl, 0, sizeof *nl);
 }
 
@@ -1195,6 +1137,9 @@ int nlist_brute_force(int dim, double h, const double *const x[3], size_t n, pfb
     if (rc != PFB_OK)
         return rc;
     nl->n = 0;
+    if (n > UINT32_MAX)
+        return pfb_err_set(err, PFB_EINVAL, "nlist_brute_force: %zu points exceed the list's 32-bit "
+                           "indices; at most %lu points", n, (unsigned long)UINT32_MAX);
     if (reserve_start(nl, n) != PFB_OK)
         return pfb_err_set(err, PFB_ENOMEM, "nlist_brute_force: out of memory for %zu row offsets",
                            n + 1);
@@ -1215,12 +1160,8 @@ int nlist_brute_force(int dim, double h, const double *const x[3], size_t n, pfb
         for (size_t j = 0; j < n; j++) {
             if (j == i)
                 continue;
-            const double d2 = pfb_dist2(dim, x, i, j);
-            if (d2 < hh) {
-                nl->idx[m] = j;
-                nl->r2[m] = d2;
-                m++;
-            }
+            if (pfb_dist2(dim, x, i, j) < hh)
+                nl->idx[m++] = (uint32_t)j;
         }
     }
     nl->n = n;

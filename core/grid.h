@@ -12,12 +12,14 @@
  * brute-force search bit for bit.
  *
  * The neighbour list is a full list in compressed-row form: the neighbours of i
- * are idx[start[i] .. start[i+1]-1], in increasing index order.  grid_neighbours
- * runs on several threads (OpenMP) for 4096 points or more. */
+ * are idx[start[i] .. start[i+1]-1] (32-bit indices), in increasing index order;
+ * it keeps no distances (pfb_dist2 of the coordinates gives them, bit for bit).
+ * grid_neighbours runs on several threads (OpenMP) for 4096 points or more. */
 #ifndef PFB_GRID_H
 #define PFB_GRID_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "error.h"
 
 /* Squared distance between points a and b (dim 2 or 3), the one definition used. */
@@ -68,11 +70,14 @@ typedef struct pfb_grid {
 } pfb_grid;
 
 typedef struct pfb_nlist {
-    size_t n;              /* number of points */
+    size_t n;              /* number of points (at most UINT32_MAX) */
     size_t *start;         /* n + 1 offsets */
-    size_t *idx;           /* neighbour indices */
-    double *r2;            /* squared distances, parallel to idx */
+    uint32_t *idx;         /* neighbour indices; a pair's squared distance is pfb_dist2
+                              of the coordinates the list was made from */
     size_t cap_n, cap_pairs;
+    int nchunk;            /* grid_neighbours' per-thread row buffers, kept between calls */
+    uint32_t **chunk;
+    size_t *chunk_cap;
 } pfb_nlist;
 
 /* Initialise an empty grid for dimension dim and cell size h. */
@@ -110,13 +115,12 @@ typedef struct pfb_cell_ranges {
 void grid_candidates(const pfb_grid *g, size_t k, pfb_cell_ranges *r);
 
 /* Append to pos[m..] the sorted positions c in [lo, hi), c != ki, with
- * pfb_dist2(ki, c) < hh (in increasing order; xs the grid's cell-ordered copy),
- * and, when d2 is not NULL, those squared distances (bit for bit pfb_dist2's) to
- * d2[m..]; returns the new m.  Branch-free, and four at a time with AVX2 where the
- * CPU has it: pos and d2 need room for GRID_HITS_SPARE entries past the last hit. */
+ * pfb_dist2(ki, c) < hh (in increasing order; xs the grid's cell-ordered copy);
+ * returns the new m.  Branch-free, and four at a time with AVX2 where the CPU has
+ * it: pos needs room for GRID_HITS_SPARE entries past the last hit. */
 #define GRID_HITS_SPARE 4
 size_t grid_hits(int dim, const double *const xs[3], size_t ki, size_t lo, size_t hi, double hh, size_t *pos,
-                 double *d2, size_t m);
+                 size_t m);
 
 /* Permutation perm[new] = old that makes storage cell-ordered (i.e. g->order). */
 const size_t *grid_sort_permutation(const pfb_grid *g);

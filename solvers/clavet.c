@@ -578,7 +578,7 @@ static int adjust_springs(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, do
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
             size_t j = nl->idx[q];
             uint64_t a = p->id[i], b = p->id[j];
-            if (a > b || sqrt(nl->r2[q]) / s->h >= 1.0)
+            if (a > b || sqrt(pfb_dist2(sim->dim, (const double *const *)p->x, i, j)) / s->h >= 1.0)
                 continue;
             double L0 = s->h;
             if (s->spring_init_distance && s->steps == 0) { /* the initial shape, before the prediction */

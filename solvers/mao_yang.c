@@ -506,6 +506,13 @@ static int neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err)
     return rc;
 }
 
+/* The distance of the pair (i, j) of the combined list: pfb_dist2 of the
+ * combined positions the list was made from (the list keeps no distances). */
+static inline double pair_r(const my_state *s, int dim, size_t i, size_t j)
+{
+    return sqrt(pfb_dist2(dim, (const double *const *)s->xc, i, j));
+}
+
 /* The real particle behind combined index j. */
 static inline size_t src_of(const my_state *s, size_t n, size_t j)
 {
@@ -543,8 +550,10 @@ static void compute_density(my_state *s, pfb_sim *sim)
 #pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t i = 0; i < n; i++) {
         double sum = p->m[i] * s->w0;
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++)
-            sum += p->m[src_of(s, n, nl->idx[q])] * kernel_w(&s->cubic, sqrt(nl->r2[q]));
+        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
+            const size_t j = nl->idx[q];
+            sum += p->m[src_of(s, n, j)] * kernel_w(&s->cubic, pair_r(s, sim->dim, i, j));
+        }
         rho[i] = sum;
     }
 }
@@ -659,7 +668,7 @@ static void velocity_gradient(my_state *s, pfb_sim *sim)
         double G[9] = {0}, B[9] = {0};
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
             size_t j = nl->idx[q], js = src_of(s, n, j);
-            double r = sqrt(nl->r2[q]);
+            double r = pair_r(s, dim, i, j);
             if (!(r > 0))
                 continue;
             double V = p->m[js] / rho[i]; /* m_j / rho_i: the adjoint of the force's m_j / rho_i^2 */
@@ -804,7 +813,7 @@ static void nonpressure_accel(my_state *s, pfb_sim *sim)
             tensor_of(s, n, s->rart, i, Ri);
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
             size_t j = nl->idx[q];
-            nonpressure_pair(s, p, rho, n, i, j, src_of(s, n, j), sqrt(nl->r2[q]), Ti, Bi, Ri, a);
+            nonpressure_pair(s, p, rho, n, i, j, src_of(s, n, j), pair_r(s, dim, i, j), Ti, Bi, Ri, a);
         }
         for (int k = 0; k < 3; k++)
             s->acc[3 * i + (size_t)k] = k < dim ? a[k] + sim->g[k] : 0.0;
@@ -837,7 +846,7 @@ static void body_nonpressure_impulse(my_state *s, pfb_sim *sim, double dt)
                 have = 1;
             }
             double a[3] = {0, 0, 0}, J[3] = {0, 0, 0}, at[3] = {0, 0, 0};
-            nonpressure_pair(s, p, rho, n, i, j, s->g[j - n].src, sqrt(nl->r2[q]), Ti, s->binv + 9 * i, Ri, a);
+            nonpressure_pair(s, p, rho, n, i, j, s->g[j - n].src, pair_r(s, dim, i, j), Ti, s->binv + 9 * i, Ri, a);
             for (int k = 0; k < dim; k++) {
                 J[k] = -p->m[i] * dt * a[k];
                 at[k] = 0.5 * (s->xc[k][i] + s->xc[k][j]);
@@ -944,7 +953,7 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
             if (js == i)
                 continue; /* i's own mirror: p_mirror = p_i */
             double c = s->kappa * (p->m[i] + p->m[js]) / (2.0 * (rho[i] + rho[js]) * (rho[i] + rho[js])) *
-                       kernel_w(&s->cubic, sqrt(nl->r2[q])); /* eq. 8 */
+                       kernel_w(&s->cubic, pair_r(s, sim->dim, i, j)); /* eq. 8 */
             if (s->unk[js] < 0) {
                 dsurf += c; /* p_j = 0 (air pressure) */
                 continue;
@@ -1230,7 +1239,7 @@ static void pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr)
         double a[3] = {0, 0, 0};
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
             size_t j = nl->idx[q], js = src_of(s, n, j);
-            double r = sqrt(nl->r2[q]);
+            double r = pair_r(s, dim, i, j);
             if (!(r > 0))
                 continue;
             double f = pressure_pair(s, p, rho, pr, i, js, r);
@@ -1260,7 +1269,7 @@ static void body_pressure_impulse(my_state *s, pfb_sim *sim, const double *restr
             size_t j = nl->idx[q];
             if (j < n || s->g[j - n].body < 0)
                 continue;
-            double r = sqrt(nl->r2[q]);
+            double r = pair_r(s, dim, i, j);
             if (!(r > 0))
                 continue;
             double f = pressure_pair(s, p, rho, pr, i, s->g[j - n].src, r);

@@ -188,7 +188,8 @@ int my_downsample(pfb_sim *sim, const my_resample_params *rp, my_resample_stats 
                     cap_pairs = nc;
                 }
                 const uint64_t a = p->id[i], b = p->id[j];
-                pairs[np++] = (close_pair){nl->r2[k], a < b ? a : b, a < b ? b : a, i, j};
+                pairs[np++] = (close_pair){pfb_dist2(sim->dim, (const double *const *)p->x, i, j), a < b ? a : b,
+                                           a < b ? b : a, i, j};
             }
         if (np == 0)
             break;

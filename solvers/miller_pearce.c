@@ -391,8 +391,11 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
             mp_pair_force(&s->law, dim, xd, vd, rr, rd, f);
             for (int k = 0; k < dim; k++)
                 F[k] += f[k];
-            if (thermal && nl->r2[q] < rd * rd)
-                heat += (1.0 - nl->r2[q] / (rd * rd)) * (T[j] - T[i]);
+            if (thermal) {
+                const double r2 = pfb_dist2(dim, (const double *const *)p->x, i, j);
+                if (r2 < rd * rd)
+                    heat += (1.0 - r2 / (rd * rd)) * (T[j] - T[i]);
+            }
         }
         for (int k = 0; k < 3; k++)
             s->acc[3 * i + (size_t)k] = k < dim ? F[k] / p->m[i] + sim->g[k] : 0.0;

@@ -379,7 +379,7 @@ static void compute_forces(muller_state *s, pfb_sim *sim)
                     force_hits(s, dim, xs, k, hit, m, t);
                     m = 0;
                 }
-                m = grid_hits(dim, xs, k, lo, hi, hh, hit, NULL, m);
+                m = grid_hits(dim, xs, k, lo, hi, hh, hit, m);
             }
         hit[m++] = k; /* the particle itself, last: its self terms */
         force_hits(s, dim, xs, k, hit, m, t);

@@ -96,7 +96,7 @@ static void pts_lattice(pts *p, int dim, size_t m, double a, double off)
     }
 }
 
-/* Exact equality of two lists: same start offsets, same indices, same r2 bits. */
+/* Exact equality of two lists: same start offsets, same indices. */
 static void assert_same_list(const pfb_nlist *a, const pfb_nlist *b, const char *what)
 {
     REQUIRE(a->n == b->n, "%s: n %zu vs %zu", what, a->n, b->n);
@@ -106,10 +106,8 @@ static void assert_same_list(const pfb_nlist *a, const pfb_nlist *b, const char 
                 i ? a->start[i] - a->start[i - 1] : 0, i ? b->start[i] - b->start[i - 1] : 0);
     const size_t m = a->start[a->n];
     for (size_t k = 0; k < m; k++) {
-        REQUIRE(a->idx[k] == b->idx[k], "%s: idx[%zu] = %zu vs %zu", what, k, a->idx[k],
-                b->idx[k]);
-        REQUIRE(memcmp(&a->r2[k], &b->r2[k], sizeof(double)) == 0, "%s: r2[%zu] = %.17g vs %.17g",
-                what, k, a->r2[k], b->r2[k]);
+        REQUIRE(a->idx[k] == b->idx[k], "%s: idx[%zu] = %u vs %u", what, k, (unsigned)a->idx[k],
+                (unsigned)b->idx[k]);
     }
 }
 
@@ -356,8 +354,8 @@ START_TEST(test_lattice)
                                     continue;
                                 REQUIRE(row < nl.start[i + 1] && nl.idx[row] == j,
                                         "%s: row %zu lacks %zu", what, i, j);
-                                REQUIRE(nl.r2[row] == (double)s2 * sp * sp, "%s: r2 of %zu-%zu",
-                                        what, i, j);
+                                REQUIRE(pfb_dist2(dim, p.x, i, j) == (double)s2 * sp * sp,
+                                        "%s: r2 of %zu-%zu", what, i, j);
                                 row++;
                             }
                             REQUIRE(row == nl.start[i + 1], "%s: row %zu has extra entries",
@@ -416,8 +414,8 @@ START_TEST(test_box_corners)
                 /* L = h: adjacent corners are exactly h apart and must not pair */
                 for (size_t i = 0; i < nc; i++)
                     for (size_t k = nl.start[i]; k < nl.start[i + 1]; k++)
-                        REQUIRE(nl.idx[k] >= nc, "corner %zu paired with corner %zu at r2 %g",
-                                      i, nl.idx[k], nl.r2[k]);
+                        REQUIRE(nl.idx[k] >= nc, "corner %zu paired with corner %u at r2 %g", i,
+                                (unsigned)nl.idx[k], pfb_dist2(dim, p.x, i, nl.idx[k]));
             }
             nlist_free(&nl);
             pts_free(&p);
@@ -554,7 +552,7 @@ START_TEST(test_hashed_clusters)
         ck_assert_uint_gt(pairs, 10 * half);
         for (size_t i = 0; i < all.n; i++)
             for (size_t k = nl.start[i]; k < nl.start[i + 1]; k++)
-                REQUIRE(nl.idx[k] % 2 == i % 2, "pair %zu-%zu across clusters", i, nl.idx[k]);
+                REQUIRE(nl.idx[k] % 2 == i % 2, "pair %zu-%u across clusters", i, (unsigned)nl.idx[k]);
         nlist_free(&nl);
         pts_free(&p);
         pts_free(&q);
@@ -601,7 +599,8 @@ START_TEST(test_rebuild_reuse)
     pfb_nlist nl = {0}, nb = {0};
     pfb_err err = {{0}};
     ck_assert(grid_init(&g, 3, 0.3, &err) == PFB_OK);
-    const size_t *order_big = NULL, *cs_big = NULL, *idx_big = NULL;
+    const size_t *order_big = NULL, *cs_big = NULL;
+    const uint32_t *idx_big = NULL;
     const double *xs_big = NULL;
     for (int r = 0; r < 4; r++) {
         pts p;
