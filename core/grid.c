@@ -99,6 +99,8 @@
 #define GRID_MAX_CHUNKS 256
 /* rows shorter than this go through a scratch row on the stack */
 #define GRID_ROW_MAX 512
+/* floats of slack after xf (block_fill copies eight at a time) */
+#define GRID_XF_PAD 8
 /* widest box, in cells of edge h, searched through the single-precision filter
  * (its float offsets then err by at most ~5e-4 h) */
 #define GRID_FILTER_SPAN 4096.0
@@ -268,6 +270,24 @@ static int reserve_pairs(pfb_nlist *nl, size_t npairs)
         nl->cap_pairs = 0;
         return PFB_ENOMEM;
     }
+    nl->cap_pairs = cap;
+    return PFB_OK;
+}
+
+/* Room for npairs entries, keeping the first keep. */
+static int keep_pairs(pfb_nlist *nl, size_t npairs, size_t keep)
+{
+    if (keep == 0)
+        return reserve_pairs(nl, npairs);
+    if (npairs <= nl->cap_pairs)
+        return PFB_OK;
+    const size_t cap = grown(nl->cap_pairs, npairs);
+    if (cap > SIZE_MAX / sizeof *nl->idx)
+        return PFB_ENOMEM;
+    uint32_t *b = realloc(nl->idx, cap * sizeof *b);
+    if (!b)
+        return PFB_ENOMEM;
+    nl->idx = b;
     nl->cap_pairs = cap;
     return PFB_OK;
 }
@@ -545,12 +565,15 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
     size_t *restrict order = g->order;
     double *restrict xs = g->xs;
     const size_t cap = g->cap_points;
+    int ordered = 1;
     for (size_t i = n; i-- > 0;) {
         const size_t k = --cs[slot[i]];
         order[k] = i;
+        ordered &= k == i;
         for (int d = 0; d < dim; d++)
             xs[(size_t)d * cap + k] = x[d][i];
     }
+    g->ordered = ordered;
 
     g->n = n;
     g->ready = 1;
@@ -821,8 +844,20 @@ static const uint64_t lut8[256] = {
 typedef struct cand_block {
     size_t n;                 /* entries, padded */
     float x[3][GRID_BLOCK_MAX + 8];
-    int32_t pos[GRID_BLOCK_MAX + 8];
+    int32_t pos[GRID_BLOCK_MAX + 8];   /* sorted positions (into xs) */
+    uint32_t id[GRID_BLOCK_MAX + 8];   /* their point indices (order[pos]) */
 } cand_block;
+
+#if GRID_HAVE_AVX2
+/* dst[0..len-1] = src[0..len-1], eight at a time: up to seven floats past len
+ * are read (xf has GRID_XF_PAD floats of slack) and written (the block too). */
+__attribute__((target("avx2"))) static void copy_floats(float *restrict dst, const float *restrict src, size_t len)
+{
+    for (size_t c = 0; c < len; c += 8)
+        _mm256_storeu_ps(dst + c, _mm256_loadu_ps(src + c));
+    _mm256_zeroupper();
+}
+#endif
 
 /* Fill b from ranges r; 0 if they hold more than GRID_BLOCK_MAX candidates. */
 static int block_fill(const pfb_grid *g, const cell_ranges *r, cand_block *b)
@@ -833,18 +868,27 @@ static int block_fill(const pfb_grid *g, const cell_ranges *r, cand_block *b)
     if (m > GRID_BLOCK_MAX)
         return 0;
     m = 0;
+    const size_t *order = g->order;
     for (int q = 0; q < r->n; q++) {
         const size_t lo = r->lo[q], len = r->hi[q] - lo;
-        for (int d = 0; d < g->dim; d++)
+        for (int d = 0; d < g->dim; d++) {
+#if GRID_HAVE_AVX2
+            copy_floats(b->x[d] + m, g->xf + (size_t)d * g->cap_points + lo, len);
+#else
             memcpy(b->x[d] + m, g->xf + (size_t)d * g->cap_points + lo, len * sizeof(float));
-        for (size_t c = 0; c < len; c++)
+#endif
+        }
+        for (size_t c = 0; c < len; c++) {
             b->pos[m + c] = (int32_t)(lo + c);
+            b->id[m + c] = (uint32_t)order[lo + c];
+        }
         m += len;
     }
     for (; m % 8; m++) {
         for (int d = 0; d < 3; d++)
             b->x[d][m] = 1e30f; /* (1e30)^2 overflows to inf: never below hi2 */
         b->pos[m] = b->pos[0];
+        b->id[m] = b->id[0];
     }
     if (g->dim == 2)
         memset(b->x[2], 0, m * sizeof(float));
@@ -863,12 +907,12 @@ __attribute__((target("avx2,fma"))) static inline __m256 block_dist2(const cand_
     return _mm256_fmadd_ps(dz, dz, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dx, dx)));
 }
 
-/* The pairs of sorted position ki among the block, as sorted positions in pos
+/* The pairs of sorted position ki among the block, as point indices in row
  * (eight written per store; in block order): float r^2 below lo2, and those
  * between lo2 and hi2 that pass the exact test; returns their number. */
 __attribute__((target("avx2,fma"))) static size_t block_hits(const pfb_grid *g, const double *const xs[3],
                                                               const cand_block *b, size_t ki, double hh,
-                                                              int32_t *restrict pos)
+                                                              uint32_t *restrict row)
 {
     const float *xf = g->xf;
     const size_t cap = g->cap_points;
@@ -889,7 +933,8 @@ __attribute__((target("avx2,fma"))) static size_t block_hits(const pfb_grid *g, 
             band &= band - 1u;
         }
         const __m256i sel = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)lut8[mask]));
-        _mm256_storeu_si256((__m256i *)(pos + m), _mm256_permutevar8x32_epi32(p, sel));
+        const __m256i id = _mm256_loadu_si256((const __m256i *)(b->id + t));
+        _mm256_storeu_si256((__m256i *)(row + m), _mm256_permutevar8x32_epi32(id, sel));
         m += (size_t)__builtin_popcount(mask);
     }
     _mm256_zeroupper();
@@ -965,10 +1010,12 @@ static int make_xf(pfb_grid *g, int nt)
 {
     const size_t cap = g->cap_points, n = g->n, dim = (size_t)g->dim;
     if (g->cap_xf != cap || !g->xf) {
-        g->xf = fresh_array(g->xf, cap * dim, sizeof *g->xf);
+        g->xf = fresh_array(g->xf, cap * dim + GRID_XF_PAD, sizeof *g->xf);
         g->cap_xf = g->xf ? cap : 0;
         if (!g->xf)
             return PFB_ENOMEM;
+        for (size_t t = 0; t < GRID_XF_PAD; t++)
+            g->xf[cap * dim + t] = 0.0f; /* read past a block's last range, never used */
     }
     for (size_t d = 0; d < dim; d++) {
         const double *restrict a = g->xs + d * cap;
@@ -1024,9 +1071,12 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
 
     /* one pass: each chunk's rows, in its points' order, into the chunk's
      * buffer (the rows' lengths into start[i + 1]); then the offsets, and the
-     * rows copied into place */
+     * rows copied into place.  With cell-ordered storage the first chunk's rows
+     * start at 0, so it writes them in place while the list's storage lasts. */
     if (reserve_chunks(nl, nt) != PFB_OK)
         return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %d row buffers", nt);
+    const int inplace = g->ordered && nl->idx && nl->cap_pairs > 0;
+    size_t direct_pts = 0, direct_len = 0; /* chunk 0's points (and entries) written in place */
     int failed = 0;
 #pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1) reduction(| : failed)
     for (int t = 0; t < nt; t++) {
@@ -1034,8 +1084,8 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
         r.cached = 0;
         size_t bk[GRID_ROW_MAX + GRID_HITS_SPARE];
         cand_block blk;
-        int32_t cand[GRID_BLOCK_MAX + 16];
         size_t used = 0;
+        int direct = t == 0 && inplace;
         for (size_t k = kb[t]; k < kb[t + 1] && !failed;) {
             ranges_of(g, k, 0, &r); /* the cell's, for all its points */
             const int use_block = filter && block_fill(g, &r, &blk);
@@ -1044,18 +1094,21 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
                 ncand += r.hi[q] - r.lo[q];
             size_t k1 = k;
             for (; k1 < kb[t + 1] && same_cell(g, k1, k); k1++) {
-                if (chunk_room(nl, t, used + ncand + 8) != PFB_OK) {
+                if (direct && used + ncand + 8 > nl->cap_pairs) { /* the rest through the buffer */
+                    direct = 0;
+                    direct_pts = k1;
+                    direct_len = used;
+                    used = 0;
+                }
+                if (!direct && chunk_room(nl, t, used + ncand + 8) != PFB_OK) {
                     failed = 1;
                     break;
                 }
-                uint32_t *row = nl->chunk[t] + used;
+                uint32_t *row = (direct ? nl->idx : nl->chunk[t]) + used;
                 size_t m = 0;
 #if GRID_HAVE_AVX2
                 if (use_block) {
-                    const size_t nc = block_hits(g, xs, &blk, k1, hh, cand);
-                    for (size_t c = 0; c < nc; c++)
-                        row[c] = (uint32_t)order[cand[c]];
-                    m = nc;
+                    m = block_hits(g, xs, &blk, k1, hh, row);
                 } else
 #endif
                 {
@@ -1069,11 +1122,16 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
                             m += mp;
                         }
                 }
-                sort_row(row, m);
+                if (!g->ordered) /* else the row is in slot order, which is index order */
+                    sort_row(row, m);
                 start[order[k1] + 1] = m;
                 used += m;
             }
             k = k1;
+        }
+        if (direct) {
+            direct_pts = kb[1];
+            direct_len = used;
         }
     }
     if (failed)
@@ -1081,26 +1139,48 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
     start[0] = 0;
     for (size_t i = 0; i < n; i++)
         start[i + 1] += start[i];
-    if (reserve_pairs(nl, start[n]) != PFB_OK)
+    if (keep_pairs(nl, start[n], direct_len) != PFB_OK)
         return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %zu pairs", start[n]);
     uint32_t *restrict idx = nl->idx;
-#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        /* rows that follow each other in both places are copied as one run */
-        const uint32_t *src = nl->chunk[t];
-        size_t run_src = 0, run_dst = 0, run_len = 0, off = 0;
-        for (size_t k = kb[t]; k < kb[t + 1]; k++) {
-            const size_t i = order[k], len = start[i + 1] - start[i];
-            if (run_dst + run_len != start[i]) {
-                memcpy(idx + run_dst, src + run_src, run_len * sizeof *idx);
-                run_src = off;
-                run_dst = start[i];
-                run_len = 0;
-            }
-            run_len += len;
-            off += len;
+    if (g->ordered) {
+        /* each chunk's buffered rows are one run (row i at start[i]): the runs'
+         * entries are shared out equally between the threads */
+        size_t rs[GRID_MAX_CHUNKS], rd[GRID_MAX_CHUNKS + 1], total = 0;
+        for (int t = 0; t < nt; t++) {
+            const size_t k0 = t == 0 ? direct_pts : kb[t];
+            rs[t] = start[k0];                     /* destination of the run */
+            rd[t] = total;                         /* its place in the concatenation */
+            total += start[kb[t + 1]] - start[k0]; /* (k0 <= kb[t + 1]) */
         }
-        memcpy(idx + run_dst, src + run_src, run_len * sizeof *idx);
+        rd[nt] = total;
+#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
+        for (int c = 0; c < nt; c++) {
+            const size_t a = total * (size_t)c / (size_t)nt, b = total * (size_t)(c + 1) / (size_t)nt;
+            for (int t = 0; t < nt; t++) {
+                const size_t lo = a > rd[t] ? a : rd[t], hi = b < rd[t + 1] ? b : rd[t + 1];
+                if (lo < hi)
+                    memcpy(idx + rs[t] + (lo - rd[t]), nl->chunk[t] + (lo - rd[t]), (hi - lo) * sizeof *idx);
+            }
+        }
+    } else {
+#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
+        for (int t = 0; t < nt; t++) {
+            /* rows that follow each other in both places are copied as one run */
+            const uint32_t *src = nl->chunk[t];
+            size_t run_src = 0, run_dst = 0, run_len = 0, off = 0;
+            for (size_t k = kb[t]; k < kb[t + 1]; k++) {
+                const size_t i = order[k], len = start[i + 1] - start[i];
+                if (run_dst + run_len != start[i]) {
+                    memcpy(idx + run_dst, src + run_src, run_len * sizeof *idx);
+                    run_src = off;
+                    run_dst = start[i];
+                    run_len = 0;
+                }
+                run_len += len;
+                off += len;
+            }
+            memcpy(idx + run_dst, src + run_src, run_len * sizeof *idx);
+        }
     }
     nl->n = n;
     return PFB_OK;

@@ -54,6 +54,7 @@ typedef struct pfb_grid {
     double *xs;            /* cell-ordered copy of the coordinates: xs[d * cap_points + k]
                               = x[d][order[k]]; grid_neighbours reads it */
     int ready;             /* 1 after a successful grid_build */
+    int ordered;           /* 1 if the points were stored in cell order (order[k] = k) */
     int threads;           /* threads of grid_neighbours (0: the OpenMP default from 4096
                               points on, else 1); the list does not depend on it */
     int sub;               /* cells per h wanted (1 or 2; grid_init sets 1): cells of edge

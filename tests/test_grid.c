@@ -592,6 +592,45 @@ END_TEST
 /* One grid and one list rebuilt with more, then fewer points: results stay exact
  * and the shrink reuses the storage (no reallocation).  Exact equality: same
  * pfb_dist2 < h*h in both searches. */
+/* Points stored in cell order (as the framework keeps particles): the first
+ * chunk writes its rows in place while the list's storage lasts, and rows are
+ * not re-sorted.  Lists of growing size through one list, so that the storage
+ * runs out part way (the rest through the buffer) and then suffices, on 1, 2
+ * and 3 threads, must equal the brute force's. */
+START_TEST(test_ordered_storage)
+{
+    const size_t ns[] = {1500, 6000, 6000, 9000, 500};
+    for (int threads = 1; threads <= 3; threads++) {
+        pfb_nlist nl = {0}, nb = {0};
+        pfb_err err = {{0}};
+        for (int r = 0; r < 5; r++) {
+            pts p, q;
+            pts_random(&p, 3, ns[r], 0.0, box_for(3, ns[r], 0.3, 30.0), 900 + (uint64_t)r);
+            pfb_grid g;
+            ck_assert(grid_init(&g, 3, 0.3, &err) == PFB_OK);
+            ck_assert(grid_build(&g, p.x, p.n, &err) == PFB_OK);
+            pts_alloc(&q, 3, p.n);
+            for (size_t k = 0; k < p.n; k++)
+                for (int d = 0; d < 3; d++)
+                    q.c[d][k] = p.c[d][g.order[k]];
+            g.threads = threads;
+            ck_assert(grid_build(&g, q.x, q.n, &err) == PFB_OK);
+            ck_assert_msg(g.ordered, "points sorted by cell are not seen as ordered");
+            ck_assert_msg(grid_neighbours(&g, q.x, &nl, &err) == PFB_OK, "%s", err.msg);
+            ck_assert(nlist_brute_force(3, 0.3, q.x, q.n, &nb, &err) == PFB_OK);
+            char what[64];
+            snprintf(what, sizeof what, "ordered n=%zu threads=%d", ns[r], threads);
+            assert_same_list(&nl, &nb, what);
+            grid_free(&g);
+            pts_free(&p);
+            pts_free(&q);
+        }
+        nlist_free(&nl);
+        nlist_free(&nb);
+    }
+}
+END_TEST
+
 START_TEST(test_rebuild_reuse)
 {
     const size_t ns[] = {400, 3000, 200, 3000};
@@ -749,6 +788,7 @@ static Suite *grid_suite(void)
     tcase_add_test(tc, test_hashed_clusters);
     tcase_add_test(tc, test_hashed_collisions);
     tcase_add_test(tc, test_rebuild_reuse);
+    tcase_add_test(tc, test_ordered_storage);
     tcase_add_test(tc, test_tiny);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_free_zeroed);
