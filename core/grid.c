@@ -845,7 +845,9 @@ typedef struct cand_block {
     size_t n;                 /* entries, padded */
     float x[3][GRID_BLOCK_MAX + 8];
     int32_t pos[GRID_BLOCK_MAX + 8];   /* sorted positions (into xs) */
-    uint32_t id[GRID_BLOCK_MAX + 8];   /* their point indices (order[pos]) */
+    uint32_t id[GRID_BLOCK_MAX + 8];   /* their point indices (order[pos]), unless g->ordered */
+    int nr;                            /* the ranges it was filled from: where each starts */
+    size_t lo[27], at[27];
 } cand_block;
 
 #if GRID_HAVE_AVX2
@@ -878,10 +880,13 @@ static int block_fill(const pfb_grid *g, const cell_ranges *r, cand_block *b)
             memcpy(b->x[d] + m, g->xf + (size_t)d * g->cap_points + lo, len * sizeof(float));
 #endif
         }
-        for (size_t c = 0; c < len; c++) {
+        for (size_t c = 0; c < len; c++)
             b->pos[m + c] = (int32_t)(lo + c);
-            b->id[m + c] = (uint32_t)order[lo + c];
-        }
+        if (!g->ordered)
+            for (size_t c = 0; c < len; c++)
+                b->id[m + c] = (uint32_t)order[lo + c];
+        b->lo[q] = lo;
+        b->at[q] = m;
         m += len;
     }
     for (; m % 8; m++) {
@@ -893,7 +898,17 @@ static int block_fill(const pfb_grid *g, const cell_ranges *r, cand_block *b)
     if (g->dim == 2)
         memset(b->x[2], 0, m * sizeof(float));
     b->n = m;
+    b->nr = r->n;
     return 1;
+}
+
+/* The place of sorted position k in block b (k is one of its candidates). */
+static size_t block_place(const cand_block *b, const cell_ranges *r, size_t k)
+{
+    int q = 0;
+    while (q + 1 < b->nr && !(k >= r->lo[q] && k < r->hi[q]))
+        q++;
+    return b->at[q] + (k - b->lo[q]);
 }
 
 #if GRID_HAVE_AVX2
@@ -909,31 +924,38 @@ __attribute__((target("avx2,fma"))) static inline __m256 block_dist2(const cand_
 
 /* The pairs of sorted position ki among the block, as point indices in row
  * (eight written per store; in block order): float r^2 below lo2, and those
- * between lo2 and hi2 that pass the exact test; returns their number. */
+ * between lo2 and hi2 that pass the exact test; returns their number.  self is
+ * ki's place in the block. */
 __attribute__((target("avx2,fma"))) static size_t block_hits(const pfb_grid *g, const double *const xs[3],
-                                                              const cand_block *b, size_t ki, double hh,
-                                                              uint32_t *restrict row)
+                                                              const cand_block *b, size_t ki, size_t self,
+                                                              double hh, uint32_t *restrict row)
 {
     const float *xf = g->xf;
     const size_t cap = g->cap_points;
     const __m256 a0 = _mm256_set1_ps(xf[ki]), a1 = _mm256_set1_ps(xf[cap + ki]);
     const __m256 a2 = _mm256_set1_ps(g->dim == 3 ? xf[2 * cap + ki] : 0.0f);
     const __m256 L = _mm256_set1_ps(g->f_lo2), H = _mm256_set1_ps(g->f_hi2);
-    const __m256i self = _mm256_set1_epi32((int32_t)ki);
+    const uint32_t *ids = g->ordered ? (const uint32_t *)b->pos : b->id; /* ordered: position = index */
     size_t m = 0;
     for (size_t t = 0; t < b->n; t += 8) {
         const __m256 r2 = block_dist2(b, t, a0, a1, a2);
-        const __m256i p = _mm256_loadu_si256((const __m256i *)(b->pos + t));
-        const unsigned me = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(p, self)));
-        unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, L, _CMP_LT_OQ)) & ~me;
-        unsigned band = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, H, _CMP_LT_OQ)) & ~mask & ~me;
-        while (band) {
-            const unsigned lane = (unsigned)__builtin_ctz(band);
-            mask |= (unsigned)exact_hit(g->dim, xs, ki, (size_t)b->pos[t + lane], hh) << lane;
-            band &= band - 1u;
+        unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, L, _CMP_LT_OQ));
+        const unsigned below = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, H, _CMP_LT_OQ));
+        if (self - t < 8)
+            mask &= ~(1u << (self - t)); /* ki itself (r^2 = 0, never in the band) */
+        if (below != (mask | (self - t < 8 ? 1u << (self - t) : 0u))) {
+            /* the rare candidates between lo2 and hi2: the exact test */
+            unsigned band = below & ~mask;
+            if (self - t < 8)
+                band &= ~(1u << (self - t));
+            while (band) {
+                const unsigned lane = (unsigned)__builtin_ctz(band);
+                mask |= (unsigned)exact_hit(g->dim, xs, ki, (size_t)b->pos[t + lane], hh) << lane;
+                band &= band - 1u;
+            }
         }
         const __m256i sel = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)lut8[mask]));
-        const __m256i id = _mm256_loadu_si256((const __m256i *)(b->id + t));
+        const __m256i id = _mm256_loadu_si256((const __m256i *)(ids + t));
         _mm256_storeu_si256((__m256i *)(row + m), _mm256_permutevar8x32_epi32(id, sel));
         m += (size_t)__builtin_popcount(mask);
     }
@@ -1108,7 +1130,7 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
                 size_t m = 0;
 #if GRID_HAVE_AVX2
                 if (use_block) {
-                    m = block_hits(g, xs, &blk, k1, hh, row);
+                    m = block_hits(g, xs, &blk, k1, block_place(&blk, &r, k1), hh, row);
                 } else
 #endif
                 {
