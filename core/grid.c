@@ -99,8 +99,6 @@
 #define GRID_MAX_CHUNKS 256
 /* rows shorter than this go through a scratch row on the stack */
 #define GRID_ROW_MAX 512
-/* floats of slack after xf (block_fill copies eight at a time) */
-#define GRID_XF_PAD 8
 /* widest box, in cells of edge h, searched through the single-precision filter
  * (its float offsets then err by at most ~5e-4 h) */
 #define GRID_FILTER_SPAN 4096.0
@@ -199,12 +197,9 @@ static void free_point_arrays(pfb_grid *g)
     free(g->slot);
     free(g->cellc);
     free(g->xs);
-    free(g->xf);
     g->order = g->slot = NULL;
     g->cellc = NULL;
     g->xs = NULL;
-    g->xf = NULL;
-    g->cap_xf = 0;
     g->cap_points = 0;
 }
 
@@ -837,52 +832,71 @@ static const uint64_t lut8[256] = {
 
 #endif
 
-/* A cell's candidates gathered into one block, for the filter: float offsets
- * (one array per axis) and sorted positions, padded to a multiple of eight with
- * far-away entries so that the scans need no tails. */
+/* A cell's candidates in one block for the single-precision filter: their
+ * offsets x - origin as floats (one array per axis) and their sorted positions,
+ * padded to a multiple of eight with far-away entries.  About 41 KB: keep one
+ * per thread and fill it once per cell. */
 #define GRID_BLOCK_MAX 2048
 typedef struct cand_block {
-    size_t n;                 /* entries, padded */
+    size_t n;                          /* entries, padded */
     float x[3][GRID_BLOCK_MAX + 8];
-    int32_t pos[GRID_BLOCK_MAX + 8];   /* sorted positions (into xs) */
-    uint32_t id[GRID_BLOCK_MAX + 8];   /* their point indices (order[pos]), unless g->ordered */
-    int nr;                            /* the ranges it was filled from: where each starts */
+    uint32_t pos[GRID_BLOCK_MAX + 8];  /* sorted positions */
+    uint32_t id[GRID_BLOCK_MAX + 8];   /* their point indices (order[pos]) when asked for */
+    const uint32_t *ids;               /* what block_pairs reports: id, or pos */
+    int nr;                            /* the ranges it holds, and where each starts */
     size_t lo[27], at[27];
 } cand_block;
 
 #if GRID_HAVE_AVX2
-/* dst[0..len-1] = src[0..len-1], eight at a time: up to seven floats past len
- * are read (xf has GRID_XF_PAD floats of slack) and written (the block too). */
-__attribute__((target("avx2"))) static void copy_floats(float *restrict dst, const float *restrict src, size_t len)
+/* dst[c] = (float)(src[c] - o) for c < len, four at a time (the tail's loads
+ * masked; up to three floats past len written: the block has room). */
+__attribute__((target("avx2"))) static void offsets_f(float *restrict dst, const double *restrict src, double o,
+                                                       size_t len)
 {
-    for (size_t c = 0; c < len; c += 8)
-        _mm256_storeu_ps(dst + c, _mm256_loadu_ps(src + c));
+    const __m256d O = _mm256_set1_pd(o);
+    size_t c = 0;
+    for (; c + 4 <= len; c += 4)
+        _mm_storeu_ps(dst + c, _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_loadu_pd(src + c), O)));
+    if (c < len) {
+        const __m256i lm =
+            _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(len - c)), _mm256_setr_epi64x(0, 1, 2, 3));
+        _mm_storeu_ps(dst + c, _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_maskload_pd(src + c, lm), O)));
+    }
     _mm256_zeroupper();
 }
 #endif
 
-/* Fill b from ranges r; 0 if they hold more than GRID_BLOCK_MAX candidates. */
-static int block_fill(const pfb_grid *g, const cell_ranges *r, cand_block *b)
+/* Fill b with the candidates of ranges r (grid_candidates of a point, or of its
+ * cell); ids: block_pairs reports point indices, else sorted positions.
+ * Returns 0 (b unusable) if the last build allows no filter (g->filter: AVX2 +
+ * FMA, bounded mode, a box at most 4096 h wide) or r holds more than
+ * GRID_BLOCK_MAX candidates; then use grid_hits. */
+static int block_fill(const pfb_grid *g, const pfb_cell_ranges *r, int ids, cand_block *b)
 {
     size_t m = 0;
     for (int q = 0; q < r->n; q++)
         m += r->hi[q] - r->lo[q];
-    if (m > GRID_BLOCK_MAX)
+    b->n = 0;
+    if (!g->filter || m > GRID_BLOCK_MAX)
         return 0;
     m = 0;
     const size_t *order = g->order;
+    const size_t cap = g->cap_points;
     for (int q = 0; q < r->n; q++) {
         const size_t lo = r->lo[q], len = r->hi[q] - lo;
         for (int d = 0; d < g->dim; d++) {
+            const double *src = g->xs + (size_t)d * cap + lo, o = g->origin[d];
+            float *dst = b->x[d] + m;
 #if GRID_HAVE_AVX2
-            copy_floats(b->x[d] + m, g->xf + (size_t)d * g->cap_points + lo, len);
+            offsets_f(dst, src, o, len);
 #else
-            memcpy(b->x[d] + m, g->xf + (size_t)d * g->cap_points + lo, len * sizeof(float));
+            for (size_t c = 0; c < len; c++)
+                dst[c] = (float)(src[c] - o);
 #endif
         }
         for (size_t c = 0; c < len; c++)
-            b->pos[m + c] = (int32_t)(lo + c);
-        if (!g->ordered)
+            b->pos[m + c] = (uint32_t)(lo + c);
+        if (ids && !g->ordered)
             for (size_t c = 0; c < len; c++)
                 b->id[m + c] = (uint32_t)order[lo + c];
         b->lo[q] = lo;
@@ -899,11 +913,12 @@ static int block_fill(const pfb_grid *g, const cell_ranges *r, cand_block *b)
         memset(b->x[2], 0, m * sizeof(float));
     b->n = m;
     b->nr = r->n;
+    b->ids = ids && !g->ordered ? b->id : b->pos; /* ordered: position = index */
     return 1;
 }
 
 /* The place of sorted position k in block b (k is one of its candidates). */
-static size_t block_place(const cand_block *b, const cell_ranges *r, size_t k)
+static size_t block_place(const cand_block *b, const pfb_cell_ranges *r, size_t k)
 {
     int q = 0;
     while (q + 1 < b->nr && !(k >= r->lo[q] && k < r->hi[q]))
@@ -922,47 +937,65 @@ __attribute__((target("avx2,fma"))) static inline __m256 block_dist2(const cand_
     return _mm256_fmadd_ps(dz, dz, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dx, dx)));
 }
 
-/* The pairs of sorted position ki among the block, as point indices in row
- * (eight written per store; in block order): float r^2 below lo2, and those
- * between lo2 and hi2 that pass the exact test; returns their number.  self is
- * ki's place in the block. */
+/* block_pairs with AVX2: eight candidates at a time, the hits' entries of
+ * ids moved to the front of a 256-bit store. */
 __attribute__((target("avx2,fma"))) static size_t block_hits(const pfb_grid *g, const double *const xs[3],
                                                               const cand_block *b, size_t ki, size_t self,
-                                                              double hh, uint32_t *restrict row)
+                                                              uint32_t *restrict out)
 {
-    const float *xf = g->xf;
-    const size_t cap = g->cap_points;
-    const __m256 a0 = _mm256_set1_ps(xf[ki]), a1 = _mm256_set1_ps(xf[cap + ki]);
-    const __m256 a2 = _mm256_set1_ps(g->dim == 3 ? xf[2 * cap + ki] : 0.0f);
+    const int dim = g->dim;
+    const double hh = g->h * g->h;
+    const __m256 a0 = _mm256_set1_ps((float)(xs[0][ki] - g->origin[0]));
+    const __m256 a1 = _mm256_set1_ps((float)(xs[1][ki] - g->origin[1]));
+    const __m256 a2 = _mm256_set1_ps(dim == 3 ? (float)(xs[2][ki] - g->origin[2]) : 0.0f);
     const __m256 L = _mm256_set1_ps(g->f_lo2), H = _mm256_set1_ps(g->f_hi2);
-    const uint32_t *ids = g->ordered ? (const uint32_t *)b->pos : b->id; /* ordered: position = index */
+    const uint32_t *ids = b->ids;
     size_t m = 0;
     for (size_t t = 0; t < b->n; t += 8) {
         const __m256 r2 = block_dist2(b, t, a0, a1, a2);
         unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, L, _CMP_LT_OQ));
         const unsigned below = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, H, _CMP_LT_OQ));
-        if (self - t < 8)
-            mask &= ~(1u << (self - t)); /* ki itself (r^2 = 0, never in the band) */
-        if (below != (mask | (self - t < 8 ? 1u << (self - t) : 0u))) {
+        const unsigned me = self - t < 8 ? 1u << (self - t) : 0u;
+        mask &= ~me; /* ki itself (float r^2 = 0, never in the band) */
+        if (below != (mask | me)) {
             /* the rare candidates between lo2 and hi2: the exact test */
-            unsigned band = below & ~mask;
-            if (self - t < 8)
-                band &= ~(1u << (self - t));
+            unsigned band = below & ~mask & ~me;
             while (band) {
                 const unsigned lane = (unsigned)__builtin_ctz(band);
-                mask |= (unsigned)exact_hit(g->dim, xs, ki, (size_t)b->pos[t + lane], hh) << lane;
+                mask |= (unsigned)exact_hit(dim, xs, ki, (size_t)b->pos[t + lane], hh) << lane;
                 band &= band - 1u;
             }
         }
         const __m256i sel = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)lut8[mask]));
         const __m256i id = _mm256_loadu_si256((const __m256i *)(ids + t));
-        _mm256_storeu_si256((__m256i *)(row + m), _mm256_permutevar8x32_epi32(id, sel));
+        _mm256_storeu_si256((__m256i *)(out + m), _mm256_permutevar8x32_epi32(id, sel));
         m += (size_t)__builtin_popcount(mask);
     }
     _mm256_zeroupper();
     return m;
 }
 #endif
+
+/* The pairs of sorted position ki (one of b's candidates, r the ranges b was
+ * filled from) among b's candidates: the same set as grid_hits over r, in the
+ * same order, written to out (which needs room for b->n + 8 entries) as point
+ * indices or sorted positions; returns their number. */
+static size_t block_pairs(const pfb_grid *g, const cand_block *b, const pfb_cell_ranges *r, size_t ki,
+                              uint32_t *out)
+{
+    const int dim = g->dim;
+    const double *const xs[3] = {g->xs, g->xs + g->cap_points, dim == 3 ? g->xs + 2 * g->cap_points : g->xs};
+    const size_t self = block_place(b, r, ki);
+#if GRID_HAVE_AVX2
+    return block_hits(g, xs, b, ki, self, out);
+#else
+    (void)xs;
+    (void)self;
+    (void)out;
+    return 0; /* no filter without AVX2: block_fill refuses */
+#endif
+}
+
 
 /* Sort a row by index; linear when already sorted. */
 static void sort_row(uint32_t *restrict idx, size_t m)
@@ -1026,30 +1059,6 @@ static void chunk_bounds(const pfb_grid *g, int nt, size_t *kb)
     kb[nt] = n;
 }
 
-/* The filter's float offsets xf = x - origin of the last build (from xs, in
- * parallel); storage grows with the build's capacity. */
-static int make_xf(pfb_grid *g, int nt)
-{
-    const size_t cap = g->cap_points, n = g->n, dim = (size_t)g->dim;
-    if (g->cap_xf != cap || !g->xf) {
-        g->xf = fresh_array(g->xf, cap * dim + GRID_XF_PAD, sizeof *g->xf);
-        g->cap_xf = g->xf ? cap : 0;
-        if (!g->xf)
-            return PFB_ENOMEM;
-        for (size_t t = 0; t < GRID_XF_PAD; t++)
-            g->xf[cap * dim + t] = 0.0f; /* read past a block's last range, never used */
-    }
-    for (size_t d = 0; d < dim; d++) {
-        const double *restrict a = g->xs + d * cap;
-        float *restrict b = g->xf + d * cap;
-        const double o = g->origin[d];
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-        for (size_t k = 0; k < n; k++)
-            b[k] = (float)(a[k] - o);
-    }
-    return PFB_OK;
-}
-
 /* x must hold the values given to the last grid_build: the scan reads their
  * cell-ordered copy g->xs (the same values, so the same squared distances).
  *
@@ -1089,7 +1098,6 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
         nt = GRID_MAX_CHUNKS;
     size_t kb[GRID_MAX_CHUNKS + 1];
     chunk_bounds(g, nt, kb);
-    const int filter = g->filter && make_xf(g, nt) == PFB_OK; /* without memory for it, the exact scan */
 
     /* one pass: each chunk's rows, in its points' order, into the chunk's
      * buffer (the rows' lengths into start[i + 1]); then the offsets, and the
@@ -1110,7 +1118,7 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
         int direct = t == 0 && inplace;
         for (size_t k = kb[t]; k < kb[t + 1] && !failed;) {
             ranges_of(g, k, 0, &r); /* the cell's, for all its points */
-            const int use_block = filter && block_fill(g, &r, &blk);
+            const int use_block = block_fill(g, &r, 1, &blk);
             size_t ncand = 0;
             for (int q = 0; q < r.n; q++)
                 ncand += r.hi[q] - r.lo[q];
@@ -1130,7 +1138,7 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
                 size_t m = 0;
 #if GRID_HAVE_AVX2
                 if (use_block) {
-                    m = block_hits(g, xs, &blk, k1, block_place(&blk, &r, k1), hh, row);
+                    m = block_pairs(g, &blk, &r, k1, row);
                 } else
 #endif
                 {

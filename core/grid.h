@@ -63,10 +63,7 @@ typedef struct pfb_grid {
     int sub_used;          /* cells per h of the last build (1 in hashed mode, or when the
                               box would need too many half cells) */
     int exact_only;        /* 1: never use the single-precision filter (tests compare both) */
-    int filter;            /* 1 if the last build made xf and the filter bounds (grid.c) */
-    float *xf;             /* cell-ordered single-precision offsets x - origin, like xs
-                              (made by grid_neighbours when it uses the filter) */
-    size_t cap_xf;
+    int filter;            /* 1 if the last build allows the filter (grid.c) */
     float f_lo2, f_hi2;    /* filter: float r^2 < f_lo2 is surely a hit, >= f_hi2 surely not */
 } pfb_grid;
 
