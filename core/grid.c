@@ -94,7 +94,7 @@
 #endif
 
 /* below this many points the search runs on one thread, unless threads are set */
-#define GRID_PARALLEL_MIN 4096
+#define GRID_PARALLEL_MIN 512
 /* most chunks (threads) of a search */
 #define GRID_MAX_CHUNKS 256
 /* rows shorter than this go through a scratch row on the stack */

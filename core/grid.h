@@ -14,7 +14,7 @@
  * The neighbour list is a full list in compressed-row form: the neighbours of i
  * are idx[start[i] .. start[i+1]-1] (32-bit indices), in increasing index order;
  * it keeps no distances (pfb_dist2 of the coordinates gives them, bit for bit).
- * grid_neighbours runs on several threads (OpenMP) for 4096 points or more. */
+ * grid_neighbours runs on several threads (OpenMP) for 512 points or more. */
 #ifndef PFB_GRID_H
 #define PFB_GRID_H
 
@@ -55,7 +55,7 @@ typedef struct pfb_grid {
                               = x[d][order[k]]; grid_neighbours reads it */
     int ready;             /* 1 after a successful grid_build */
     int ordered;           /* 1 if the points were stored in cell order (order[k] = k) */
-    int threads;           /* threads of grid_neighbours (0: the OpenMP default from 4096
+    int threads;           /* threads of grid_neighbours (0: the OpenMP default from 512
                               points on, else 1); the list does not depend on it */
     int sub;               /* cells per h wanted (1 or 2; grid_init sets 1): cells of edge
                               h / 2 halve a point's candidates, but cost more than

@@ -71,6 +71,11 @@ int sim_parallel(const pfb_sim *sim, size_t n)
     return sim->threads > 1 || n >= PFB_PARALLEL_MIN;
 }
 
+int sim_parallel_pairs(const pfb_sim *sim, size_t n)
+{
+    return sim->threads > 1 || n >= PFB_PARALLEL_MIN_PAIRS;
+}
+
 void sim_positions_changed(pfb_sim *sim)
 {
     sim->nl_h = 0.0;

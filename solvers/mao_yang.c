@@ -547,7 +547,7 @@ static void compute_density(my_state *s, pfb_sim *sim)
     const size_t n = p->n;
     double *restrict rho = p->field[s->f_rho].data;
     const pfb_nlist *nl = &s->nl;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
     for (size_t i = 0; i < n; i++) {
         double sum = p->m[i] * s->w0;
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
@@ -663,7 +663,7 @@ static void velocity_gradient(my_state *s, pfb_sim *sim)
     const int dim = sim->dim;
     const double *restrict rho = p->field[s->f_rho].data;
     const pfb_nlist *nl = &s->nl;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
     for (size_t i = 0; i < n; i++) {
         double G[9] = {0}, B[9] = {0};
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
@@ -804,7 +804,7 @@ static void nonpressure_accel(my_state *s, pfb_sim *sim)
     const int dim = sim->dim;
     const double *restrict rho = p->field[s->f_rho].data;
     const pfb_nlist *nl = &s->nl;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
     for (size_t i = 0; i < n; i++) {
         double a[3] = {0, 0, 0}, Ti[9], Ri[9] = {0};
         const double *Bi = s->binv + 9 * i;
@@ -1234,7 +1234,7 @@ static void pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr)
     const int dim = sim->dim;
     const double *restrict rho = p->field[s->f_rho].data;
     const pfb_nlist *nl = &s->nl;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
     for (size_t i = 0; i < n; i++) {
         double a[3] = {0, 0, 0};
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {

@@ -275,7 +275,7 @@ static int compute_density(muller_state *s, pfb_sim *sim, pfb_err *err)
     }
     pfb_cell_ranges r; /* per thread; caches the rows of the current cell */
     r.cached = 0;
-#pragma omp parallel for schedule(static) firstprivate(r) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+#pragma omp parallel for schedule(static) firstprivate(r) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
     for (size_t k = 0; k < n; k++) {
         grid_candidates(g, k, &r);
         double sum = 0.0;
@@ -365,7 +365,7 @@ static void compute_forces(muller_state *s, pfb_sim *sim)
     pfb_cell_ranges r; /* per thread; caches the rows of the current cell */
     r.cached = 0;
 #pragma omp parallel for schedule(static) firstprivate(r) reduction(+ : nsurf) num_threads(sim_threads(sim)) \
-    if (sim_parallel(sim, np))
+    if (sim_parallel_pairs(sim, np))
     for (size_t k = 0; k < np; k++) {
         grid_candidates(g, k, &r);
         double t[10] = {0};
