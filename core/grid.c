@@ -18,8 +18,9 @@
  * row's ends whose gap is, are skipped: in 3D, 20.6 h^3 of candidate volume at
  * S = 1 (27 h^3 without the test) and 10.7 h^3 at S = 2 (the ball is 4.19 h^3).
  * The neighbour list scans whole cells' ranges (shared by the cell's points,
- * cheaper there than the test); muller's traversal prunes.  Hashed mode (cells of edge h or wider): slot = hash(cell) mod
- * ntable (ntable a power of two >= 2n); the 3^dim neighbour slots of a cell are
+ * cheaper there than the test); muller's traversal prunes.  Hashed mode (cells
+ * of edge h or wider): slot = hash(cell) mod ntable (ntable a power of two >=
+ * 2n); the 3^dim neighbour slots of a cell are
  * de-duplicated so that a slot shared by two neighbour cells is scanned once, and
  * points of a far cell that collides are rejected by the distance test.
  *
