@@ -1,7 +1,8 @@
 /* grid.c — uniform-grid neighbour search with counting sort (see grid.h).
  *
  * Build: one pass finds the bounding box (and rejects non-finite coordinates),
- * one pass bins every point into a cell slot and counts slot occupancy, then a
+ * one pass bins every point into a cell slot (both parallel from 512 points, as
+ * the list), one counts slot occupancy, then a
  * stable counting sort (inclusive prefix sum, scatter from the last point down)
  * fills `order` and leaves cell_start[s] at the first entry of slot s.  The same
  * scatter also writes `xs`, a cell-ordered copy of the coordinates, so that the
@@ -142,15 +143,19 @@ static int check_arrays(const char *who, int dim, const double *const x[3], size
 }
 
 /* Bounding box of the points; fails on the first (lowest index) non-finite value. */
-static int bound_points(const char *who, int dim, const double *const x[3], size_t n,
+static int bound_points(const char *who, int dim, const double *const x[3], size_t n, int nt,
                         double lo[3], double hi[3], pfb_err *err)
 {
     int bad = 0;
     for (int d = 0; d < 3; d++)
         lo[d] = hi[d] = 0.0;
+    (void)nt;
     for (int d = 0; d < dim && n > 0; d++) {
         const double *restrict xd = x[d];
         double a = xd[0], b = xd[0];
+        /* min and max do not depend on the order (a NaN is reported below) */
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1) reduction(min : a) reduction(max : b) \
+    reduction(| : bad)
         for (size_t i = 0; i < n; i++) {
             const double v = xd[i];
             bad |= !isfinite(v);
@@ -212,16 +217,27 @@ static int reserve_points(pfb_grid *g, size_t n)
     const size_t dim = (size_t)g->dim;
     g->order = fresh_array(g->order, cap, sizeof *g->order);
     g->slot = fresh_array(g->slot, cap, sizeof *g->slot);
-    g->cellc = (cap > SIZE_MAX / dim) ? (free(g->cellc), NULL)
-                                      : fresh_array(g->cellc, cap * dim, sizeof *g->cellc);
+    free(g->cellc); /* made again, at the new capacity, by a hashed build */
+    g->cellc = NULL;
     g->xs = (cap > SIZE_MAX / dim) ? (free(g->xs), NULL)
                                    : fresh_array(g->xs, cap * dim, sizeof *g->xs);
-    if (!g->order || !g->slot || !g->cellc || !g->xs) {
+    if (!g->order || !g->slot || !g->xs) {
         free_point_arrays(g);
         return PFB_ENOMEM;
     }
     g->cap_points = cap;
     return PFB_OK;
+}
+
+/* The per-point cell coordinates hashed mode needs (bounded mode derives them
+ * from the slot). */
+static int reserve_cellc(pfb_grid *g)
+{
+    if (g->cellc)
+        return PFB_OK;
+    const size_t dim = (size_t)g->dim, cap = g->cap_points;
+    g->cellc = cap > SIZE_MAX / dim ? NULL : malloc((cap ? cap : 1) * dim * sizeof *g->cellc);
+    return g->cellc ? PFB_OK : PFB_ENOMEM;
 }
 
 static int reserve_table(pfb_grid *g, size_t ntable)
@@ -420,7 +436,11 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
     if (n == 0)
         x = no_points; /* x may be NULL; nothing is read through it */
     double lo[3], hi[3];
-    rc = bound_points("grid_build", dim, x, n, lo, hi, err);
+    int nt = 1;
+#ifdef _OPENMP
+    nt = g->threads > 0 ? g->threads : n >= GRID_PARALLEL_MIN ? omp_get_max_threads() : 1;
+#endif
+    rc = bound_points("grid_build", dim, x, n, nt, lo, hi, err);
     if (rc != PFB_OK)
         return rc;
 
@@ -486,7 +506,8 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
             ntable *= 2;
     }
 
-    if (reserve_points(g, n) != PFB_OK || reserve_table(g, ntable) != PFB_OK)
+    if (reserve_points(g, n) != PFB_OK || reserve_table(g, ntable) != PFB_OK ||
+        (hashed && reserve_cellc(g) != PFB_OK))
         return pfb_err_set(err, PFB_ENOMEM, "grid_build: out of memory for %zu points and %zu "
                            "cell slots", n, ntable);
 
@@ -500,7 +521,7 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
         g->ncell[d] = nc[d];
     }
 
-    /* bin: cell coordinates, slot, and slot counts */
+    /* bin: cell coordinates and slot (in parallel), then slot counts */
     size_t *restrict cs = g->cell_start;
     size_t *restrict slot = g->slot;
     long *restrict cellc = g->cellc;
@@ -511,6 +532,7 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
     const long mx = nc[0] - 1, my = nc[1] - 1, mz = nc[2] - 1;
     if (dim == 3) {
         const double *restrict x0 = x[0], *restrict x1 = x[1], *restrict x2 = x[2];
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
         for (size_t i = 0; i < n; i++) {
             long cx = (long)((x0[i] - o0) * s);
             long cy = (long)((x1[i] - o1) * s);
@@ -524,14 +546,16 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
                 cz = cz < mz ? cz : mz;
                 sl = ((size_t)cz * ny + (size_t)cy) * nx + (size_t)cx;
             }
-            cellc[3 * i] = cx;
-            cellc[3 * i + 1] = cy;
-            cellc[3 * i + 2] = cz;
+            if (hashed) {
+                cellc[3 * i] = cx;
+                cellc[3 * i + 1] = cy;
+                cellc[3 * i + 2] = cz;
+            }
             slot[i] = sl;
-            cs[sl]++;
         }
     } else {
         const double *restrict x0 = x[0], *restrict x1 = x[1];
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
         for (size_t i = 0; i < n; i++) {
             long cx = (long)((x0[i] - o0) * s);
             long cy = (long)((x1[i] - o1) * s);
@@ -543,12 +567,15 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
                 cy = cy < my ? cy : my;
                 sl = (size_t)cy * nx + (size_t)cx;
             }
-            cellc[2 * i] = cx;
-            cellc[2 * i + 1] = cy;
+            if (hashed) {
+                cellc[2 * i] = cx;
+                cellc[2 * i + 1] = cy;
+            }
             slot[i] = sl;
-            cs[sl]++;
         }
     }
+    for (size_t i = 0; i < n; i++) /* the counts (the binning above runs in parallel) */
+        cs[slot[i]]++;
 
     /* stable counting sort: inclusive prefix sums, then scatter from the last point
      * down, which leaves cs[s] at the first entry of slot s */
@@ -1018,13 +1045,28 @@ static void sort_row(uint32_t *restrict idx, size_t m)
  * its whole cell (shared by every point of the cell). */
 static void ranges_of(const pfb_grid *g, size_t k, int prune, pfb_cell_ranges *r)
 {
-    const long *c = g->cellc + (size_t)g->dim * g->order[k];
     if (g->hashed) {
-        hashed_ranges(g, c, r);
+        hashed_ranges(g, g->cellc + (size_t)g->dim * g->order[k], r);
     } else {
-        long c3[3] = {c[0], c[1], g->dim == 3 ? c[2] : 0};
-        bounded_ranges(g, k, c3, prune, r);
+        if (!r->cached || r->cache_slot != g->slot[g->order[k]])
+            grid_cell_of(g, g->order[k], r->cache_c);
+        bounded_ranges(g, k, r->cache_c, prune, r);
     }
+}
+
+void grid_cell_of(const pfb_grid *g, size_t i, long c[3])
+{
+    c[2] = 0;
+    if (g->hashed) {
+        for (int d = 0; d < g->dim; d++)
+            c[d] = g->cellc[(size_t)g->dim * i + (size_t)d];
+        return;
+    }
+    const size_t s = g->slot[i], nx = (size_t)g->ncell[0], ny = (size_t)g->ncell[1];
+    c[0] = (long)(s % nx);
+    c[1] = (long)((s / nx) % ny);
+    if (g->dim == 3)
+        c[2] = (long)(s / (nx * ny));
 }
 
 void grid_candidates(const pfb_grid *g, size_t k, pfb_cell_ranges *r)
@@ -1244,7 +1286,7 @@ int nlist_brute_force(int dim, double h, const double *const x[3], size_t n, pfb
     if (rc != PFB_OK)
         return rc;
     double lo[3], hi[3];
-    rc = bound_points("nlist_brute_force", dim, x, n, lo, hi, err);
+    rc = bound_points("nlist_brute_force", dim, x, n, 1, lo, hi, err);
     if (rc != PFB_OK)
         return rc;
     nl->n = 0;

@@ -46,7 +46,8 @@ typedef struct pfb_grid {
     size_t *cell_start;    /* ntable + 1 offsets into order */
     size_t *order;         /* point indices sorted by cell slot */
     size_t *slot;          /* slot of each point (size n) */
-    long *cellc;           /* integer cell coordinates of each point, dim per point */
+    long *cellc;           /* hashed mode: integer cell coordinates of each point, dim per
+                              point (bounded mode derives them from slot: grid_cell_of) */
     size_t cap_points, cap_table;
     size_t max_cells;      /* bound on bounded-mode cells before hashing (0: max(4n, 1024)) */
     double scale;          /* binning scale of the last build: cell = floor((x - origin) * scale),
@@ -104,10 +105,15 @@ typedef struct pfb_cell_ranges {
     size_t lo[27], hi[27];
     int cached;                /* 1 if the rows below belong to cell `cache_slot` */
     size_t cache_slot;
+    long cache_c[3];           /* that cell's coordinates */
     int nrows;
     int row_dy[25], row_dz[25];
     size_t row_x[25][6];       /* cell_start at x offsets -S .. S + 1 (S = sub_used) */
 } pfb_cell_ranges;
+
+/* The integer cell coordinates (floor((x - origin) * scale), clamped in bounded
+ * mode to the last cell) of point i of the last build; c[2] = 0 in 2D. */
+void grid_cell_of(const pfb_grid *g, size_t i, long c[3]);
 
 /* The candidate ranges of the point at sorted position k of the last build. */
 void grid_candidates(const pfb_grid *g, size_t k, pfb_cell_ranges *r);

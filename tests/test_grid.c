@@ -157,8 +157,10 @@ static void assert_valid_sort(const pfb_grid *g, const pts *p)
     /* cell coordinates: floor((x - origin) * scale), scale a few ulps under sub_used / h */
     for (size_t i = 0; i < n; i++) {
         size_t lin = 0;
+        long ci[3];
+        grid_cell_of(g, i, ci);
         for (int d = g->dim - 1; d >= 0; d--) {
-            const long c = g->cellc[(size_t)g->dim * i + (size_t)d];
+            const long c = ci[d];
             const double u = (p->x[d][i] - g->origin[d]) * g->scale;
             REQUIRE(c == (long)floor(u) || (!g->hashed && c == g->ncell[d] - 1),
                     "point %zu axis %d: cell %ld for u = %.17g", i, d, c, u);
