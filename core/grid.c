@@ -236,7 +236,7 @@ static int reserve_cellc(pfb_grid *g)
     if (g->cellc)
         return PFB_OK;
     const size_t dim = (size_t)g->dim, cap = g->cap_points;
-    g->cellc = cap > SIZE_MAX / dim ? NULL : malloc((cap ? cap : 1) * dim * sizeof *g->cellc);
+    g->cellc = cap > SIZE_MAX / dim ? NULL : fresh_array(NULL, cap * dim, sizeof *g->cellc);
     return g->cellc ? PFB_OK : PFB_ENOMEM;
 }
 
@@ -894,8 +894,8 @@ __attribute__((target("avx2"))) static void offsets_f(float *restrict dst, const
 }
 #endif
 
-/* Fill b with the candidates of ranges r (grid_candidates of a point, or of its
- * cell); ids: block_pairs reports point indices, else sorted positions.
+/* Fill b with the candidates of ranges r (a cell's: its points share them);
+ * ids: block_pairs reports point indices, else sorted positions.
  * Returns 0 (b unusable) if the last build allows no filter (g->filter: AVX2 +
  * FMA, bounded mode, a box at most 4096 h wide) or r holds more than
  * GRID_BLOCK_MAX candidates; then use grid_hits. */
@@ -935,7 +935,8 @@ static int block_fill(const pfb_grid *g, const pfb_cell_ranges *r, int ids, cand
         for (int d = 0; d < 3; d++)
             b->x[d][m] = 1e30f; /* (1e30)^2 overflows to inf: never below hi2 */
         b->pos[m] = b->pos[0];
-        b->id[m] = b->id[0];
+        if (ids && !g->ordered)
+            b->id[m] = b->id[0];
     }
     if (g->dim == 2)
         memset(b->x[2], 0, m * sizeof(float));
@@ -1009,7 +1010,7 @@ __attribute__((target("avx2,fma"))) static size_t block_hits(const pfb_grid *g, 
  * same order, written to out (which needs room for b->n + 8 entries) as point
  * indices or sorted positions; returns their number. */
 static size_t block_pairs(const pfb_grid *g, const cand_block *b, const pfb_cell_ranges *r, size_t ki,
-                              uint32_t *out)
+                          uint32_t *out)
 {
     const int dim = g->dim;
     const double *const xs[3] = {g->xs, g->xs + g->cap_points, dim == 3 ? g->xs + 2 * g->cap_points : g->xs};
@@ -1023,7 +1024,6 @@ static size_t block_pairs(const pfb_grid *g, const cand_block *b, const pfb_cell
     return 0; /* no filter without AVX2: block_fill refuses */
 #endif
 }
-
 
 /* Sort a row by index; linear when already sorted. */
 static void sort_row(uint32_t *restrict idx, size_t m)
