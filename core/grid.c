@@ -676,7 +676,7 @@ static void bounded_ranges(const pfb_grid *g, size_t k, const long c[3], int pru
     }
     /* branch-free: the gaps shrink towards the point, so the cells left out at a
      * row's ends are the far ones, counted; a row left out entirely is empty */
-    size_t lo[27], hi[27];
+    size_t *restrict lo = r->lo, *restrict hi = r->hi;
     int m = 0;
     const int nrows = r->nrows;
     for (int q = 0; q < nrows; q++) {
@@ -692,8 +692,6 @@ static void bounded_ranges(const pfb_grid *g, size_t k, const long c[3], int pru
         hi[m] = b;
         m += a < b;
     }
-    memcpy(r->lo, lo, (size_t)m * sizeof *lo);
-    memcpy(r->hi, hi, (size_t)m * sizeof *hi);
     r->n = m;
 }
 
