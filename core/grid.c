@@ -869,8 +869,7 @@ typedef struct cand_block {
     uint32_t pos[GRID_BLOCK_MAX + 8];  /* sorted positions */
     uint32_t id[GRID_BLOCK_MAX + 8];   /* their point indices (order[pos]) when asked for */
     const uint32_t *ids;               /* what block_pairs reports: id, or pos */
-    int nr;                            /* the ranges it holds, and where each starts */
-    size_t lo[27], at[27];
+    size_t at[27];                     /* where each of the ranges it was filled from starts */
 } cand_block;
 
 #if GRID_HAVE_AVX2
@@ -925,7 +924,6 @@ static int block_fill(const pfb_grid *g, const pfb_cell_ranges *r, int ids, cand
         if (ids && !g->ordered)
             for (size_t c = 0; c < len; c++)
                 b->id[m + c] = (uint32_t)order[lo + c];
-        b->lo[q] = lo;
         b->at[q] = m;
         m += len;
     }
@@ -939,7 +937,6 @@ static int block_fill(const pfb_grid *g, const pfb_cell_ranges *r, int ids, cand
     if (g->dim == 2)
         memset(b->x[2], 0, m * sizeof(float));
     b->n = m;
-    b->nr = r->n;
     b->ids = ids && !g->ordered ? b->id : b->pos; /* ordered: position = index */
     return 1;
 }
@@ -948,9 +945,9 @@ static int block_fill(const pfb_grid *g, const pfb_cell_ranges *r, int ids, cand
 static size_t block_place(const cand_block *b, const pfb_cell_ranges *r, size_t k)
 {
     int q = 0;
-    while (q + 1 < b->nr && !(k >= r->lo[q] && k < r->hi[q]))
+    while (q + 1 < r->n && !(k >= r->lo[q] && k < r->hi[q]))
         q++;
-    return b->at[q] + (k - b->lo[q]);
+    return b->at[q] + (k - r->lo[q]);
 }
 
 #if GRID_HAVE_AVX2

@@ -17,14 +17,14 @@
  * particles in the solver's own grid (cell h) and traverses, per particle, its
  * candidate cells in cell order (the 3^dim around it minus the rows and row
  * ends its position puts h or more away: 20.6 h^3 instead of 27 h^3 in 3D),
- * reading cell-ordered copies of mass, volume, pressure and velocity: the density pass as one masked loop over all
- * candidates (vectorised), the force pass by collecting the hits (within h)
- * first (grid_hits: four candidates at a time with AVX2) and evaluating the
- * force terms on those only.  Each particle's sums are formed by one thread in
+ * reading cell-ordered copies of mass, volume, pressure and velocity: the
+ * density pass as one masked loop over all candidates (vectorised), the force
+ * pass by collecting the hits (within h) first (grid_hits: four candidates at
+ * a time with AVX2) and evaluating the force terms on those only.  Each particle's sums are formed by one thread in
  * that order, so results do not depend on the thread count.  Measured (3D dam
  * break, 59,582 particles, bench step, 2 cores): about 2.0 million particle-steps/s
  * on 2 threads (0.63 million with the neighbour list, 1.4 million with the first
- * traversal), 285 bytes per particle (633 with the list).
+ * traversal), 249 bytes per particle (633 with the list).
  * Rigid bodies (issue 7; the paper has none): after the drift and the wall
  * projection, sim_bodies_couple (core/sim.h): each body advances under gravity,
  * and every particle within the wall margin of it exchanges the impulse of an
