@@ -3,9 +3,11 @@
 #   make              build bin/pfbench
 #   make test         build and run the Check suites (alias: make check)
 #   make test SANITIZE=1   the same under AddressSanitizer + UBSan (separate build dir)
-#   make experiments  run the volume, stability and drop experiments into data/
+#   make experiments  run the volume, stability, drop, scaling and snapshots experiments into data/
 #                     (QUICK=1: the reduced versions into data/quick/); reruns resume
 #   make figures      draw every figure from the experiments into plots/out/ (PDF, PNG)
+#   make paper        everything above, the generated tables, then paper/paper.pdf
+#                     (QUICK=1: from the reduced experiments, paper/paper-quick.pdf)
 #   make bench        time bench/cases.tsv with hyperfine into data/bench/ (QUICK=1: small cases)
 #   make bench-compare BASE=<rev>   the same against BASE, ratio per case; fails on a regression
 #   make clean        remove build products
@@ -70,7 +72,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_STAMP := build/.deps-build
 
-.PHONY: all test check clean deps experiments figures bench bench-compare FORCE
+.PHONY: all test check clean deps experiments figures paper paper-deps bench bench-compare FORCE
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -81,12 +83,15 @@ $(DEPS_STAMP): scripts/deps.sh
 	$(Q)bash scripts/deps.sh build
 	$(Q)mkdir -p $(dir $@) && touch $@
 
-# provenance: rewritten only when the commit or flags change; uncommitted changes to
-# the code add a hash of them, so runs made from different code never look current
+# provenance: the commit is the last one that changed the code (CODE_DIRS), so a
+# commit touching only the paper, the plots, the README or the tests keeps every
+# experiment run current (and checking out that commit gives the same code);
+# uncommitted changes to the code add a hash of them, so runs made from different
+# code never look current.  Rewritten only when the commit or flags change.
 CODE_DIRS := core solvers experiments cli Makefile
 $(BUILD)/version_info.h: FORCE | $(DEPS_STAMP)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	$(Q)c=$$(git log -1 --format=%h --abbrev=12 -- $(CODE_DIRS) 2>/dev/null); c=$${c:-unknown}; \
 	if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain -- $(CODE_DIRS) 2>/dev/null)" ]; then \
 	  d=$$( (git diff HEAD -- $(CODE_DIRS); git ls-files -o --exclude-standard -z -- $(CODE_DIRS) | xargs -0 cat 2>/dev/null) | sha1sum | cut -c1-8); \
 	  c="$$c-dirty-$$d"; fi; \
@@ -122,28 +127,52 @@ test: $(TEST_BIN) $(BIN)
 check: test
 
 # ---- experiments and figures ----------------------------------------------------
+# QUICK=1: the reduced experiments into data/quick, their figures into plots/out/quick
+# and the paper built from them as paper/paper-quick.pdf (the full one is never
+# overwritten by a quick one)
 QUICK ?= 0
 ifeq ($(QUICK),1)
 EXP_DIR := data/quick
 EXP_FLAGS := --quick
-else
+FIG_DIR := plots/out/quick
+PAPER_GEN := generated/quick
+PAPER_JOB := paper-quick
+else ifeq ($(QUICK),0)
 EXP_DIR := data
 EXP_FLAGS :=
+FIG_DIR := plots/out
+PAPER_GEN := generated
+PAPER_JOB := paper
+else
+$(error QUICK is '$(QUICK)'; valid: 0 or 1)
 endif
-EXPERIMENTS := volume stability drop scaling
+EXPERIMENTS := volume stability drop scaling snapshots
 FIGURES := $(basename $(notdir $(filter-out plots/style.gp,$(wildcard plots/*.gp))))
+# figures and the paper carry the date of the last commit, not the build's
+EPOCH = export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 
 experiments: bin/pfbench
 	$(Q)for e in $(EXPERIMENTS); do bin/pfbench exp $$e $(EXP_FLAGS) --out $(EXP_DIR)/$$e || exit 1; done
 
 figures: experiments
 	$(Q)bash scripts/deps.sh figures
-	$(Q)mkdir -p plots/out
-	$(Q)export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}; \
+	$(Q)mkdir -p $(FIG_DIR)
+	$(Q)$(EPOCH); \
 	for f in $(FIGURES); do \
 	  echo "  GNUPLOT $$f"; \
-	  gnuplot -e "datadir='$(EXP_DIR)'; outdir='plots/out'; name='$$f'" plots/$$f.gp || exit 1; \
+	  gnuplot -e "datadir='$(EXP_DIR)'; outdir='$(FIG_DIR)'; name='$$f'" plots/$$f.gp || exit 1; \
 	done
+
+paper-deps:
+	$(Q)bash scripts/deps.sh figures paper
+
+# the paper (issue 9): experiments that are not current, figures, generated tables
+# (scripts/tables.sh), then LaTeX (scripts/paper.sh: fails on an unresolved reference
+# or citation); paper/$(PAPER_JOB).pdf
+# (TeX Live is installed first, so a missing package shows before an hour of runs)
+paper: paper-deps figures
+	$(Q)bash scripts/tables.sh $(EXP_DIR) paper/$(PAPER_GEN) $(QUICK)
+	$(Q)$(EPOCH); bash scripts/paper.sh $(PAPER_JOB) $(PAPER_GEN) $(FIG_DIR)
 
 # ---- benchmarks (issue 8): never part of make test ------------------------------
 # make bench [QUICK=1]            hyperfine over bench/cases.tsv into data/bench/

@@ -374,10 +374,28 @@ static int cmd_exp(int argc, char **argv)
     if (!rc)
         rc = output_prepare_dir(out, &err);
     if (!rc) {
+        /* the ids of the runs this invocation used, written to OUT/manifest.csv only
+         * when the experiment succeeds (with its CSVs) */
+        char *mtext = NULL;
+        size_t mlen = 0;
+        FILE *mf = open_memstream(&mtext, &mlen);
+        if (!mf)
+            rc = pfb_err_set(&err, PFB_ENOMEM, "out of memory for the run manifest");
+        else
+            fputs("run_id\n", mf);
         pfb_exp_ctx ctx = {.out_dir = out, .preset_dir = presets, .quick = quick, .force = force,
-                           .solvers = sel, .nsolvers = nsel, .log = log_line};
-        fprintf(stderr, "pfbench exp %s%s -> %s\n", ex->name, quick ? " --quick" : "", out);
-        rc = ex->run(&ctx, &err);
+                           .solvers = sel, .nsolvers = nsel, .log = log_line, .manifest = mf};
+        if (!rc) {
+            fprintf(stderr, "pfbench exp %s%s -> %s\n", ex->name, quick ? " --quick" : "", out);
+            rc = ex->run(&ctx, &err);
+        }
+        if (mf)
+            fclose(mf);
+        char mpath[4200];
+        snprintf(mpath, sizeof mpath, "%s/manifest.csv", out);
+        if (!rc)
+            rc = output_write_file(mpath, mtext, mlen, &err);
+        free(mtext);
     }
     if (rc) {
         fprintf(stderr, "pfbench: %s\n", err.msg);

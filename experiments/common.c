@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/output.h"
@@ -14,10 +15,11 @@
 #include "../core/version.h"
 #include "experiment.h"
 
-extern const pfb_experiment pfb_exp_volume, pfb_exp_stability, pfb_exp_drop, pfb_exp_scaling;
+extern const pfb_experiment pfb_exp_volume, pfb_exp_stability, pfb_exp_drop, pfb_exp_scaling,
+    pfb_exp_snapshots;
 
 const pfb_experiment *const pfb_experiments[] = {&pfb_exp_volume, &pfb_exp_stability, &pfb_exp_drop,
-                                                 &pfb_exp_scaling, NULL};
+                                                 &pfb_exp_scaling, &pfb_exp_snapshots, NULL};
 
 int experiment_lookup(const char *name, const pfb_experiment **out, pfb_err *err)
 {
@@ -388,7 +390,7 @@ int exp_run(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_run_out *out, 
     exp_tables t;
     int rc = tables_build(ctx, spec, &t, err);
     if (!rc)
-        rc = params_set(&t.run, "snapshots", "none", err);
+        rc = params_set(&t.run, "snapshots", spec->snapshots ? "csv" : "none", err);
     if (rc) {
         tables_free(&t);
         return rc;
@@ -404,6 +406,11 @@ int exp_run(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_run_out *out, 
     meta_get(meta, "inputs", have, sizeof have);
     int current = !ctx->force && !strcmp(have, want) && access(series, R_OK) == 0 &&
                   (!has_extra || access(extra, R_OK) == 0);
+    if (current && spec->snapshots) {
+        char last[4300];
+        snprintf(last, sizeof last, "%s/frames/frame_%05ld.csv", dir, (long)meta_double(meta, "frames_done"));
+        current = access(last, R_OK) == 0;
+    }
     if (current) {
         out->skipped = 1;
         exp_log(ctx, "  %-40s current, skipped", spec->id);
@@ -456,6 +463,8 @@ int exp_run(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_run_out *out, 
         rc = csv_table_load(&out->extra, extra, err);
     if (rc)
         exp_run_out_free(out);
+    else if (ctx->manifest)
+        fprintf(ctx->manifest, "%s\n", spec->id);
     return rc;
 }
 
@@ -523,7 +532,11 @@ int exp_time_steps(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double n, l
         exp_log(ctx, "  %-40s current, skipped", spec->id);
     } else {
         pfb_step_timing tm;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         rc = run_time_steps(&cfg, warmup, steps, &tm, err);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        const double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
         if (!rc)
             rc = output_prepare_dir(dir, err);
         if (!rc) {
@@ -541,8 +554,8 @@ int exp_time_steps(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double n, l
             fprintf(f, "status = %s%s\n", tm.unstable ? "unstable: " : "ok", tm.unstable ? tm.reason : "");
             fprintf(f, "dim = %d\ndt = %.17g\nspacing = %.17g\nseed = %d\nn_particles = %zu\n",
                     params_get_int(&t.run, "dim"), tm.dt, tm.spacing, params_get_int(&t.run, "seed"), tm.n);
-            fprintf(f, "warmup = %ld\nsteps = %ld\nthreads = %d\nseconds_per_step = %.9g\n", warmup, steps,
-                    tm.threads, tm.t_step);
+            fprintf(f, "warmup = %ld\nsteps = %ld\nthreads = %d\nseconds_per_step = %.9g\nwall_seconds = %.6f\n",
+                    warmup, steps, tm.threads, tm.t_step, wall);
             run_meta_provenance(f);
             fprintf(f, "command = pfbench exp %s%s (timing %s)\n", spec->experiment, ctx->quick ? " --quick" : "",
                     spec->id);
@@ -563,6 +576,8 @@ int exp_time_steps(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double n, l
     out->unstable = strncmp(out->status, "ok", 2) != 0;
     if (!rc)
         rc = csv_table_load(&out->timing, tpath, err);
+    if (!rc && ctx->manifest)
+        fprintf(ctx->manifest, "%s\n", spec->id);
     return rc;
 }
 

@@ -115,7 +115,7 @@ static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 snprintf(frames, sizeof frames, "run.frames=%ld", lround(120.0 * t_end));
                 const char *sets[] = {dim, spacing, tend, rad, frames, "scene.perturb=shape",
                                       "scene.amplitude=0.05", NULL};
-                exp_run_spec spec = {"drop", id, so, "drop", sets, &extra};
+                exp_run_spec spec = {"drop", id, so, "drop", sets, &extra, 0};
                 exp_run_out out;
                 rc = exp_surface_tension(ctx, &spec, &sigma, err);
                 if (!rc)

@@ -30,6 +30,11 @@ typedef struct pfb_exp_ctx {
     size_t nsolvers;
     void (*log)(void *ctx, const char *line); /* progress lines (may be NULL) */
     void *log_ctx;
+    FILE *manifest;                         /* may be NULL: else exp_run and exp_time_steps
+                                               append each run's id, one per line (the CLI
+                                               writes them to OUT/manifest.csv, so the paper's
+                                               appendix counts exactly the runs the CSVs used,
+                                               not stale directories under OUT/runs) */
 } pfb_exp_ctx;
 
 typedef struct pfb_experiment {
@@ -82,6 +87,8 @@ typedef struct exp_run_spec {
     const char *scene;
     const char *const *sets;   /* "run.key=value", "scene.key=value", "solver.key=value"; NULL-terminated */
     const exp_extra *extra;    /* may be NULL */
+    int snapshots;             /* 1: keep frames/frame_NNNNN.csv (run.snapshots=csv); the run
+                                  is current only while its last frame's file is there */
 } exp_run_spec;
 
 typedef struct exp_run_out {

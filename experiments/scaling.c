@@ -80,7 +80,7 @@ static int scaling_run(const pfb_exp_ctx *ctx, pfb_err *err)
             snprintf(id, sizeof id, "%s_%dd_n%.0f", so->name, dim, n_target);
             snprintf(dimset, sizeof dimset, "run.dim=%d", dim);
             const char *sets[] = {dimset, NULL};
-            exp_run_spec spec = {"scaling", id, so, "dam_break", sets, NULL};
+            exp_run_spec spec = {"scaling", id, so, "dam_break", sets, NULL, 0};
             exp_timing_out o;
             rc = exp_time_steps(ctx, &spec, n_target, 2, steps, &o, err);
             if (rc)

@@ -113,7 +113,7 @@ static int stability_run(const pfb_exp_ctx *ctx, pfb_err *err)
             snprintf(tend, sizeof tend, "run.t_end=%.17g", su->t_end[q]);
             snprintf(base, sizeof base, "%s_%s_%dd", so->name, su->scene, su->dim);
             const char *bsets[] = {dim, spacing, tend, NULL};
-            exp_run_spec bspec = {"stability", base, so, su->scene, bsets, NULL};
+            exp_run_spec bspec = {"stability", base, so, su->scene, bsets, NULL, 0};
             double dt_s, sigma;
             rc = exp_suggest_dt(ctx, &bspec, &dt_s, err);
             if (!rc)
@@ -147,7 +147,7 @@ static int stability_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 snprintf(ssub, sizeof ssub, "run.substeps=%ld", sub);
                 snprintf(stend, sizeof stend, "run.t_end=%.17g", (double)frames * F);
                 const char *sets[] = {dim, spacing, stend, sfr, ssub, NULL};
-                exp_run_spec spec = {"stability", id, so, su->scene, sets, NULL};
+                exp_run_spec spec = {"stability", id, so, su->scene, sets, NULL, 0};
                 rc = exp_run(ctx, &spec, &outs[i], err);
             }
             if (!rc) {

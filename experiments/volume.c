@@ -92,7 +92,7 @@ static int volume_run(const pfb_exp_ctx *ctx, pfb_err *err)
             snprintf(spacing, sizeof spacing, "run.spacing=%.17g", su->spacing[q]);
             snprintf(tend, sizeof tend, "run.t_end=%.17g", t_end);
             const char *sets[] = {dim, spacing, tend, NULL};
-            exp_run_spec spec = {"volume", id, so, su->scene, sets, NULL};
+            exp_run_spec spec = {"volume", id, so, su->scene, sets, NULL, 0};
             exp_run_out out;
             rc = exp_run(ctx, &spec, &out, err);
             if (rc)
@@ -130,7 +130,7 @@ static int volume_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 snprintf(sfr, sizeof sfr, "run.frames=%ld", frames);
                 snprintf(stend, sizeof stend, "run.t_end=%.17g", (double)frames * F);
                 const char *ssets[] = {dim, spacing, stend, ssub, sfr, NULL};
-                exp_run_spec sspec = {"volume", sid, so, su->scene, ssets, NULL};
+                exp_run_spec sspec = {"volume", sid, so, su->scene, ssets, NULL, 0};
                 rc = exp_run(ctx, &sspec, &out, err);
                 if (rc)
                     break;

@@ -28,8 +28,9 @@
 # (each) and runs it with eval (draw); a panel with no data at all says so.
 #
 # Fonts: pdfcairo draws a font of size F at F * fontscale * 4/3 pt, so fontscale 0.75
-# gives true 10 pt text on the 16 cm x 10 cm page; pngcairo draws at 96 dpi, and
-# fontscale 2 makes the 1200 x 750 image the same page at 190 dpi (10 pt = 26 px).
+# gives true 10 pt text on the 16 cm x 10 cm page (page_h cm high); pngcairo draws at 96
+# dpi, and fontscale 2 makes the 1200 x 750 image (75 page_h) the same page at 190 dpi
+# (10 pt = 26 px).
 #
 # Reproducible PDFs: cairo 1.16 writes the current time as /CreationDate and ignores
 # SOURCE_DATE_EPOCH; when that variable is set, closeterm() rewrites the date in place
@@ -82,9 +83,11 @@ ptitle(sc, d) = sclabel(sc) . ", " . dimlabel(d)
 
 # ---- the two outputs -----------------------------------------------------------------
 formats = "pdf png"
+# the page is 16 cm wide and page_h cm high (a figure may set page_h after loading this)
+page_h = 10
 setterm(fmt) = (fmt eq "pdf") ? \
-  sprintf("set terminal pdfcairo enhanced color font 'DejaVu Sans,10' fontscale 0.75 size 16cm,10cm linewidth 1 rounded; set output '%s/%s.pdf'", outdir, name) : \
-  sprintf("set terminal pngcairo enhanced color font 'DejaVu Sans,10' fontscale 2 size 1200,750 linewidth 1.25 pointscale 2.6 dashlength 2 rounded; set output '%s/%s.png'", outdir, name)
+  sprintf("set terminal pdfcairo enhanced color font 'DejaVu Sans,10' fontscale 0.75 size 16cm,%gcm linewidth 1 rounded; set output '%s/%s.pdf'", page_h, outdir, name) : \
+  sprintf("set terminal pngcairo enhanced color font 'DejaVu Sans,10' fontscale 2 size 1200,%d linewidth 1.25 pointscale 2.6 dashlength 2 rounded; set output '%s/%s.png'", int(75 * page_h + 0.5), outdir, name)
 
 sde = system('printf "%s" "${SOURCE_DATE_EPOCH:-}"')
 pdfdate = (strlen(sde) > 0) ? strftime("%Y%m%d%H%M%S", sde + 0) : ""

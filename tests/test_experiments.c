@@ -192,6 +192,8 @@ START_TEST(test_quick_experiments)
          "solver,dim,n_min,n_max,sizes,slope_total,slope_total_err,slope_step,slope_step_err,slope_large,"
          "slope_large_err,slope_delaunay,slope_delaunay_err,ns_per_particle_step_max,bytes_per_particle_max,"
          "delaunay_share_max"},
+        {"snapshots", "snapshots_particles.csv", "solver,dim,frame,t,x,y,speed"},
+        {"snapshots", "snapshots_summary.csv", "solver,scene,dim,n,dt,status,reason,frames_done,wall_seconds"},
     };
     const pfb_experiment *ex = pfb_experiments[_i];
     char dir[] = "/tmp/pfb_exp_XXXXXX";

@@ -1,0 +1,347 @@
+#!/usr/bin/env bash
+# tables.sh — the paper's tables, numbers and reproducibility appendix, generated from
+# the experiments' CSVs and run.meta files, so that no number in paper/paper.tex is
+# typed by hand.
+#
+#   scripts/tables.sh DATADIR GENDIR [QUICK]
+#
+# DATADIR holds volume/, stability/, drop/, scaling/ and snapshots/ as `pfbench exp`
+# writes them (data or data/quick); GENDIR receives
+#   volume.tex stability.tex drop.tex scaling.tex   tabular environments
+#   numbers.tex      \newcommand macros the text quotes (the best and worst method by
+#                    each measure and its value; see the definitions below)
+#   appendix.tex     provenance of every run the CSVs used (each experiment's
+#                    manifest.csv): commits, compiler, flags, machine, seeds, thread
+#                    counts, dates and run times per experiment
+#   sources.tex      the CSV files every table came from
+# Each file is written to a temporary name and renamed, so a failed run leaves the
+# previous ones whole.  A missing input CSV is an error that names it.  POSIX awk
+# only (Debian's default awk is mawk).
+set -euo pipefail
+
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+  echo "usage: scripts/tables.sh DATADIR GENDIR [QUICK]  (QUICK: 0 or 1)" >&2
+  exit 2
+fi
+data=$1 gen=$2 quick=${3:-0}
+case "$quick" in 0|1) ;; *) echo "tables.sh: QUICK is '$quick'; valid: 0 or 1" >&2; exit 2 ;; esac
+for f in volume/volume_summary stability/stability_summary drop/drop_summary drop/drop_fits \
+         scaling/scaling_summary scaling/scaling_runs snapshots/snapshots_summary; do
+  if [ ! -r "$data/$f.csv" ]; then
+    echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
+    exit 1
+  fi
+done
+mkdir -p "$gen"
+tmp=$(mktemp -d "$gen/.tables.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# The awk prelude every table shares: the header row names the columns (v(c) is the
+# field of column c in the current row), solvers in the order of plots/style.gp, their
+# names in LaTeX, and number formats where NaN, empty and "nan" print as a dash.
+prelude='
+function v(c) { return (c in h) ? $(h[c]) : "" }
+function isnum(x) { return x != "" && tolower(x) !~ /nan|inf/ }
+function name(s) {
+  if (s == "muller") return "M\\\"uller"
+  if (s == "clavet") return "Clavet"
+  if (s == "miller_pearce") return "Miller--Pearce"
+  if (s == "mao_yang") return "Mao--Yang"
+  return s
+}
+function fmt(x, spec) { return isnum(x) ? sprintf(spec, x) : "--" }
+function mathnum(x) { return isnum(x) ? "$" sig3(x) "$" : "--" }
+function pct(x, spec) { return isnum(x) ? sprintf(spec, 100 * x) : "--" }
+# a number with three significant figures, in plain notation (no exponent) from 1e-3
+# to 1e5, else as m \times 10^{e}
+function sig3(x,    e, m, d) {
+  if (!isnum(x)) return "--"
+  x += 0
+  if (x == 0) return "0"
+  e = int(log((x < 0) ? -x : x) / log(10) + 1e5) - 1e5
+  if (e >= -3 && e <= 4) { d = 2 - e; if (d < 0) d = 0; return sprintf("%." d "f", x) }
+  m = x / (10 ^ e)
+  if (m >= 9.995 || m <= -9.995) { m /= 10; e++ }
+  return sprintf("%.2f \\times 10^{%d}", m, e)
+}
+function tex(s) {
+  gsub(/\\/, "\001", s); gsub(/[_%#&$]/, "\\\\&", s); gsub(/[{}]/, "\\\\&", s)
+  gsub(/~/, "\\textasciitilde{}", s); gsub(/\^/, "\\textasciicircum{}", s)
+  gsub(/\001/, "\\textbackslash{}", s); return s
+}
+BEGIN { FS = ","; nsol = split("muller clavet miller_pearce mao_yang", order, " ") }
+FNR == 1 { delete h; for (i = 1; i <= NF; i++) h[$i] = i; next }
+'
+
+# ---- volume: late volume and density errors per setup -----------------------------
+awk "$prelude"'
+{ s = v("solver"); k = v("scene") "/" v("dim"); seen[s] = 1
+  ve[s, k] = v("vol_err_late"); de[s, k] = v("density_err_mean_late"); st[s, k] = v("status") }
+# a setup the solver did not run: a dash; one that blew up: "unst."
+function cell(status, x) { return (status == "") ? "--" : (status == "ok") ? pct(x, "%.1f") : "\\textit{unst.}" }
+END {
+  nset = split("pool/2 pool/3 dam_break/2 dam_break/3", set, " ")
+  print "\\begin{tabular}{l rrrr rrrr}"
+  print "\\toprule"
+  print " & \\multicolumn{4}{c}{volume error $|V/V_0 - 1|$ (\\%)} & \\multicolumn{4}{c}{mean density error (\\%)} \\\\"
+  print "\\cmidrule(lr){2-5}\\cmidrule(lr){6-9}"
+  print "method & pool 2D & pool 3D & dam 2D & dam 3D & pool 2D & pool 3D & dam 2D & dam 3D \\\\"
+  print "\\midrule"
+  for (i = 1; i <= nsol; i++) {
+    s = order[i]; if (!(s in seen)) continue
+    line = name(s)
+    for (j = 1; j <= nset; j++) line = line " & " cell(st[s, set[j]], ve[s, set[j]])
+    for (j = 1; j <= nset; j++) line = line " & " cell(st[s, set[j]], de[s, set[j]])
+    print line " \\\\"
+  }
+  print "\\bottomrule"
+  print "\\end{tabular}"
+}' "$data/volume/volume_summary.csv" > "$tmp/volume.tex"
+
+# ---- stability: the largest stable step per setup ------------------------------------
+awk "$prelude"'
+{ s = v("solver"); k = v("scene") "/" v("dim"); seen[s] = 1
+  dt[s, k] = v("dt_max_stable"); nd[s, k] = v("dt_max_stable_nd"); rel[s, k] = v("dt_max_stable_rel")
+  open[s, k] = (v("first_unstable_reason") == "") }
+function cell(s, k, x, spec) {
+  # every run of the sweep stable: the largest step tried is a lower bound
+  if (!isnum(x)) return "--"
+  return (open[s, k] ? "$\\geq$" : "") sprintf(spec, x)
+}
+END {
+  nset = split("dam_break/2 dam_break/3 drop/2 drop/3", set, " ")
+  print "\\begin{tabular}{l rrrr rr rrrr}"
+  print "\\toprule"
+  print " & \\multicolumn{4}{c}{$\\Delta t_{\\max}$ (ms)} & \\multicolumn{2}{c}{$\\Delta t_{\\max}\\sqrt{g/L}$} & \\multicolumn{4}{c}{$\\Delta t_{\\max} / \\Delta t_s$} \\\\"
+  print "\\cmidrule(lr){2-5}\\cmidrule(lr){6-7}\\cmidrule(lr){8-11}"
+  print "method & dam 2D & dam 3D & drop 2D & drop 3D & dam 2D & dam 3D & dam 2D & dam 3D & drop 2D & drop 3D \\\\"
+  print "\\midrule"
+  for (i = 1; i <= nsol; i++) {
+    s = order[i]; if (!(s in seen)) continue
+    line = name(s)
+    for (j = 1; j <= nset; j++) line = line " & " cell(s, set[j], isnum(dt[s, set[j]]) ? 1000 * dt[s, set[j]] : "", "%.3g")
+    for (j = 1; j <= 2; j++) line = line " & " cell(s, set[j], nd[s, set[j]], "%.3g")
+    for (j = 1; j <= nset; j++) line = line " & " cell(s, set[j], rel[s, set[j]], "%g")
+    print line " \\\\"
+  }
+  print "\\bottomrule"
+  print "\\end{tabular}"
+}' "$data/stability/stability_summary.csv" > "$tmp/stability.tex"
+
+# ---- drop: frequency exponent, Rayleigh ratio, effective surface tension -------------
+awk "$prelude"'
+{ s = v("solver"); d = v("dim"); seen[s] = 1
+  b[s, d] = v("exponent"); be[s, d] = v("exponent_err"); r[s, d] = v("omega_ratio_mean")
+  se[s, d] = v("sigma_eff_mean"); sg[s, d] = v("sigma"); nf[s, d] = v("n_fitted") }
+function pm(x, e) { return isnum(x) ? sprintf("$%.2f \\pm %.2f$", x, e) : "--" }
+END {
+  print "\\begin{tabular}{l rr rr rr rr}"
+  print "\\toprule"
+  print " & \\multicolumn{2}{c}{exponent $b$ of $\\omega \\propto R^b$} & \\multicolumn{2}{c}{$\\omega / \\omega_R$} & \\multicolumn{2}{c}{$\\sigma_\\mathrm{eff}$ (N/m)} & \\multicolumn{2}{c}{radii fitted} \\\\"
+  print "\\cmidrule(lr){2-3}\\cmidrule(lr){4-5}\\cmidrule(lr){6-7}\\cmidrule(lr){8-9}"
+  print "method & 2D & 3D & 2D & 3D & 2D & 3D & 2D & 3D \\\\"
+  print "\\midrule"
+  for (i = 1; i <= nsol; i++) {
+    s = order[i]; if (!(s in seen)) continue
+    print name(s) " & " pm(b[s, 2], be[s, 2]) " & " pm(b[s, 3], be[s, 3]) " & " fmt(r[s, 2], "%.2f") " & " fmt(r[s, 3], "%.2f") \
+      " & " mathnum(se[s, 2]) " & " mathnum(se[s, 3]) " & " fmt(nf[s, 2], "%d") " & " fmt(nf[s, 3], "%d") " \\\\"
+  }
+  print "\\bottomrule"
+  print "\\end{tabular}"
+}' "$data/drop/drop_summary.csv" > "$tmp/drop.tex"
+
+# ---- scaling: exponents, cost and memory per particle --------------------------------
+awk "$prelude"'
+FILENAME ~ /scaling_runs/ { s = v("solver"); if (v("threads") != "") thr[s] = v("threads"); next }
+{ s = v("solver"); seen[s] = 1
+  bt[s] = v("slope_total"); bte[s] = v("slope_total_err"); bl[s] = v("slope_large"); ble[s] = v("slope_large_err")
+  ns[s] = v("ns_per_particle_step_max"); by[s] = v("bytes_per_particle_max"); dl[s] = v("delaunay_share_max")
+  n0[s] = v("n_min"); n1[s] = v("n_max") }
+function pm(x, e) { return isnum(x) ? sprintf("$%.2f \\pm %.2f$", x, e) : "--" }
+END {
+  print "\\begin{tabular}{l r r rr rr r}"
+  print "\\toprule"
+  print "method & $N_{\\min}$ & $N_{\\max}$ & $b$ (all $N$) & $b$ ($N \\geq 10^4$) & ns per particle-step & bytes per particle & Delaunay share \\\\"
+  print "\\midrule"
+  for (i = 1; i <= nsol; i++) {
+    s = order[i]; if (!(s in seen)) continue
+    print name(s) " & " fmt(n0[s], "%d") " & " fmt(n1[s], "%d") " & " pm(bt[s], bte[s]) " & " pm(bl[s], ble[s]) \
+      " & " mathnum(ns[s]) " & " fmt(by[s], "%.0f") " & " pct(dl[s], "%.1f\\,\\%%") " \\\\"
+  }
+  print "\\bottomrule"
+  print "\\end{tabular}"
+}' "$data/scaling/scaling_runs.csv" "$data/scaling/scaling_summary.csv" > "$tmp/scaling.tex"
+
+# ---- numbers the text quotes ----------------------------------------------------------
+# Every macro is defined (as "--" when the data cannot give it), so the paper builds
+# whatever subset of solvers ran.
+awk "$prelude"'
+function def(n, x) { printf "\\newcommand{\\%s}{%s}\n", n, x }
+FILENAME ~ /volume_summary/ {
+  s = v("solver"); if (v("status") != "ok" || !isnum(v("vol_err_late"))) { vbad[s] = 1; next }
+  vsum[s] += v("vol_err_late"); vn[s]++; vseen[s] = 1
+  if (v("scene") == "dam_break" && v("dim") == 2) { dam2n[s] = v("n") }
+  next }
+FILENAME ~ /stability_summary/ {
+  s = v("solver"); if (v("scene") == "dam_break" && v("dim") == 2 && isnum(v("dt_max_stable"))) { sdt[s] = v("dt_max_stable"); snd[s] = v("dt_max_stable_nd"); sseen[s] = 1 }
+  next }
+FILENAME ~ /drop_summary/ {
+  s = v("solver"); k = s "/" v("dim")
+  if (isnum(v("exponent"))) { db[k] = v("exponent"); dseen[k] = 1 }
+  if (isnum(v("omega_ratio_mean"))) { dr[k] = v("omega_ratio_mean"); rseen[k] = 1 }
+  next }
+FILENAME ~ /scaling_summary/ {
+  s = v("solver"); if (isnum(v("ns_per_particle_step_max"))) { cns[s] = v("ns_per_particle_step_max"); cseen[s] = 1; cby[s] = v("bytes_per_particle_max") }
+  if (isnum(v("slope_total"))) { sl[s] = v("slope_total"); sle[s] = v("slope_total_err"); slseen[s] = 1 }
+  if (isnum(v("n_min")) && (nmin == "" || v("n_min") + 0 < nmin + 0)) nmin = v("n_min")
+  if (isnum(v("n_max")) && (nmax == "" || v("n_max") + 0 > nmax + 0)) nmax = v("n_max")
+  next }
+FILENAME ~ /snapshots_summary/ { s = v("solver"); snapn = v("n"); next }
+function absv(x) { return x < 0 ? -x : x }
+END {
+  # volume: the mean over the four setups of the late volume error, among solvers
+  # stable in all of them
+  best = ""; worst = ""
+  for (i = 1; i <= nsol; i++) { s = order[i]; if (!(s in vseen) || (s in vbad)) continue
+    m = vsum[s] / vn[s]
+    if (best == "" || m < bm) { best = s; bm = m }
+    if (worst == "" || m > wm) { worst = s; wm = m } }
+  def("VolBest", best == "" ? "--" : name(best)); def("VolBestErr", best == "" ? "--" : sprintf("%.1f", 100 * bm))
+  def("VolWorst", worst == "" ? "--" : name(worst)); def("VolWorstErr", worst == "" ? "--" : sprintf("%.1f", 100 * wm))
+  # stability: the largest stable step on the 2D dam break, as dt sqrt(g/L)
+  best = ""; worst = ""
+  for (i = 1; i <= nsol; i++) { s = order[i]; if (!(s in sseen)) continue
+    if (best == "" || sdt[s] + 0 > bd + 0) { best = s; bd = sdt[s] }
+    if (worst == "" || sdt[s] + 0 < wd + 0) { worst = s; wd = sdt[s] } }
+  def("DtBest", best == "" ? "--" : name(best)); def("DtBestVal", best == "" ? "--" : sprintf("%.3g", 1000 * bd))
+  def("DtBestNd", best == "" ? "--" : sprintf("%.3g", snd[best]))
+  def("DtWorst", worst == "" ? "--" : name(worst)); def("DtWorstVal", worst == "" ? "--" : sprintf("%.3g", 1000 * wd))
+  def("DtRatio", (best == "" || wd + 0 <= 0) ? "--" : sprintf("%.0f", bd / wd))
+  # drop: the exponent closest to the capillary -3/2, and the Rayleigh ratio closest to 1
+  best = ""
+  for (k in dseen) if (best == "" || absv(db[k] + 1.5) < absv(db[best] + 1.5) || (absv(db[k] + 1.5) == absv(db[best] + 1.5) && k < best)) best = k
+  split(best, pr, "/")
+  def("DropExpBest", best == "" ? "--" : name(pr[1]) " (" pr[2] "D)"); def("DropExpBestVal", best == "" ? "--" : sprintf("%.2f", db[best]))
+  best = ""
+  for (k in rseen) if (best == "" || absv(dr[k] - 1) < absv(dr[best] - 1) || (absv(dr[k] - 1) == absv(dr[best] - 1) && k < best)) best = k
+  split(best, pr, "/")
+  def("DropRatioBest", best == "" ? "--" : name(pr[1]) " (" pr[2] "D)"); def("DropRatioBestVal", best == "" ? "--" : sprintf("%.2f", dr[best]))
+  # cost at the largest N: the cheapest and the dearest per particle-step
+  best = ""; worst = ""
+  for (i = 1; i <= nsol; i++) { s = order[i]; if (!(s in cseen)) continue
+    if (best == "" || cns[s] + 0 < cns[best] + 0) best = s
+    if (worst == "" || cns[s] + 0 > cns[worst] + 0) worst = s }
+  def("CostCheapest", best == "" ? "--" : name(best)); def("CostCheapestNs", best == "" ? "--" : sprintf("%.0f", cns[best]))
+  def("CostDearest", worst == "" ? "--" : name(worst)); def("CostDearestNs", worst == "" ? "--" : sprintf("%.0f", cns[worst]))
+  def("CostRatio", (best == "" || cns[best] + 0 <= 0) ? "--" : sprintf("%.0f", cns[worst] / cns[best]))
+  # scaling: the smallest and largest exponent
+  lo = ""; hi = ""
+  for (i = 1; i <= nsol; i++) { s = order[i]; if (!(s in slseen)) continue
+    if (lo == "" || sl[s] + 0 < sl[lo] + 0) lo = s
+    if (hi == "" || sl[s] + 0 > sl[hi] + 0) hi = s }
+  def("SlopeMin", lo == "" ? "--" : sprintf("%.2f", sl[lo])); def("SlopeMinName", lo == "" ? "--" : name(lo))
+  def("SlopeMax", hi == "" ? "--" : sprintf("%.2f", sl[hi])); def("SlopeMaxName", hi == "" ? "--" : name(hi))
+  def("ScaleNmin", nmin == "" ? "--" : sprintf("%d", nmin)); def("ScaleNmax", nmax == "" ? "--" : sprintf("%d", nmax))
+  def("SnapN", snapn == "" ? "--" : snapn)
+}' "$data/volume/volume_summary.csv" "$data/stability/stability_summary.csv" "$data/drop/drop_summary.csv" \
+   "$data/scaling/scaling_summary.csv" "$data/snapshots/snapshots_summary.csv" > "$tmp/numbers.tex"
+{
+  if [ "$quick" = 1 ]; then
+    echo '\newcommand{\PfbQuick}{1}'
+    echo '\newcommand{\PfbDataDir}{'"$(printf '%s' "$data" | sed 's/[_%#&$]/\\&/g')"'}'
+  else
+    echo '\newcommand{\PfbQuick}{0}'
+    echo '\newcommand{\PfbDataDir}{'"$(printf '%s' "$data" | sed 's/[_%#&$]/\\&/g')"'}'
+  fi
+} >> "$tmp/numbers.tex"
+
+# ---- the reproducibility appendix, from every run.meta ------------------------------
+# The runs an experiment used are those its manifest.csv lists (written by `pfbench
+# exp` with its CSVs); without a manifest (data from before it existed), every run
+# directory under runs/ counts.
+metas=""
+for e in volume stability drop scaling snapshots; do
+  if [ -r "$data/$e/manifest.csv" ]; then
+    while IFS= read -r id; do
+      [ "$id" = run_id ] || [ -z "$id" ] && continue
+      m="$data/$e/runs/$id/run.meta"
+      if [ ! -r "$m" ]; then
+        echo "tables.sh: '$m' is missing although $data/$e/manifest.csv lists the run; rerun the experiment" >&2
+        exit 1
+      fi
+      metas="$metas$m"$'\n'
+    done < "$data/$e/manifest.csv"
+  elif [ -d "$data/$e/runs" ]; then
+    metas="$metas$(find "$data/$e/runs" -name run.meta | LC_ALL=C sort)"$'\n'
+  fi
+done
+metas=$(printf '%s' "$metas" | sed '/^$/d')
+if [ -z "$metas" ]; then
+  echo "tables.sh: no run.meta under '$data/*/runs'; run the experiments first" >&2
+  exit 1
+fi
+# mawk has no ENDFILE: concatenate the files with a separator line instead
+printf '%s\n' "$metas" | while IFS= read -r m; do
+  e=${m#"$data"/}; e=${e%%/*}
+  printf '@@run %s\n' "$e"; cat "$m"; printf '\n'
+done | awk -F' = ' "$(printf '%s' "$prelude" | sed '/^BEGIN/d; /^FNR == 1/d')"'
+function account() {
+  if (ex == "") return
+  k = ex; runs[k]++; if (st != "ok") unst[k]++; wall[k] += ws
+  if (!((k, seed) in seedseen)) { seedseen[k, seed] = 1; nseed[k]++; seeds[k] = seeds[k] (seeds[k] == "" ? "" : ", ") seed }
+  if (thr != "" && !((k, thr) in thrseen)) { thrseen[k, thr] = 1; thrs[k] = thrs[k] (thrs[k] == "" ? "" : ", ") thr }
+  if (!(com in comseen)) { comseen[com] = 1; ncom++; coml[ncom] = com }
+  if (!(cc in ccseen)) { ccseen[cc] = 1; ncc++; ccl[ncc] = cc }
+  if (!(fl in flseen)) { flseen[fl] = 1; nfl++; fll[nfl] = fl }
+  if (!(mach in machseen)) { machseen[mach] = 1; nmach++; machl[nmach] = mach }
+  if (dmin == "" || dt < dmin) dmin = dt
+  if (dmax == "" || dt > dmax) dmax = dt
+  total += ws; nruns++
+}
+/^@@run / { account(); ex = substr($0, 7); st = "ok"; seed = thr = com = cc = fl = mach = dt = ""; ws = 0; next }
+$1 == "status" { st = $2 }
+$1 == "seed" { seed = $2 }
+$1 == "threads" { thr = $2 }
+$1 == "commit" { com = $2 }
+$1 == "compiler" { cc = $2 }
+$1 == "cflags" { fl = $2 }
+$1 == "machine" { mach = $2 }
+$1 == "date" { dt = $2 }
+$1 == "wall_seconds" { ws = $2 + 0 }
+function list(n, a,    i, s) { s = ""; for (i = 1; i <= n; i++) s = s (i > 1 ? "; " : "") "\\texttt{" tex(a[i]) "}"; return s }
+END {
+  account()
+  print "\\begin{tabular}{l r r l l r}"
+  print "\\toprule"
+  print "experiment & runs & unstable & seeds & threads & run time (s) \\\\"
+  print "\\midrule"
+  ne = split("volume stability drop scaling snapshots", el, " ")
+  for (i = 1; i <= ne; i++) { k = el[i]; if (!(k in runs)) continue
+    print k " & " runs[k] " & " (unst[k] + 0) " & " seeds[k] " & " (thrs[k] == "" ? "--" : thrs[k]) " & " sprintf("%.0f", wall[k]) " \\\\" }
+  print "\\midrule"
+  print "all & " nruns " & & & & " sprintf("%.0f", total) " \\\\"
+  print "\\bottomrule"
+  print "\\end{tabular}"
+  print ""
+  print "\\medskip"
+  print "\\noindent\\begin{tabular}{@{}l p{0.8\\linewidth}@{}}"
+  print "commit" (ncom > 1 ? "s" : "") " & " list(ncom, coml) (ncom > 1 ? " (the runs were made at different commits)" : "") " \\\\"
+  print "compiler" (ncc > 1 ? "s" : "") " & " list(ncc, ccl) " \\\\"
+  print "flags & " list(nfl, fll) " \\\\"
+  print "machine" (nmach > 1 ? "s" : "") " & " list(nmach, machl) " \\\\"
+  print "dates & \\texttt{" tex(dmin) "} to \\texttt{" tex(dmax) "} \\\\"
+  print "\\end{tabular}"
+}' > "$tmp/appendix.tex"
+
+# ---- where each table came from -------------------------------------------------------
+{
+  for f in volume/volume_summary stability/stability_summary drop/drop_summary scaling/scaling_summary \
+           snapshots/snapshots_summary; do
+    key=$(basename "$f" | sed 's/_summary//; s/_//g')
+    printf '\\newcommand{\\Src%s}{\\texttt{%s}}\n' "$key" "$(printf '%s' "$data/$f.csv" | sed 's/[_%#&$]/\\&/g')"
+  done
+} > "$tmp/sources.tex"
+
+for f in volume stability drop scaling numbers appendix sources; do
+  mv "$tmp/$f.tex" "$gen/$f.tex"
+done
