@@ -25,8 +25,8 @@ if [ $# -lt 2 ] || [ $# -gt 3 ]; then
 fi
 data=$1 gen=$2 quick=${3:-0}
 case "$quick" in 0|1) ;; *) echo "tables.sh: QUICK is '$quick'; valid: 0 or 1" >&2; exit 2 ;; esac
-for f in volume/volume_summary stability/stability_summary drop/drop_summary drop/drop_fits \
-         scaling/scaling_summary scaling/scaling_runs snapshots/snapshots_summary; do
+for f in volume/volume_summary stability/stability_summary drop/drop_summary \
+         scaling/scaling_summary snapshots/snapshots_summary; do
   if [ ! -r "$data/$f.csv" ]; then
     echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
     exit 1
@@ -36,10 +36,10 @@ mkdir -p "$gen"
 tmp=$(mktemp -d "$gen/.tables.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# The awk prelude every table shares: the header row names the columns (v(c) is the
-# field of column c in the current row), solvers in the order of plots/style.gp, their
-# names in LaTeX, and number formats where NaN, empty and "nan" print as a dash.
-prelude='
+# The awk functions every table shares: v(c) is the field of column c in the current
+# row, solvers in the order of plots/style.gp, their names in LaTeX, and number
+# formats where NaN, empty and "nan" print as a dash ...
+funcs='
 function v(c) { return (c in h) ? $(h[c]) : "" }
 function isnum(x) { return x != "" && tolower(x) !~ /nan|inf/ }
 function name(s) {
@@ -69,9 +69,13 @@ function tex(s) {
   gsub(/~/, "\\textasciitilde{}", s); gsub(/\^/, "\\textasciicircum{}", s)
   gsub(/\001/, "\\textbackslash{}", s); return s
 }
+'
+# ... and, for the CSV tables, the header row of each file naming the columns
+csvhead='
 BEGIN { FS = ","; nsol = split("muller clavet miller_pearce mao_yang", order, " ") }
 FNR == 1 { delete h; for (i = 1; i <= NF; i++) h[$i] = i; next }
 '
+prelude="$funcs$csvhead"
 
 # ---- volume: late volume and density errors per setup -----------------------------
 awk "$prelude"'
@@ -132,7 +136,7 @@ END {
 awk "$prelude"'
 { s = v("solver"); d = v("dim"); seen[s] = 1
   b[s, d] = v("exponent"); be[s, d] = v("exponent_err"); r[s, d] = v("omega_ratio_mean")
-  se[s, d] = v("sigma_eff_mean"); sg[s, d] = v("sigma"); nf[s, d] = v("n_fitted") }
+  se[s, d] = v("sigma_eff_mean"); nf[s, d] = v("n_fitted") }
 function pm(x, e) { return isnum(x) ? sprintf("$%.2f \\pm %.2f$", x, e) : "--" }
 END {
   print "\\begin{tabular}{l rr rr rr rr}"
@@ -152,7 +156,6 @@ END {
 
 # ---- scaling: exponents, cost and memory per particle --------------------------------
 awk "$prelude"'
-FILENAME ~ /scaling_runs/ { s = v("solver"); if (v("threads") != "") thr[s] = v("threads"); next }
 { s = v("solver"); seen[s] = 1
   bt[s] = v("slope_total"); bte[s] = v("slope_total_err"); bl[s] = v("slope_large"); ble[s] = v("slope_large_err")
   ns[s] = v("ns_per_particle_step_max"); by[s] = v("bytes_per_particle_max"); dl[s] = v("delaunay_share_max")
@@ -170,7 +173,7 @@ END {
   }
   print "\\bottomrule"
   print "\\end{tabular}"
-}' "$data/scaling/scaling_runs.csv" "$data/scaling/scaling_summary.csv" > "$tmp/scaling.tex"
+}' "$data/scaling/scaling_summary.csv" > "$tmp/scaling.tex"
 
 # ---- numbers the text quotes ----------------------------------------------------------
 # Every macro is defined (as "--" when the data cannot give it), so the paper builds
@@ -180,7 +183,6 @@ function def(n, x) { printf "\\newcommand{\\%s}{%s}\n", n, x }
 FILENAME ~ /volume_summary/ {
   s = v("solver"); if (v("status") != "ok" || !isnum(v("vol_err_late"))) { vbad[s] = 1; next }
   vsum[s] += v("vol_err_late"); vn[s]++; vseen[s] = 1
-  if (v("scene") == "dam_break" && v("dim") == 2) { dam2n[s] = v("n") }
   next }
 FILENAME ~ /stability_summary/ {
   s = v("solver"); if (v("scene") == "dam_break" && v("dim") == 2 && isnum(v("dt_max_stable"))) { sdt[s] = v("dt_max_stable"); snd[s] = v("dt_max_stable_nd"); sseen[s] = 1 }
@@ -246,13 +248,8 @@ END {
 }' "$data/volume/volume_summary.csv" "$data/stability/stability_summary.csv" "$data/drop/drop_summary.csv" \
    "$data/scaling/scaling_summary.csv" "$data/snapshots/snapshots_summary.csv" > "$tmp/numbers.tex"
 {
-  if [ "$quick" = 1 ]; then
-    echo '\newcommand{\PfbQuick}{1}'
-    echo '\newcommand{\PfbDataDir}{'"$(printf '%s' "$data" | sed 's/[_%#&$]/\\&/g')"'}'
-  else
-    echo '\newcommand{\PfbQuick}{0}'
-    echo '\newcommand{\PfbDataDir}{'"$(printf '%s' "$data" | sed 's/[_%#&$]/\\&/g')"'}'
-  fi
+  echo '\newcommand{\PfbQuick}{'"$quick"'}'
+  echo '\newcommand{\PfbDataDir}{'"$(printf '%s' "$data" | sed 's/[_%#&$]/\\&/g')"'}'
 } >> "$tmp/numbers.tex"
 
 # ---- the reproducibility appendix, from every run.meta ------------------------------
@@ -284,7 +281,7 @@ fi
 printf '%s\n' "$metas" | while IFS= read -r m; do
   e=${m#"$data"/}; e=${e%%/*}
   printf '@@run %s\n' "$e"; cat "$m"; printf '\n'
-done | awk -F' = ' "$(printf '%s' "$prelude" | sed '/^BEGIN/d; /^FNR == 1/d')"'
+done | awk -F' = ' "$funcs"'
 function account() {
   if (ex == "") return
   k = ex; runs[k]++; if (st != "ok") unst[k]++; wall[k] += ws

@@ -88,14 +88,12 @@ static void fixture(void)
                "exponent_half_err,n_half\n"
                "muller,2,0.0728,-1.4,0.1,0.0512,0.93,4,nan,nan,0\n"
                "clavet,2,nan,-2.2,0.5,61.3,nan,4,nan,nan,0\n");
-    write_file("data/drop/drop_fits.csv", "solver,dim\n");
     write_file("data/scaling/scaling_summary.csv",
                "solver,dim,n_min,n_max,sizes,slope_total,slope_total_err,slope_step,slope_step_err,slope_large,"
                "slope_large_err,slope_delaunay,slope_delaunay_err,ns_per_particle_step_max,bytes_per_particle_max,"
                "delaunay_share_max\n"
                "muller,3,1088,992319,7,0.9549,0.0264,0.9549,0.0264,0.9930,0.0031,nan,nan,336.439,242.911,nan\n"
                "clavet,3,1088,992319,7,1.1051,0.0199,1.1051,0.0199,1.1508,0.0252,nan,nan,6815.25,845.767,nan\n");
-    write_file("data/scaling/scaling_runs.csv", "solver,threads\nmuller,2\n");
     write_file("data/snapshots/snapshots_summary.csv",
                "solver,scene,dim,n,dt,status,reason,frames_done,wall_seconds\nmuller,dam_break,2,1250,1e-4,ok,,5,1\n");
     write_file("data/volume/runs/muller_pool_2d/run.meta", meta_a);
