@@ -2,13 +2,13 @@
  *
  *   pfbench bench nsearch [--n N] [--neighbours K] [--dim 2|3] [--reps R] [--seed S]
  *   pfbench bench step --solver S [--scene SC] [--dim 2|3] [--n N] [--steps K]
- *                      [--set KEY=VALUE ...]
+ *                      [--warmup K] [--set KEY=VALUE ...]
  *
  * nsearch: N points uniform in a cube (square) sized so that a point has K
  * neighbours within h = 1 on average, in cell order (the framework keeps particle
  * storage cell-ordered); R builds of the grid and the full neighbour list, timed
  * one by one after an untimed warm-up build.  step: the scene at the spacing that gives about N particles, two
- * warm-up steps, then K timed steps at the solver's suggested dt.  Both print one
+ * warm-up steps (--warmup: more, to time a flow under way), then K timed steps at the solver's suggested dt.  Both print one
  * line of key=value pairs: the median time per particle, the throughput, and the
  * resident memory the simulation added per particle (from /proc/self/statm).
  * Exit status 1 on bad input (one line naming the value), 3 if the steps blew up. */
@@ -45,14 +45,14 @@ static int int_arg(const char *opt, const char *s, long lo, long hi, long *out)
 static void usage_bench(FILE *f)
 {
     fputs("usage: pfbench bench nsearch [--n N] [--neighbours K] [--dim 2|3] [--reps R] [--seed S]\n"
-          "       pfbench bench step --solver S [--scene SC] [--dim 2|3] [--n N] [--steps K] [--set KEY=VALUE]\n"
+          "       pfbench bench step --solver S [--scene SC] [--dim 2|3] [--n N] [--steps K] [--warmup K] [--set KEY=VALUE]\n"
           "\n"
           "nsearch: grid build + full neighbour list of N uniform random points (cell order)\n"
           "         with K neighbours on average (defaults 1000000, 40, 3D, 5 reps)\n"
-          "step:    K timed steps (default 20, after 2 warm-up steps) of the scene (default\n"
+          "step:    K timed steps (default 20, after --warmup untimed ones, default 2) of the scene (default\n"
           "         dam_break) at the spacing giving about N particles (default 60000)\n"
           "\n"
-          "prints one line of key=value: ns per particle (median), throughput, bytes per\n"
+          "prints one line of key=value: ns per particle (median, and mean), throughput, bytes per\n"
           "particle added to the resident set; OMP_NUM_THREADS sets the threads.\n",
           f);
 }
@@ -151,7 +151,7 @@ static int bench_nsearch(int argc, char **argv)
 static int bench_step(int argc, char **argv)
 {
     const char *solver = NULL, *scene = "dam_break";
-    long n = 60000, steps = 20, dim = 3;
+    long n = 60000, steps = 20, dim = 3, warmup = 2;
     const char *sets[64];
     int nsets = 0;
     for (int i = 3; i < argc; i++) {
@@ -169,12 +169,14 @@ static int bench_step(int argc, char **argv)
             rc = int_arg(a, argv[++i], 10, 100000000, &n);
         else if (!strcmp(a, "--steps"))
             rc = int_arg(a, argv[++i], 1, 1000000, &steps);
+        else if (!strcmp(a, "--warmup"))
+            rc = int_arg(a, argv[++i], 0, 10000000, &warmup);
         else if (!strcmp(a, "--dim"))
             rc = int_arg(a, argv[++i], 2, 3, &dim);
         else if (!strcmp(a, "--set") && nsets < 64)
             sets[nsets++] = argv[++i];
         else {
-            fprintf(stderr, "pfbench bench step: unknown option '%s'; valid: --solver, --scene, --dim, --n, --steps, --set\n",
+            fprintf(stderr, "pfbench bench step: unknown option '%s'; valid: --solver, --scene, --dim, --n, --steps, --warmup, --set\n",
                     a);
             return EXIT_BAD;
         }
@@ -226,17 +228,18 @@ static int bench_step(int argc, char **argv)
     pfb_step_timing tm;
     memset(&tm, 0, sizeof tm);
     if (!rc)
-        rc = run_time_steps(&cfg, 2, steps, &tm, &err);
+        rc = run_time_steps(&cfg, warmup, steps, &tm, &err);
     if (rc)
         fprintf(stderr, "pfbench bench step: %s\n", err.msg);
     else if (tm.unstable)
         fprintf(stderr, "pfbench bench step: %s\n", tm.reason);
     else {
         double np = (double)tm.n;
-        printf("bench=step solver=%s scene=%s dim=%ld n=%zu spacing=%.6g dt=%.4g threads=%d steps=%ld "
-               "ns_per_particle_step=%.1f particle_steps_per_s=%.4g bytes_per_particle=%.0f",
-               so->name, sc->name, dim, tm.n, tm.spacing, tm.dt, tm.threads, steps, 1e9 * tm.t_step / np,
-               np / tm.t_step, tm.bytes_per_particle);
+        printf("bench=step solver=%s scene=%s dim=%ld n=%zu spacing=%.6g dt=%.4g threads=%d warmup=%ld steps=%ld "
+               "ns_per_particle_step=%.1f particle_steps_per_s=%.4g mean_ns_per_particle_step=%.1f "
+               "mean_particle_steps_per_s=%.4g bytes_per_particle=%.0f",
+               so->name, sc->name, dim, tm.n, tm.spacing, tm.dt, tm.threads, warmup, steps, 1e9 * tm.t_step / np,
+               np / tm.t_step, 1e9 * tm.t_step_mean / np, np / tm.t_step_mean, tm.bytes_per_particle);
         for (size_t k = 0; k < tm.ntimers; k++)
             printf(" %s_seconds_per_step=%.4g", tm.timer_names[k], tm.timer_step[k]);
         if (so->frame) {

@@ -12,14 +12,16 @@
 
 void shape_centre(const pfb_shape *s, double t, double c[3])
 {
+    /* no sine for a still axis (amp 0): the step's wall projection calls this per
+     * particle and shape */
     for (int k = 0; k < 3; k++)
-        c[k] = s->c[k] + s->vel[k] * t + s->amp[k] * sin(s->omega * t);
+        c[k] = s->c[k] + s->vel[k] * t + (s->amp[k] != 0.0 ? s->amp[k] * sin(s->omega * t) : 0.0);
 }
 
 void shape_velocity(const pfb_shape *s, double t, double v[3])
 {
     for (int k = 0; k < 3; k++)
-        v[k] = s->vel[k] + s->amp[k] * s->omega * cos(s->omega * t);
+        v[k] = s->vel[k] + (s->amp[k] != 0.0 ? s->amp[k] * s->omega * cos(s->omega * t) : 0.0);
 }
 
 void shape_velocity_at(const pfb_shape *s, int dim, double t, const double x[3], double v[3])

@@ -119,32 +119,58 @@ int particles_add_field(pfb_particles *p, const char *name, int ncomp, int *idx,
     return PFB_OK;
 }
 
-static int permute_block(void *base, size_t elem, const size_t *perm, size_t n)
-{
-    unsigned char *src = base;
-    unsigned char *tmp = malloc(elem * (n ? n : 1));
-    if (!tmp)
-        return -1;
-    for (size_t k = 0; k < n; k++)
-        memcpy(tmp + k * elem, src + perm[k] * elem, elem);
-    memcpy(src, tmp, elem * n);
-    free(tmp);
-    return 0;
-}
-
+/* In place, by following the permutation's cycles (a bit per particle marks
+ * the slots done): new slot k receives old particle perm[k], every array moved
+ * together, so a sort needs no copy of the arrays (the framework re-sorts every
+ * frame, and muller at every list rebuild). */
 int particles_permute(pfb_particles *p, const size_t *perm, pfb_err *err)
 {
-    int bad = 0;
+    const size_t n = p->n;
+    unsigned char *done = calloc(n / 8 + 1, 1);
+    if (!done)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory reordering %zu particles", n);
+    unsigned char *base[8 + PFB_MAX_FIELDS];
+    size_t elem[8 + PFB_MAX_FIELDS], na = 0;
     for (int k = 0; k < 3; k++) {
-        bad |= permute_block(p->x[k], sizeof(double), perm, p->n);
-        bad |= permute_block(p->v[k], sizeof(double), perm, p->n);
+        base[na] = (unsigned char *)p->x[k];
+        elem[na++] = sizeof(double);
+        base[na] = (unsigned char *)p->v[k];
+        elem[na++] = sizeof(double);
     }
-    bad |= permute_block(p->m, sizeof(double), perm, p->n);
-    bad |= permute_block(p->id, sizeof(uint64_t), perm, p->n);
-    for (size_t f = 0; f < p->nfields; f++)
-        bad |= permute_block(p->field[f].data, sizeof(double) * (size_t)p->field[f].ncomp, perm, p->n);
-    if (bad)
-        return pfb_err_set(err, PFB_ENOMEM, "out of memory reordering %zu particles", p->n);
+    base[na] = (unsigned char *)p->m;
+    elem[na++] = sizeof(double);
+    base[na] = (unsigned char *)p->id;
+    elem[na++] = sizeof(uint64_t);
+    for (size_t f = 0; f < p->nfields; f++) {
+        base[na] = (unsigned char *)p->field[f].data;
+        elem[na++] = sizeof(double) * (size_t)p->field[f].ncomp;
+    }
+    unsigned char tmp[8 * 8 + PFB_MAX_FIELDS * 9 * 8]; /* one particle: fields have at most 9 components */
+    for (size_t s = 0; s < n; s++) {
+        if (done[s / 8] & (1u << (s % 8)))
+            continue;
+        done[s / 8] |= (unsigned char)(1u << (s % 8));
+        if (perm[s] == s)
+            continue;
+        unsigned char *t = tmp;
+        for (size_t a = 0; a < na; t += elem[a], a++)
+            memcpy(t, base[a] + s * elem[a], elem[a]);
+        size_t k = s;
+        for (;;) {
+            const size_t nx = perm[k];
+            if (nx == s) {
+                t = tmp;
+                for (size_t a = 0; a < na; t += elem[a], a++)
+                    memcpy(base[a] + k * elem[a], t, elem[a]);
+                break;
+            }
+            for (size_t a = 0; a < na; a++)
+                memcpy(base[a] + k * elem[a], base[a] + nx * elem[a], elem[a]);
+            done[nx / 8] |= (unsigned char)(1u << (nx % 8));
+            k = nx;
+        }
+    }
+    free(done);
     return PFB_OK;
 }
 

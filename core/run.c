@@ -46,7 +46,7 @@ int run_build_scene(const pfb_run_config *cfg, pfb_sim *sim, pfb_err *err)
                            cfg->scene->name, spacing);
     scene_jitter(sim, params_get(cfg->run, "jitter"));
     if (params_get_int(cfg->run, "sort_every") > 0) { /* canonical storage order from the start */
-        rc = sim_sort_particles(sim, 2.0 * spacing, err);
+        rc = sim_sort_particles(sim, sim_sort_h(sim), err);
         if (rc)
             return rc;
     }
@@ -397,7 +397,7 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
                 goto done;
         }
         if (sort_every > 0 && f % sort_every == 0) {
-            rc = sim_sort_particles(&sim, 2.0 * sim.spacing, err);
+            rc = sim_sort_particles(&sim, sim_sort_h(&sim), err);
             if (rc)
                 goto done;
         }

@@ -36,7 +36,13 @@ static int sim_grid_build(pfb_sim *sim, double h, pfb_err *err)
             return rc;
     }
     sim->grid.threads = sim->threads;
+    sim->grid_gen++;
     return grid_build(&sim->grid, (const double *const *)sim->p.x, sim->p.n, err);
+}
+
+double sim_sort_h(const pfb_sim *sim)
+{
+    return sim->sort_h > 0 ? sim->sort_h : 2.0 * sim->spacing;
 }
 
 int sim_neighbours(pfb_sim *sim, double h, const pfb_nlist **out, pfb_err *err)
@@ -89,12 +95,14 @@ int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
     sim_positions_changed(sim);
     /* cell order, and by id within a cell: the storage order after a sort depends
      * only on positions and ids, not on the order before it */
-    const pfb_grid *g = &sim->grid;
+    /* the permutation is the grid's order, re-sorted by id within each cell in
+     * place: afterwards the grid describes the new storage (its order within
+     * cells is the permutation's, the cells are unchanged), so sorted position k
+     * is storage index k, and xs[k] (refilled) the stored position */
+    pfb_grid *g = &sim->grid;
     const uint64_t *id = sim->p.id;
-    size_t n = sim->p.n, *perm = malloc((n ? n : 1) * sizeof *perm);
-    if (!perm)
-        return pfb_err_set(err, PFB_ENOMEM, "out of memory sorting %zu particles", n);
-    memcpy(perm, grid_sort_permutation(g), n * sizeof *perm);
+    const size_t n = sim->p.n;
+    size_t *perm = g->order;
     for (size_t c = 0; c < g->ntable; c++)
         for (size_t a = g->cell_start[c] + 1; a < g->cell_start[c + 1]; a++) {
             size_t v = perm[a], b = a;
@@ -105,7 +113,11 @@ int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
             perm[b] = v;
         }
     rc = particles_permute(&sim->p, perm, err);
-    free(perm);
+    if (!rc) {
+        for (int d = 0; d < sim->dim; d++)
+            memcpy(g->xs + (size_t)d * g->cap_points, sim->p.x[d], n * sizeof(double));
+        sim->sort_gen = sim->grid_gen;
+    }
     return rc;
 }
 

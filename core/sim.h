@@ -1,11 +1,11 @@
 /* sim.h — the simulation state the framework owns and hands to a solver.
  *
  * A solver reads and updates particles through sim->p, asks for neighbours with
- * sim_neighbours, and collides with sim->walls.  A solver that cannot afford a
- * stored list (16 bytes per pair, about 640 per particle in 3D) may instead
- * traverse candidate cells itself with core/grid's pfb_grid and grid_candidates
- * (muller, for its memory and speed targets), or search an extended point set
- * (mao_yang, real particles and mirrors); the search code is always core/grid.
+ * sim_neighbours (a full list, 4 bytes per pair), and collides with sim->walls.
+ * A solver may instead build its own list from the grid of a sort (muller: a
+ * half list with a skin, from sim_sort_particles' grid; see sim->sort_h), or
+ * search an extended point set (mao_yang, real particles and mirrors); the
+ * search code is always core/grid.
  * The run loop advances sim->t and sim->step after each solver step. */
 #ifndef PFB_SIM_H
 #define PFB_SIM_H
@@ -59,6 +59,11 @@ typedef struct pfb_sim {
     double nl_h;             /* radius of the cached list, 0 if none */
     long nl_step;            /* step at which it was built */
     double nl_t;
+    unsigned long grid_gen;  /* builds of sim->grid so far (any later build changes it) */
+    unsigned long sort_gen;  /* grid_gen of the last sim_sort_particles */
+    double sort_h;           /* cell size of the run's re-sorting; 0: 2 spacings.  A solver
+                                may set it in create (muller: its list radius), so that
+                                the run's sorts and its own share one grid */
 } pfb_sim;
 
 /* Initialise an empty simulation of dimension dim with the given seed. */
@@ -127,7 +132,13 @@ void sim_positions_changed(pfb_sim *sim);
 /* Reorder particle storage into grid-cell order (locality), by id within a cell,
  * so the order after a sort depends only on positions and ids; invalidates the
  * list.  The run sorts before the solver is created and then every sort_every
- * frames, so every neighbour row is in a canonical order. */
+ * frames (cell size sim_sort_h), so every neighbour row is in a canonical order.
+ * Afterwards, until the next build of sim->grid (sim->grid_gen == sim->sort_gen),
+ * sim->grid describes the new storage: its sorted positions are storage indices
+ * and its copy xs holds the positions at the sort. */
 int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err);
+
+/* The cell size of the run's sorts: sim->sort_h, or 2 spacings when 0. */
+double sim_sort_h(const pfb_sim *sim);
 
 #endif

@@ -11,20 +11,15 @@
  *   eq. 19  surface force    f^s = -sigma lap c_S n / |n|, applied where |n| > l (eq. 20)
  *   eq. 8   acceleration     a_i = f_i / rho_i  (+ g: gravity is an acceleration, rho g / rho)
  *   kernels eqs. 20-22       poly6, spiky, viscosity (core/kernels.c)
- * Where each lives: compute_density (eqs. 3, 12), compute_forces and force_hits (eqs.
- * 10, 14, 15-20, 8), step (leap-frog; walls by sim_project_walls).
- * Performance (issue 8): no neighbour list.  Each force evaluation bins the
- * particles in the solver's own grid (cell h) and traverses, per particle, its
- * candidate cells in cell order (the 3^dim around it minus the rows and row
- * ends its position puts h or more away: 20.6 h^3 instead of 27 h^3 in 3D),
- * reading cell-ordered copies of mass, volume, pressure and velocity: the
- * density pass as one masked loop over all candidates (vectorised), the force
- * pass by collecting the hits (within h) first (grid_hits: four candidates at
- * a time with AVX2) and evaluating the force terms on those only.  Each particle's sums are formed by one thread in
- * that order, so results do not depend on the thread count.  Measured (3D dam
- * break, 59,582 particles, bench step, 2 cores): about 2.0 million particle-steps/s
- * on 2 threads (0.63 million with the neighbour list, 1.4 million with the first
- * traversal), 249 bytes per particle (633 with the list).
+ * Where each lives: compute_density and density_row (eqs. 3, 12), compute_forces and
+ * force_row (eqs. 10, 14, 15-20, 8), step (leap-frog; walls by sim_project_walls).
+ * Performance (issue 8): a half neighbour list with a skin, reused over steps,
+ * with each pair evaluated once for both particles (see "The pair loops"): the
+ * list costs 4 bytes per pair and is rebuilt only when a particle has moved
+ * 0.45 skin h; the pair terms (square root, divisions) are formed once per pair;
+ * results do not depend on the thread count.  The version before it traversed
+ * candidate cells twice per step with no stored list (about 2 million
+ * particle-steps/s on the 3D dam break at 59,582 particles, 2 cores).
  * Rigid bodies (issue 7; the paper has none): after the drift and the wall
  * projection, sim_bodies_couple (core/sim.h): each body advances under gravity,
  * and every particle within the wall margin of it exchanges the impulse of an
@@ -77,6 +72,8 @@
  * value; a common choice); h = 2 spacings (about 33 neighbours in 3D, 12 in 2D);
  * suggested time step with cfl = 0.15 of h (0.3 of the smoothing length h/2). */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,21 +97,30 @@ static const pfb_param_spec muller_params[] = {
     {"surface_threshold", PFB_PARAM_DOUBLE, 7.065, 0.0, 1e9, "1/m", "l: surface force where |grad c| > l", NULL},
     {"wall_restitution", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "normal restitution at walls", NULL},
     {"wall_friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "tangential velocity removed at walls (0 slip, 1 no-slip)", NULL},
+    {"list_skin", PFB_PARAM_DOUBLE, 0.1, 0.01, 1.0, "1", "neighbour list radius h (1 + skin), rebuilt when a particle moved 0.45 skin h", NULL},
+    {"simd", PFB_PARAM_BOOL, 1, 0, 1, "", "AVX2 pair loops where the CPU has them (the same bits as without)", NULL},
     {"cfl", PFB_PARAM_DOUBLE, 0.15, 0.01, 2.0, "1", "CFL number of the suggested time step", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 typedef struct muller_state {
-    int clamp;
+    int clamp, simd;
     double h, rho0, k, mu, sigma, l, e, fric, margin, cfl;
+    double hl;             /* radius of the half list, h (1 + list_skin) */
     pfb_kernel poly6, spiky, visc;
     int f_rho, f_p, f_a;   /* particle field indices: density, pressure, acceleration */
     int have_accel;
     size_t n_surface;
-    /* the cell traversal: the solver's own grid (cell h) and cell-ordered copies
-     * of mass, density, pressure and velocity (xs is the grid's) */
-    pfb_grid grid;
-    double *cm, *cvol, *cp, *cv[3];   /* mass, volume m / rho, pressure, velocity */
-    size_t cap;
+    /* the half list (pairs i < j within hl at its build; rows ls[i] .. ls[i+1]-1 of lj),
+     * its blocks blk[0 .. nblk], and per particle m / rho and the colour-field sums
+     * (grad c_S, lap c_S: 4 doubles) */
+    uint32_t *ls, *lj;
+    size_t cap_n, cap_pairs, list_n, *blk, nblk;
+    unsigned long list_gen; /* sim->grid_gen of the grid it was built on */
+    long builds;           /* lists built so far */
+    double *vol, *cs;
+    /* the rows of the two passes, for the instruction set of this CPU (muller_rows.inc) */
+    void (*density_row)(struct muller_state *s, pfb_sim *sim, size_t i);
+    void (*force_row)(struct muller_state *s, pfb_sim *sim, size_t i);
     /* kernel constants: poly6 c, spiky dW/dr = ds (h - r)^2, viscosity lap = lv (h - r) */
     double c6, ds, lv;
 } muller_state;
@@ -124,12 +130,11 @@ static void muller_destroy(void *state)
     muller_state *s = state;
     if (!s)
         return;
-    grid_free(&s->grid);
-    free(s->cm);
-    free(s->cvol);
-    free(s->cp);
-    for (int d = 0; d < 3; d++)
-        free(s->cv[d]);
+    free(s->ls);
+    free(s->lj);
+    free(s->blk);
+    free(s->vol);
+    free(s->cs);
     free(s);
 }
 
@@ -141,12 +146,15 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
         return pfb_err_set(err, PFB_ENOMEM, "out of memory creating the muller solver");
     s->h = params_get(p, "h_factor") * sim->spacing;
     s->clamp = params_get_int(p, "clamp_pressure");
+    s->simd = params_get_int(p, "simd");
     s->sigma = params_get(p, "surface_tension");
     s->l = params_get(p, "surface_threshold");
     s->e = params_get(p, "wall_restitution");
     s->fric = params_get(p, "wall_friction");
     s->cfl = params_get(p, "cfl");
     s->margin = 0.5 * sim->spacing;
+    s->hl = s->h * (1.0 + params_get(p, "list_skin"));
+    sim->sort_h = s->hl; /* the run's sorts on the list's grid (see the pair loops) */
     int rc = kernel_init(&s->poly6, PFB_KERNEL_POLY6, sim->dim, s->h, err);
     if (!rc)
         rc = kernel_init(&s->spiky, PFB_KERNEL_SPIKY, sim->dim, s->h, err);
@@ -158,8 +166,6 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
         rc = particles_add_field(&sim->p, "pressure", 1, &s->f_p, err);
     if (!rc)
         rc = particles_add_field(&sim->p, "accel", 3, &s->f_a, err);
-    if (!rc)
-        rc = grid_init(&s->grid, sim->dim, s->h, err);
     if (rc) {
         muller_destroy(s);
         return rc;
@@ -194,206 +200,368 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     return PFB_OK;
 }
 
-/* The traversal: the grid of the current positions, and per sorted position k
- * (particle order[k]) its candidates in the cell ranges, read from cell-ordered
- * copies.  Every particle's sums run over its candidates in cell order on one
- * thread (the hits are masked, not branched on, so the loops vectorise): the
- * results do not depend on the thread count.  The candidate at distance 0 that
- * is the particle itself gives the self terms of eqs. 3 and 15. */
-/* hit buffer of the force pass (on the stack), flushed when half full */
-#define MULLER_HITS 256
+/* The pair loops: a half list with a skin (Verlet), evaluated symmetrically.
+ *
+ * The list holds every pair i < j (storage indices) closer than hl = h (1 + skin)
+ * at the positions of its build.  It stays valid, and is reused step after step,
+ * while no particle has moved more than 0.45 skin h from those positions: then a
+ * pair closer than h now was closer than h + 0.9 skin h < hl then (the 10% spare
+ * covers the rounding of the two distance tests).  A rebuild re-sorts storage
+ * into cell order (sim_sort_particles with cell hl) and lists each point's hits
+ * of larger index from the grid of that sort; the run's own per-frame sorts use
+ * the same cell (sim->sort_h = hl), so a list is built on them without a second
+ * sort.
+ *
+ * Each pair is evaluated once and its terms added to both particles (the paper's
+ * sums are symmetric up to the factors m_j / rho_j, applied per side).  Race-free
+ * and independent of the thread count: the rows are cut into blocks [B_b, B_b+1)
+ * such that every pair of block b has its j below B_b+2, i.e. in block b or b+1;
+ * the even blocks run in parallel (block b writes only blocks b and b+1), then
+ * the odd ones.  The blocks depend on the list only, and each block runs its
+ * rows in order on one thread, so every particle's sum is added in one fixed
+ * order whatever the number of threads.  Terms of list pairs at r >= h are
+ * multiplied by 0 (masked, not branched on). */
+/* minimum rows per block (the blocks are otherwise as short as the pairs allow) */
+#define MULLER_BLOCK_MIN 256
+/* terms per chunk of a row in the two passes (on the stack; a multiple of 4) */
+#define MULLER_CHUNK 64
 
-static int ensure_copies(muller_state *s, size_t n, pfb_err *err)
+static int ensure_arrays(muller_state *s, size_t n, pfb_err *err)
 {
-    if (n <= s->cap)
-        return PFB_OK;
-    size_t cap = n + n / 4 + 64;
-    double **arr[6] = {&s->cm, &s->cvol, &s->cp, &s->cv[0], &s->cv[1], &s->cv[2]};
-    for (int a = 0; a < 6; a++) {
-        double *v = realloc(*arr[a], cap * sizeof *v);
-        if (!v)
+    if (n + 1 > s->cap_n) {
+        size_t cap = n + n / 4 + 64;
+        uint32_t *ls = realloc(s->ls, (cap + 1) * sizeof *ls);
+        if (ls)
+            s->ls = ls;
+        double *vol = ls ? realloc(s->vol, cap * sizeof *vol) : NULL;
+        if (vol)
+            s->vol = vol;
+        double *cs = vol ? realloc(s->cs, 4 * cap * sizeof *cs) : NULL;
+        if (cs)
+            s->cs = cs;
+        size_t *blk = cs ? realloc(s->blk, (cap / MULLER_BLOCK_MIN + 3) * sizeof *blk) : NULL;
+        if (!blk)
             return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu particles", n);
-        *arr[a] = v;
+        s->blk = blk;
+        s->cap_n = cap;
     }
-    s->cap = cap;
     return PFB_OK;
 }
 
-/* sum over [lo, hi) of m_j (h^2 - r^2)^3 for r^2 < h^2 (eq. 3 without c) */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-static double density_range(int dim, const double *const xs[3], const double *restrict cm, size_t k, size_t lo,
-                            size_t hi, double hh)
+/* The hits c > k of sorted position k within the list radius (hhl = hl^2), from
+ * the grid of the last sort, into row (or only counted when row is NULL). */
+static size_t list_row(const pfb_grid *g, const double *const xs[3], size_t k, double hhl, pfb_cell_ranges *r,
+                       uint32_t *row)
 {
-    const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = xs[2];
-    const double a0 = x0[k], a1 = x1[k], a2 = dim == 3 ? x2[k] : 0.0;
-    double sum = 0.0;
-    if (dim == 3) {
-#pragma omp simd reduction(+ : sum)
-        for (size_t c = lo; c < hi; c++) {
-            const double dx = a0 - x0[c], dy = a1 - x1[c], dz = a2 - x2[c];
-            const double e = hh - (dx * dx + dy * dy + dz * dz), d = e > 0.0 ? e : 0.0;
-            sum += cm[c] * d * d * d;
-        }
-    } else {
-#pragma omp simd reduction(+ : sum)
-        for (size_t c = lo; c < hi; c++) {
-            const double dx = a0 - x0[c], dy = a1 - x1[c];
-            const double e = hh - (dx * dx + dy * dy), d = e > 0.0 ? e : 0.0;
-            sum += cm[c] * d * d * d;
+    size_t hit[MULLER_CHUNK + GRID_HITS_SPARE], m = 0, len = 0;
+    grid_candidates(g, k, r);
+    for (int q = 0; q < r->n; q++) {
+        size_t lo = r->lo[q] > k ? r->lo[q] : k + 1;
+        for (; lo < r->hi[q]; lo += MULLER_CHUNK) {
+            size_t hi = lo + MULLER_CHUNK < r->hi[q] ? lo + MULLER_CHUNK : r->hi[q];
+            m = grid_hits(g->dim, xs, k, lo, hi, hhl, hit, 0);
+            if (row)
+                for (size_t a = 0; a < m; a++)
+                    row[len + a] = (uint32_t)hit[a];
+            len += m;
         }
     }
-    return sum;
+    return len;
 }
 
-/* eqs. 3 and 12: density with poly6 (self included) and the state equation; also
- * the cell-ordered copies the force pass reads. */
-static int compute_density(muller_state *s, pfb_sim *sim, pfb_err *err)
+/* Build the half list and its blocks from sim->grid, which must be the grid of
+ * the sort of the current storage (cell hl). */
+static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
 {
-    pfb_particles *p = &sim->p;
-    const size_t n = p->n;
-    const int dim = sim->dim;
-    s->grid.threads = sim->threads;
-    int rc = grid_build(&s->grid, (const double *const *)p->x, n, err);
-    if (!rc)
-        rc = ensure_copies(s, n, err);
+    const pfb_grid *g = &sim->grid;
+    const size_t n = sim->p.n;
+    const double hhl = s->hl * s->hl;
+    const double *const xs[3] = {g->xs, g->xs + g->cap_points, sim->dim == 3 ? g->xs + 2 * g->cap_points : g->xs};
+    int rc = ensure_arrays(s, n, err);
     if (rc)
         return rc;
-    const pfb_grid *g = &s->grid;
-    const size_t *restrict order = g->order;
-    const double *const xs[3] = {g->xs, g->xs + g->cap_points, dim == 3 ? g->xs + 2 * g->cap_points : g->xs};
-    double *restrict rho = p->field[s->f_rho].data;
-    double *restrict pr = p->field[s->f_p].data;
-    const double hh = s->h * s->h;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    uint32_t *restrict ls = s->ls;
+    pfb_cell_ranges r;
+    r.cached = 0;
+    ls[0] = 0;
+#pragma omp parallel for schedule(static) firstprivate(r) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
+    for (size_t k = 0; k < n; k++)
+        ls[k + 1] = (uint32_t)list_row(g, xs, k, hhl, &r, NULL);
+    size_t total = 0;
     for (size_t k = 0; k < n; k++) {
-        const size_t i = order[k];
-        s->cm[k] = p->m[i];
-        for (int d = 0; d < 3; d++)
-            s->cv[d][k] = d < dim ? p->v[d][i] : 0.0;
+        total += ls[k + 1];
+        if (total > UINT32_MAX)
+            return pfb_err_set(err, PFB_EINVAL, "muller: more than %lu pairs within the list radius; "
+                               "valid: fewer particles or a smaller list_skin", (unsigned long)UINT32_MAX);
+        ls[k + 1] = (uint32_t)total;
     }
-    pfb_cell_ranges r; /* per thread; caches the rows of the current cell */
+    if (total > s->cap_pairs) {
+        size_t cap = total + total / 4 + 64;
+        uint32_t *lj = realloc(s->lj, cap * sizeof *lj);
+        if (!lj)
+            return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu listed pairs", total);
+        s->lj = lj;
+        s->cap_pairs = cap;
+    }
+    uint32_t *restrict lj = s->lj;
     r.cached = 0;
 #pragma omp parallel for schedule(static) firstprivate(r) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
-    for (size_t k = 0; k < n; k++) {
-        grid_candidates(g, k, &r);
-        double sum = 0.0;
-        for (int q = 0; q < r.n; q++)
-            sum += density_range(dim, xs, s->cm, k, r.lo[q], r.hi[q], hh);
-        const size_t i = order[k];
-        sum *= s->c6;
+    for (size_t k = 0; k < n; k++)
+        list_row(g, xs, k, hhl, &r, lj + ls[k]);
+    /* the blocks: B_0 = 0, B_1 = min(n, MIN), B_b+2 = max(B_b+1 + MIN, 1 + largest j of block b) */
+    size_t *blk = s->blk, nb = 0;
+    blk[0] = 0;
+    blk[1] = n < MULLER_BLOCK_MIN ? n : MULLER_BLOCK_MIN;
+    nb = 1;
+    while (blk[nb] < n) {
+        size_t top = blk[nb] + MULLER_BLOCK_MIN;
+        for (size_t k = blk[nb - 1]; k < blk[nb]; k++)
+            for (uint32_t q = ls[k]; q < ls[k + 1]; q++)
+                top = lj[q] + (size_t)1 > top ? lj[q] + (size_t)1 : top;
+        blk[nb + 1] = top < n ? top : n;
+        nb++;
+    }
+    s->nblk = nb;
+    s->list_n = n;
+    s->list_gen = sim->grid_gen;
+    s->builds++;
+    return PFB_OK;
+}
+
+/* Keep the list valid for the current positions: build it on the grid of the
+ * last sort if that grid is at the list radius and no particle has moved more
+ * than 0.45 skin h since (see above); otherwise sort first. */
+static int ensure_list(muller_state *s, pfb_sim *sim, pfb_err *err)
+{
+    const size_t n = sim->p.n;
+    const pfb_grid *g = &sim->grid;
+    int sorted = sim->sort_gen == sim->grid_gen && g->ready && g->h == s->hl && g->n == n;
+    if (sorted) {
+        const double *const *x = (const double *const *)sim->p.x;
+        const double *const xs[3] = {g->xs, g->xs + g->cap_points, sim->dim == 3 ? g->xs + 2 * g->cap_points : g->xs};
+        const int dim = sim->dim;
+        double dmax = 0.0;
+#pragma omp parallel for schedule(static) reduction(max : dmax) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+        for (size_t i = 0; i < n; i++) {
+            double d2 = 0.0;
+            for (int d = 0; d < dim; d++)
+                d2 += (x[d][i] - xs[d][i]) * (x[d][i] - xs[d][i]);
+            dmax = d2 > dmax ? d2 : dmax;
+        }
+        const double lim = 0.45 * (s->hl - s->h);
+        sorted = dmax < lim * lim;
+    }
+    if (!sorted) {
+        int rc = sim_sort_particles(sim, s->hl, err);
+        if (rc)
+            return rc;
+    }
+    if (s->list_gen != sim->grid_gen || s->list_n != n || !s->ls)
+        return build_list(s, sim, err);
+    return PFB_OK;
+}
+
+/* Run rows [B_b, B_b+1) of every block b, even blocks first (in parallel), then
+ * odd ones: see above.  body(s, sim, k) does row k. */
+#define MULLER_BLOCKS(s, sim, body)                                                                     \
+    for (size_t par_ = 0; par_ < 2; par_++) {                                                             \
+        const size_t nhalf_ = ((s)->nblk + 1 - par_) / 2;                                                 \
+        _Pragma("omp parallel for schedule(dynamic, 1) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, (sim)->p.n))") \
+        for (size_t t_ = 0; t_ < nhalf_; t_++) {                                                          \
+            const size_t b_ = par_ + 2 * t_;                                                              \
+            for (size_t k_ = (s)->blk[b_]; k_ < (s)->blk[b_ + 1]; k_++)                                   \
+                body((s), (sim), k_);                                                                     \
+        }                                                                                                 \
+    }
+
+/* the two row functions, per instruction set (muller_rows.inc) */
+/* portable: four lanes of plain C */
+typedef struct vd4 {
+    double l[4];
+} vd4;
+#define VD4_BINARY(name, expr)                                                                           \
+    static inline vd4 name(vd4 a, vd4 b)                                                                 \
+    {                                                                                                    \
+        vd4 r;                                                                                           \
+        for (int k = 0; k < 4; k++)                                                                      \
+            r.l[k] = expr;                                                                               \
+        return r;                                                                                        \
+    }
+VD4_BINARY(vd4_add, a.l[k] + b.l[k])
+VD4_BINARY(vd4_sub, a.l[k] - b.l[k])
+VD4_BINARY(vd4_mul, a.l[k] * b.l[k])
+VD4_BINARY(vd4_div, a.l[k] / b.l[k])
+#undef VD4_BINARY
+static inline vd4 vd4_set1(double a)
+{
+    vd4 r = {{a, a, a, a}};
+    return r;
+}
+static inline vd4 vd4_sqrt(vd4 a)
+{
+    for (int k = 0; k < 4; k++)
+        a.l[k] = sqrt(a.l[k]);
+    return a;
+}
+static inline vd4 vd4_gather(const double *b, const uint32_t *j)
+{
+    vd4 r = {{b[j[0]], b[j[1]], b[j[2]], b[j[3]]}};
+    return r;
+}
+static inline vd4 vd4_index(const uint32_t *j)
+{
+    vd4 r = {{(double)j[0], (double)j[1], (double)j[2], (double)j[3]}};
+    return r;
+}
+/* x where a OP b, else +0 (as the AVX2 masks give) */
+#define VD4_SELECT(name, op)                                                                             \
+    static inline vd4 name(vd4 a, vd4 b, vd4 x)                                                          \
+    {                                                                                                    \
+        for (int k = 0; k < 4; k++)                                                                      \
+            x.l[k] = a.l[k] op b.l[k] ? x.l[k] : 0.0;                                                    \
+        return x;                                                                                        \
+    }
+VD4_SELECT(vd4_sel_lt, <)
+VD4_SELECT(vd4_sel_gt, >)
+VD4_SELECT(vd4_sel_ne, !=)
+#undef VD4_SELECT
+static inline void vd4_store(double *p, vd4 a)
+{
+    memcpy(p, a.l, sizeof a.l);
+}
+static inline double vd4_hsum(vd4 a)
+{
+    return (a.l[0] + a.l[1]) + (a.l[2] + a.l[3]);
+}
+#define vd vd4
+#define V_SET1 vd4_set1
+#define V_ADD vd4_add
+#define V_SUB vd4_sub
+#define V_MUL vd4_mul
+#define V_DIV vd4_div
+#define V_SQRT vd4_sqrt
+#define V_GATHER vd4_gather
+#define V_INDEX vd4_index
+#define V_SEL_LT vd4_sel_lt
+#define V_SEL_GT vd4_sel_gt
+#define V_SEL_NE vd4_sel_ne
+#define V_STORE vd4_store
+#define V_HSUM vd4_hsum
+#define MULLER_ROW_TARGET
+#define MULLER_ROW(name) name##_base
+#include "muller_rows.inc"
+#undef MULLER_ROW_TARGET
+#undef MULLER_ROW
+#undef vd
+#undef V_SET1
+#undef V_ADD
+#undef V_SUB
+#undef V_MUL
+#undef V_DIV
+#undef V_SQRT
+#undef V_GATHER
+#undef V_INDEX
+#undef V_SEL_LT
+#undef V_SEL_GT
+#undef V_SEL_NE
+#undef V_STORE
+#undef V_HSUM
+
+/* AVX2: the same lanes in one register (gathers take 32-bit indices as signed:
+ * used up to 2^31 - 1 particles) */
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define MULLER_HAVE_AVX2 1
+__attribute__((target("avx2"))) static inline double muller_hsum_avx2(__m256d v)
+{
+    double t[4];
+    _mm256_storeu_pd(t, v);
+    return (t[0] + t[1]) + (t[2] + t[3]);
+}
+#define vd __m256d
+#define V_SET1 _mm256_set1_pd
+#define V_ADD _mm256_add_pd
+#define V_SUB _mm256_sub_pd
+#define V_MUL _mm256_mul_pd
+#define V_DIV _mm256_div_pd
+#define V_SQRT _mm256_sqrt_pd
+#define V_GATHER(b, j) _mm256_set_pd((b)[(j)[3]], (b)[(j)[2]], (b)[(j)[1]], (b)[(j)[0]])
+#define V_INDEX(j) _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)(j)))
+#define V_SEL_LT(a, b, x) _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_LT_OQ), x)
+#define V_SEL_GT(a, b, x) _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_GT_OQ), x)
+#define V_SEL_NE(a, b, x) _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_NEQ_OQ), x)
+#define V_STORE _mm256_storeu_pd
+#define V_HSUM muller_hsum_avx2
+#define MULLER_ROW_TARGET __attribute__((target("avx2")))
+#define MULLER_ROW(name) name##_avx2
+#include "muller_rows.inc"
+#undef MULLER_ROW_TARGET
+#undef MULLER_ROW
+#endif
+
+/* eqs. 3 and 12: density with poly6 (self included) and the state equation. */
+static int compute_density(muller_state *s, pfb_sim *sim, pfb_err *err)
+{
+    int rc = ensure_list(s, sim, err);
+    if (rc)
+        return rc;
+    pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    double *restrict rho = p->field[s->f_rho].data;
+    double *restrict pr = p->field[s->f_p].data;
+    const double hh = s->h * s->h, self = hh * hh * hh;
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t i = 0; i < n; i++)
+        rho[i] = p->m[i] * self;
+    s->density_row = density_row_base;
+    s->force_row = force_row_base;
+#ifdef MULLER_HAVE_AVX2
+    if (s->simd && n <= INT32_MAX && __builtin_cpu_supports("avx2")) {
+        s->density_row = density_row_avx2;
+        s->force_row = force_row_avx2;
+    }
+#endif
+    MULLER_BLOCKS(s, sim, s->density_row)
+    /* the self term of lap c_S: V_i c6 h^2 (0 - 6 dim h^2) (eq. 15 at r = 0) */
+    const double lap0 = s->c6 * hh * (-6.0 * (double)sim->dim * hh);
+    double *restrict acc = p->field[s->f_a].data;
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t i = 0; i < n; i++) {
+        const double sum = s->c6 * rho[i];
         double pi = s->k * (sum - s->rho0); /* eq. 12 */
         pi = (s->clamp && pi < 0.0) ? 0.0 : pi;
         rho[i] = sum;
         pr[i] = pi;
-        s->cvol[k] = s->cm[k] / sum;
-        s->cp[k] = pi;
+        s->vol[i] = p->m[i] / sum;
+        acc[3 * i] = acc[3 * i + 1] = acc[3 * i + 2] = 0.0;
+        s->cs[4 * i] = s->cs[4 * i + 1] = s->cs[4 * i + 2] = 0.0;
+        s->cs[4 * i + 3] = s->vol[i] * lap0;
     }
     return PFB_OK;
 }
-
-/* The force terms of the neighbours hit[0 .. m-1] (sorted positions, in cell
- * order) of the particle at sorted position k, into t: pressure (3), viscosity
- * (3), colour-field gradient (3) and Laplacian (1).  The particle itself (r = 0)
- * adds only its Laplacian self term (pos = 0 removes the gradient terms).  The
- * sums are in-order reductions (no reassociation), so the AVX2 clone gives the
- * same bits as the baseline one. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-static void force_hits(const muller_state *s, int dim, const double *const xs[3], size_t k, const size_t *hit,
-                       size_t m, double t[10])
-{
-    const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = dim == 3 ? xs[2] : xs[0];
-    const double *restrict cvol = s->cvol, *restrict cp = s->cp;
-    const double *restrict u0 = s->cv[0], *restrict u1 = s->cv[1], *restrict u2 = s->cv[2];
-    const double zf = dim == 3 ? 1.0 : 0.0; /* in 2D the z terms read x and are multiplied by 0 */
-    const double a0 = x0[k], a1 = x1[k], a2 = x2[k];
-    const double v0 = u0[k], v1 = u1[k], v2 = u2[k], pi = cp[k];
-    const double h = s->h, hh = h * h, c6 = s->c6, ds = s->ds, lv = s->lv, mu = s->mu, dd = (double)dim;
-    double p0 = 0, p1 = 0, p2 = 0, f0 = 0, f1 = 0, f2 = 0, n0 = 0, n1 = 0, n2 = 0, lc = 0;
-    for (size_t q = 0; q < m; q++) {
-        const size_t c = hit[q];
-        const double dx = a0 - x0[c], dy = a1 - x1[c], dz = zf * (a2 - x2[c]);
-        const double r2 = dx * dx + dy * dy + dz * dz;
-        const double pos = (double)(r2 > 0.0);
-        const double r = sqrt(r2), inv = pos / (r + (1.0 - pos));
-        const double vj = cvol[c];
-        const double e = h - r, d = hh - r2;
-        /* eq. 10: -V_j (p_i + p_j) / 2 dW_spiky/dr / r; eq. 17: V_j dW_poly6/dr / r */
-        const double cpr = -vj * 0.5 * (pi + cp[c]) * ds * e * e * inv;
-        const double cn = pos * vj * -6.0 * c6 * d * d;
-        const double cvv = mu * vj * lv * e; /* eq. 14 */
-        p0 += cpr * dx;
-        p1 += cpr * dy;
-        p2 += cpr * dz;
-        f0 += cvv * (u0[c] - v0);
-        f1 += cvv * (u1[c] - v1);
-        f2 += cvv * (u2[c] - v2);
-        n0 += cn * dx;
-        n1 += cn * dy;
-        n2 += cn * dz;
-        lc += vj * c6 * d * (24.0 * r2 - 6.0 * dd * d); /* lap c_S */
-    }
-    t[0] += p0;
-    t[1] += p1;
-    t[2] += p2;
-    t[3] += f0;
-    t[4] += f1;
-    t[5] += f2;
-    t[6] += n0;
-    t[7] += n1;
-    t[8] += n2;
-    t[9] += lc;
-}
-
 
 /* eqs. 10, 14, 15-20 and 8: force densities and the acceleration a_i = f_i / rho_i + g. */
 static void compute_forces(muller_state *s, pfb_sim *sim)
 {
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
-    const pfb_grid *g = &s->grid;
-    const size_t *restrict order = g->order;
-    const double *const xs[3] = {g->xs, g->xs + g->cap_points, dim == 3 ? g->xs + 2 * g->cap_points : g->xs};
     const double *restrict rho = p->field[s->f_rho].data;
     double *restrict acc = p->field[s->f_a].data;
+    const double *restrict cs = s->cs;
     size_t nsurf = 0;
     const size_t np = p->n;
-    const double hh = s->h * s->h;
-    pfb_cell_ranges r; /* per thread; caches the rows of the current cell */
-    r.cached = 0;
-#pragma omp parallel for schedule(static) firstprivate(r) reduction(+ : nsurf) num_threads(sim_threads(sim)) \
-    if (sim_parallel_pairs(sim, np))
-    for (size_t k = 0; k < np; k++) {
-        grid_candidates(g, k, &r);
-        double t[10] = {0};
-        /* the hits first (cheap distance tests), then the force terms of the
-         * hits only, in blocks of at most MULLER_HITS */
-        size_t hit[MULLER_HITS + GRID_HITS_SPARE], m = 0;
-        for (int q = 0; q < r.n; q++)
-            for (size_t lo = r.lo[q]; lo < r.hi[q]; lo += MULLER_HITS / 2) {
-                size_t hi = lo + MULLER_HITS / 2 < r.hi[q] ? lo + MULLER_HITS / 2 : r.hi[q];
-                if (m > MULLER_HITS / 2) {
-                    force_hits(s, dim, xs, k, hit, m, t);
-                    m = 0;
-                }
-                m = grid_hits(dim, xs, k, lo, hi, hh, hit, m);
-            }
-        hit[m++] = k; /* the particle itself, last: its self terms */
-        force_hits(s, dim, xs, k, hit, m, t);
-        const size_t i = order[k];
-        const double *fp = t, *fv = t + 3, *n = t + 6;
-        const double lapc = t[9];
-        double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        double cs = 0.0;
+    MULLER_BLOCKS(s, sim, s->force_row)
+#pragma omp parallel for schedule(static) reduction(+ : nsurf) num_threads(sim_threads(sim)) if (sim_parallel(sim, np))
+    for (size_t i = 0; i < np; i++) {
+        const double *n = cs + 4 * i;
+        const double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        double c = 0.0;
         if (nn > s->l && nn > 0) { /* eq. 20: only near the surface */
-            cs = -s->sigma * lapc / nn; /* eq. 19 */
+            c = -s->sigma * n[3] / nn; /* eq. 19 */
             nsurf++;
         }
         for (int d = 0; d < 3; d++) {
-            double f = d < dim ? fp[d] + fv[d] + cs * n[d] : 0.0;
+            const double f = d < dim ? acc[3 * i + (size_t)d] + c * n[d] : 0.0;
             acc[3 * i + (size_t)d] = f / rho[i] + (d < dim ? sim->g[d] : 0.0); /* eq. 8 */
         }
     }
@@ -434,14 +602,18 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
             return rc;
         s->have_accel = 1;
     }
-    kick(s, sim, 0.5 * dt);
+    /* the first half kick and the drift in one pass */
     const size_t n = p->n;
-    for (int k = 0; k < sim->dim; k++) {
-        double *restrict x = p->x[k];
-        const double *restrict v = p->v[k];
+    const double *restrict acc = p->field[s->f_a].data;
+    const int dim = sim->dim;
+    const double half_dt = 0.5 * dt;
+    for (int k = 0; k < dim; k++) {
+        double *restrict x = p->x[k], *restrict v = p->v[k];
 #pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+            v[i] += half_dt * acc[3 * i + (size_t)k];
             x[i] += dt * v[i];
+        }
     }
     sim_project_walls(sim, sim->t + dt, s->margin, s->e, s->fric);
     sim_bodies_couple(sim, dt, sim->t + dt, s->margin, s->fric); /* rigid bodies: see core/sim.h */
@@ -468,7 +640,7 @@ static double muller_suggest_dt(const void *state, const pfb_sim *sim)
     return dt;
 }
 
-static const char *const muller_diag_names[] = {"rho0", "rho_max_rel", "n_surface", NULL};
+static const char *const muller_diag_names[] = {"rho0", "rho_max_rel", "n_surface", "list_builds", NULL};
 
 static void muller_diag(const void *state, const pfb_sim *sim, double *values)
 {
@@ -480,6 +652,7 @@ static void muller_diag(const void *state, const pfb_sim *sim, double *values)
     values[0] = s->rho0;
     values[1] = s->have_accel ? mx / s->rho0 : NAN;
     values[2] = (double)s->n_surface;
+    values[3] = (double)s->builds;
 }
 
 static double muller_surface_tension(const void *state)

@@ -73,99 +73,258 @@ static void random_cloud(int dim, size_t n, double L, uint64_t seed, double *x, 
         }
 }
 
-/* The cell traversal (no neighbour list, kernels written out, candidates in cell
- * order) gives the densities and accelerations of the paper's sums evaluated
- * with core/kernels.c pair by pair over a brute-force neighbour search.  Random
- * clouds in 2D and 3D with random velocities, surface tension on (l = 0, so
- * every particle with a nonzero colour gradient gets it).  Tolerances: the
- * density sums ~40 positive terms, so 1e-12 relative bounds the reordering;
- * an acceleration component sums terms of both signs, so it is compared to
- * 1e-11 times the sum of the magnitudes of its terms (the round-off bound of a
- * reordered sum of ~40 terms is ~40 eps of that).  Particles whose colour
- * gradient is within 1e-6 of 0 are skipped for the surface term (its direction
- * n / |n| is round-off there). */
+/* The parameters of the kernel-sum comparisons: every force on, no clamping, and
+ * l = 0, so every particle with a nonzero colour gradient gets the surface force. */
+static const char *const sums_sets[] = {"calibrate_rest_density=0", "rest_density=700", "k=50", "viscosity=3",
+                                        "surface_tension=0.4", "surface_threshold=0", "clamp_pressure=0", NULL};
+
+/* The solver's densities and accelerations (after a step of dt = 0) against the
+ * paper's sums evaluated with core/kernels.c pair by pair over all pairs (brute
+ * force), for sums_sets.  Tolerances: the density sums ~40 positive terms, so
+ * 1e-12 relative bounds the reordering; an acceleration component sums terms of
+ * both signs, so it is compared to 1e-11 times the sum of the magnitudes of its
+ * terms (the round-off bound of a reordered sum of ~40 terms is ~40 eps of that).
+ * Particles whose colour gradient is within 1e-6 of 0 are skipped for the surface
+ * term (its direction n / |n| is round-off there). */
+static void check_kernel_sums(const pfb_sim *sim, double h)
+{
+    const int dim = sim->dim;
+    const size_t n = sim->p.n;
+    const double *rho = sim->p.field[particles_find_field(&sim->p, "density")].data;
+    const double *acc = sim->p.field[particles_find_field(&sim->p, "accel")].data;
+    pfb_kernel p6, sp, vi;
+    pfb_err err;
+    ck_assert(kernel_init(&p6, PFB_KERNEL_POLY6, dim, h, &err) == 0);
+    ck_assert(kernel_init(&sp, PFB_KERNEL_SPIKY, dim, h, &err) == 0);
+    ck_assert(kernel_init(&vi, PFB_KERNEL_VISCOSITY, dim, h, &err) == 0);
+    const pfb_particles *p = &sim->p;
+    double *rr = malloc(n * sizeof *rr), *pp = malloc(n * sizeof *pp);
+    for (size_t i = 0; i < n; i++) {
+        double sum = 0.0;
+        for (size_t j = 0; j < n; j++) {
+            double r2 = 0.0;
+            for (int k = 0; k < dim; k++)
+                r2 += (p->x[k][i] - p->x[k][j]) * (p->x[k][i] - p->x[k][j]);
+            sum += p->m[j] * kernel_w_r2(&p6, r2);
+        }
+        rr[i] = sum;
+        pp[i] = 50.0 * (sum - 700.0);
+        ck_assert_msg(fabs(rho[i] - sum) <= 1e-12 * sum, "%dD: density %zu %.17g, kernel sum %.17g", dim, i, rho[i], sum);
+    }
+    for (size_t i = 0; i < n; i++) {
+        double f[3] = {0, 0, 0}, fa_[3] = {0, 0, 0}, nv[3] = {0, 0, 0}, na[3] = {0, 0, 0}, lapc = 0.0, lapa = 0.0;
+        for (size_t j = 0; j < n; j++) {
+            double d[3] = {0, 0, 0}, r2 = 0.0;
+            for (int k = 0; k < dim; k++) {
+                d[k] = p->x[k][i] - p->x[k][j];
+                r2 += d[k] * d[k];
+            }
+            if (r2 >= h * h)
+                continue;
+            double r = sqrt(r2), vj = p->m[j] / rr[j];
+            double cp = r > 0 ? -vj * 0.5 * (pp[i] + pp[j]) * kernel_dw(&sp, r) / r : 0.0;
+            double cn = r > 0 ? vj * kernel_dw(&p6, r) / r : 0.0;
+            double lv = kernel_lap(&vi, r);
+            for (int k = 0; k < dim; k++) {
+                double t1 = cp * d[k], t2 = 3.0 * vj * (p->v[k][j] - p->v[k][i]) * lv;
+                f[k] += t1 + t2;
+                fa_[k] += fabs(t1) + fabs(t2);
+                nv[k] += cn * d[k];
+                na[k] += fabs(cn * d[k]);
+            }
+            lapc += vj * kernel_lap(&p6, r);
+            lapa += fabs(vj * kernel_lap(&p6, r));
+        }
+        double nn = sqrt(nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]);
+        double nscale = sqrt(na[0] * na[0] + na[1] * na[1] + na[2] * na[2]);
+        int surf = nn > 1e-6 * nscale;
+        for (int k = 0; k < dim; k++) {
+            double want = f[k], tol = 1e-11 * fa_[k];
+            if (surf) {
+                want += -0.4 * lapc / nn * nv[k];
+                tol += 1e-11 * 0.4 * lapa + 0.4 * fabs(lapc) * 1e-11 * nscale / nn;
+            }
+            want /= rr[i];
+            tol /= rr[i];
+            if (!surf) /* the surface term is direction-free round-off here: bounded by sigma |lap c| */
+                tol += 0.4 * (fabs(lapc) + 1e-11 * lapa) / rr[i];
+            ck_assert_msg(fabs(acc[3 * i + (size_t)k] - want) <= tol, "%dD: a[%zu][%d] = %.17g, kernel sums %.17g (tol %g)",
+                          dim, i, k, acc[3 * i + (size_t)k], want, tol);
+        }
+    }
+    free(rr);
+    free(pp);
+}
+
+/* The lists built so far (the diag column list_builds). */
+static double list_builds(const void *st, const pfb_sim *sim)
+{
+    double v[8];
+    pfb_solver_muller.diag(st, sim, v);
+    for (int k = 0; pfb_solver_muller.diag_names[k]; k++)
+        if (!strcmp(pfb_solver_muller.diag_names[k], "list_builds"))
+            return v[k];
+    ck_abort_msg("no diag column list_builds");
+    return 0.0;
+}
+
+/* The half list with its symmetric pair evaluation gives the densities and
+ * accelerations of the paper's sums over a brute-force neighbour search: random
+ * clouds in 2D and 3D with random velocities (check_kernel_sums). */
 START_TEST(test_traversal_equals_kernel_sums)
 {
     for (int dim = 2; dim <= 3; dim++) {
         const size_t n = dim == 3 ? 400 : 200;
-        const double L = dim == 3 ? 0.1 : 0.1, spacing = dim == 3 ? 0.0136 : 0.0071, h = 2.0 * spacing, m = 0.02;
+        const double L = 0.1, spacing = dim == 3 ? 0.0136 : 0.0071, h = 2.0 * spacing, m = 0.02;
         double *x = malloc(3 * n * sizeof *x), *v = malloc(3 * n * sizeof *v);
         random_cloud(dim, n, L, 7, x, v);
         pfb_sim sim;
         make_sim(&sim, dim, spacing, n, x, v, m);
-        const char *sets[] = {"calibrate_rest_density=0", "rest_density=700", "k=50", "viscosity=3",
-                              "surface_tension=0.4", "surface_threshold=0", "clamp_pressure=0", NULL};
         int fa;
-        void *st = accel_at_rest(&sim, sets, &fa);
-        const double *rho = sim.p.field[particles_find_field(&sim.p, "density")].data;
-        const double *acc = sim.p.field[fa].data;
-        pfb_kernel p6, sp, vi;
-        pfb_err err;
-        ck_assert(kernel_init(&p6, PFB_KERNEL_POLY6, dim, h, &err) == 0);
-        ck_assert(kernel_init(&sp, PFB_KERNEL_SPIKY, dim, h, &err) == 0);
-        ck_assert(kernel_init(&vi, PFB_KERNEL_VISCOSITY, dim, h, &err) == 0);
-        const pfb_particles *p = &sim.p;
-        double *rr = malloc(n * sizeof *rr), *pp = malloc(n * sizeof *pp);
-        for (size_t i = 0; i < n; i++) {
-            double sum = 0.0;
-            for (size_t j = 0; j < n; j++) {
-                double r2 = 0.0;
-                for (int k = 0; k < dim; k++)
-                    r2 += (p->x[k][i] - p->x[k][j]) * (p->x[k][i] - p->x[k][j]);
-                sum += p->m[j] * kernel_w_r2(&p6, r2);
-            }
-            rr[i] = sum;
-            pp[i] = 50.0 * (sum - 700.0);
-            ck_assert_msg(fabs(rho[i] - sum) <= 1e-12 * sum, "%dD: density %zu %.17g, kernel sum %.17g", dim, i, rho[i], sum);
-        }
-        for (size_t i = 0; i < n; i++) {
-            double f[3] = {0, 0, 0}, fa_[3] = {0, 0, 0}, nv[3] = {0, 0, 0}, na[3] = {0, 0, 0}, lapc = 0.0, lapa = 0.0;
-            for (size_t j = 0; j < n; j++) {
-                double d[3] = {0, 0, 0}, r2 = 0.0;
-                for (int k = 0; k < dim; k++) {
-                    d[k] = p->x[k][i] - p->x[k][j];
-                    r2 += d[k] * d[k];
-                }
-                if (r2 >= h * h)
-                    continue;
-                double r = sqrt(r2), vj = p->m[j] / rr[j];
-                double cp = r > 0 ? -vj * 0.5 * (pp[i] + pp[j]) * kernel_dw(&sp, r) / r : 0.0;
-                double cn = r > 0 ? vj * kernel_dw(&p6, r) / r : 0.0;
-                double lv = kernel_lap(&vi, r);
-                for (int k = 0; k < dim; k++) {
-                    double t1 = cp * d[k], t2 = 3.0 * vj * (p->v[k][j] - p->v[k][i]) * lv;
-                    f[k] += t1 + t2;
-                    fa_[k] += fabs(t1) + fabs(t2);
-                    nv[k] += cn * d[k];
-                    na[k] += fabs(cn * d[k]);
-                }
-                lapc += vj * kernel_lap(&p6, r);
-                lapa += fabs(vj * kernel_lap(&p6, r));
-            }
-            double nn = sqrt(nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]);
-            double nscale = sqrt(na[0] * na[0] + na[1] * na[1] + na[2] * na[2]);
-            int surf = nn > 1e-6 * nscale;
-            for (int k = 0; k < dim; k++) {
-                double want = f[k], tol = 1e-11 * fa_[k];
-                if (surf) {
-                    want += -0.4 * lapc / nn * nv[k];
-                    tol += 1e-11 * 0.4 * lapa + 0.4 * fabs(lapc) * 1e-11 * nscale / nn;
-                }
-                want /= rr[i];
-                tol /= rr[i];
-                if (!surf) /* the surface term is direction-free round-off here: bounded by sigma |lap c| */
-                    tol += 0.4 * (fabs(lapc) + 1e-11 * lapa) / rr[i];
-                ck_assert_msg(fabs(acc[3 * i + (size_t)k] - want) <= tol, "%dD: a[%zu][%d] = %.17g, kernel sums %.17g (tol %g)",
-                              dim, i, k, acc[3 * i + (size_t)k], want, tol);
-            }
-        }
+        void *st = accel_at_rest(&sim, sums_sets, &fa);
+        check_kernel_sums(&sim, h);
         pfb_solver_muller.destroy(st);
         sim_free(&sim);
         free(x);
         free(v);
-        free(rr);
-        free(pp);
     }
+}
+END_TEST
+
+/* The list is reused while it is valid and rebuilt when it is not.  A random cloud
+ * (2D and 3D, list_skin 0.2) is moved 14 times, each particle by a random vector
+ * of up to 0.03 h per axis (up to 0.052 h in 3D, against the rebuild threshold
+ * 0.45 skin h = 0.09 h), and after every move the step's sums must equal the
+ * brute-force ones (check_kernel_sums): some moves reuse the list, and the
+ * accumulated ones rebuild it. */
+START_TEST(test_list_follows_motion)
+{
+    for (int dim = 2; dim <= 3; dim++) {
+        const size_t n = dim == 3 ? 400 : 200;
+        const double L = 0.1, spacing = dim == 3 ? 0.0136 : 0.0071, h = 2.0 * spacing, m = 0.02;
+        double *x = malloc(3 * n * sizeof *x), *v = malloc(3 * n * sizeof *v);
+        random_cloud(dim, n, L, 11, x, v);
+        pfb_sim sim;
+        make_sim(&sim, dim, spacing, n, x, v, m);
+        const char *sets[16];
+        int ns = 0;
+        for (; sums_sets[ns]; ns++)
+            sets[ns] = sums_sets[ns];
+        sets[ns++] = "list_skin=0.2";
+        sets[ns] = NULL;
+        int fa;
+        void *st = accel_at_rest(&sim, sets, &fa);
+        ck_assert(list_builds(st, &sim) == 1.0);
+        pfb_rng r;
+        rng_seed(&r, 5);
+        pfb_err err;
+        int reused = 0;
+        for (int round = 0; round < 14; round++) {
+            for (size_t i = 0; i < sim.p.n; i++)
+                for (int k = 0; k < dim; k++)
+                    sim.p.x[k][i] += 0.03 * h * (2.0 * rng_uniform(&r) - 1.0);
+            sim_positions_changed(&sim);
+            double before = list_builds(st, &sim);
+            ck_assert_msg(pfb_solver_muller.step(st, &sim, 0.0, &err) == 0, "%s", err.msg);
+            reused += list_builds(st, &sim) == before;
+            check_kernel_sums(&sim, h);
+        }
+        double builds = list_builds(st, &sim);
+        ck_assert_msg(reused >= 3 && builds >= 3, "%dD: %d of 14 moves reused the list, %g lists built", dim, reused, builds);
+        pfb_solver_muller.destroy(st);
+        sim_free(&sim);
+        free(x);
+        free(v);
+    }
+}
+END_TEST
+
+/* The rebuild threshold is the one the skin allows, no more: two particles just
+ * outside the list radius h (1 + skin) approach each other.  Moved 0.44 skin h
+ * each, they are still farther apart than h and the list is kept; moved 0.54 skin
+ * h each (beyond the 0.45 skin h threshold), they are 0.08 skin h inside h, so the
+ * list must have been rebuilt for the step to see the pair.  A threshold of half
+ * the skin or more would keep the old list and miss it. */
+START_TEST(test_list_threshold)
+{
+    const double spacing = 0.01, h = 2.0 * spacing, skin = 0.2, d0 = h * (1.0 + skin) * (1.0 + 1e-9);
+    double x[6] = {0.0, 0.0, 0.0, d0, 0.0, 0.0}, v[6] = {0};
+    pfb_sim sim;
+    make_sim(&sim, 3, spacing, 2, x, v, 1e-3);
+    const char *sets[16];
+    int ns = 0;
+    for (; sums_sets[ns]; ns++)
+        sets[ns] = sums_sets[ns];
+    sets[ns++] = "list_skin=0.2";
+    sets[ns] = NULL;
+    int fa;
+    void *st = accel_at_rest(&sim, sets, &fa);
+    pfb_err err;
+    const double moves[2] = {0.44, 0.54};
+    for (int c = 0; c < 2; c++) {
+        /* storage may have been re-sorted: move the left one right, the right one left */
+        for (size_t i = 0; i < 2; i++) {
+            size_t other = 1 - i;
+            double dir = sim.p.x[0][i] < sim.p.x[0][other] ? 1.0 : -1.0;
+            sim.p.x[0][i] = (dir > 0 ? 0.0 : d0) + dir * moves[c] * skin * h;
+        }
+        sim_positions_changed(&sim);
+        ck_assert(pfb_solver_muller.step(st, &sim, 0.0, &err) == 0);
+        const double *a = sim.p.field[fa].data;
+        check_kernel_sums(&sim, h);
+        ck_assert_msg(list_builds(st, &sim) == (c == 0 ? 1.0 : 2.0), "move %g skin h: %g lists built", moves[c],
+                      list_builds(st, &sim));
+        if (c == 0)
+            ck_assert_msg(a[0] == 0.0 && a[3] == 0.0, "pair still outside h interacts: a_x = %g", a[0]);
+        else
+            ck_assert_msg(a[0] != 0.0 && a[3] != 0.0, "pair inside h does not interact");
+    }
+    pfb_solver_muller.destroy(st);
+    sim_free(&sim);
+}
+END_TEST
+
+/* The AVX2 pair loops and the portable ones give the same bits (muller_rows.inc:
+ * the same IEEE operations per lane, the lane sums combined in one order): a 3D
+ * dam break (over 1,000 particles, run.threads=2, so the parallel blocks run) for 200
+ * steps, with solver.simd on and off, ends in identical positions, velocities and
+ * densities.  Exact equality is the claim, so there is no tolerance.  (On a CPU
+ * without AVX2 both runs take the portable path and the test is vacuous.) */
+START_TEST(test_simd_same_bits)
+{
+    double *state[2] = {NULL, NULL};
+    size_t n[2] = {0, 0};
+    for (int simd = 0; simd < 2; simd++) {
+        const char *const sets[] = {"run.dim=3", "run.spacing=0.025", "run.threads=2",
+                                    simd ? "solver.simd=1" : "solver.simd=0", NULL};
+        tu_run t;
+        tu_run_init(&t, "muller", "dam_break", sets);
+        pfb_sim sim;
+        void *st = NULL;
+        pfb_err err;
+        ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
+        const double dt = pfb_solver_muller.suggest_dt(st, &sim);
+        for (int k = 0; k < 200; k++) {
+            ck_assert_msg(pfb_solver_muller.step(st, &sim, dt, &err) == 0, "%s", err.msg);
+            sim.t += dt;
+        }
+        n[simd] = sim.p.n;
+        const double *rho = sim.p.field[particles_find_field(&sim.p, "density")].data;
+        state[simd] = malloc(7 * sim.p.n * sizeof(double));
+        for (int k = 0; k < 3; k++) {
+            memcpy(state[simd] + (size_t)k * sim.p.n, sim.p.x[k], sim.p.n * sizeof(double));
+            memcpy(state[simd] + (size_t)(3 + k) * sim.p.n, sim.p.v[k], sim.p.n * sizeof(double));
+        }
+        memcpy(state[simd] + 6 * sim.p.n, rho, sim.p.n * sizeof(double));
+        ck_assert(list_builds(st, &sim) >= 1.0);
+        pfb_solver_muller.destroy(st);
+        sim_free(&sim);
+        tu_run_free(&t);
+    }
+    ck_assert(n[0] == n[1] && n[0] > 1000);
+    ck_assert_msg(memcmp(state[0], state[1], 7 * n[0] * sizeof(double)) == 0, "AVX2 and portable loops differ");
+    free(state[0]);
+    free(state[1]);
 }
 END_TEST
 
@@ -456,6 +615,9 @@ static Suite *muller_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_traversal_equals_kernel_sums);
+    tcase_add_test(tc, test_list_follows_motion);
+    tcase_add_test(tc, test_list_threshold);
+    tcase_add_test(tc, test_simd_same_bits);
     tcase_add_test(tc, test_pressure_viscosity_conserve_momentum);
     tcase_add_test(tc, test_all_forces_vanish_on_symmetric_configuration);
     tcase_add_test(tc, test_surface_tension_contracts_drop);
