@@ -119,58 +119,39 @@ int particles_add_field(pfb_particles *p, const char *name, int ncomp, int *idx,
     return PFB_OK;
 }
 
-/* In place, by following the permutation's cycles (a bit per particle marks
- * the slots done): new slot k receives old particle perm[k], every array moved
- * together, so a sort needs no copy of the arrays (the framework re-sorts every
- * frame, and muller at every list rebuild). */
+/* One 8-byte column of an array of n records of `stride` bytes (the column at
+ * byte offset off), through tmp (n values). */
+static void permute_column(unsigned char *base, size_t stride, size_t off, const size_t *perm, size_t n,
+                           uint64_t *tmp)
+{
+    for (size_t k = 0; k < n; k++)
+        memcpy(&tmp[k], base + perm[k] * stride + off, sizeof *tmp);
+    for (size_t k = 0; k < n; k++)
+        memcpy(base + k * stride + off, &tmp[k], sizeof *tmp);
+}
+
+/* Column by column through one scratch of 8 bytes per particle: the scratch,
+ * freed at once, is what a sort adds to the resident set (a field of 3 values
+ * would otherwise need 24 bytes per particle, kept by the allocator after the
+ * frequent re-sorts). */
 int particles_permute(pfb_particles *p, const size_t *perm, pfb_err *err)
 {
     const size_t n = p->n;
-    unsigned char *done = calloc(n / 8 + 1, 1);
-    if (!done)
-        return pfb_err_set(err, PFB_ENOMEM, "out of memory reordering %zu particles", n);
-    unsigned char *base[8 + PFB_MAX_FIELDS];
-    size_t elem[8 + PFB_MAX_FIELDS], na = 0;
+    uint64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!tmp)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory reordering %zu particles", p->n);
     for (int k = 0; k < 3; k++) {
-        base[na] = (unsigned char *)p->x[k];
-        elem[na++] = sizeof(double);
-        base[na] = (unsigned char *)p->v[k];
-        elem[na++] = sizeof(double);
+        permute_column((unsigned char *)p->x[k], sizeof(double), 0, perm, n, tmp);
+        permute_column((unsigned char *)p->v[k], sizeof(double), 0, perm, n, tmp);
     }
-    base[na] = (unsigned char *)p->m;
-    elem[na++] = sizeof(double);
-    base[na] = (unsigned char *)p->id;
-    elem[na++] = sizeof(uint64_t);
+    permute_column((unsigned char *)p->m, sizeof(double), 0, perm, n, tmp);
+    permute_column((unsigned char *)p->id, sizeof(uint64_t), 0, perm, n, tmp);
     for (size_t f = 0; f < p->nfields; f++) {
-        base[na] = (unsigned char *)p->field[f].data;
-        elem[na++] = sizeof(double) * (size_t)p->field[f].ncomp;
+        const size_t stride = sizeof(double) * (size_t)p->field[f].ncomp;
+        for (size_t c = 0; c < (size_t)p->field[f].ncomp; c++)
+            permute_column((unsigned char *)p->field[f].data, stride, c * sizeof(double), perm, n, tmp);
     }
-    unsigned char tmp[8 * 8 + PFB_MAX_FIELDS * 9 * 8]; /* one particle: fields have at most 9 components */
-    for (size_t s = 0; s < n; s++) {
-        if (done[s / 8] & (1u << (s % 8)))
-            continue;
-        done[s / 8] |= (unsigned char)(1u << (s % 8));
-        if (perm[s] == s)
-            continue;
-        unsigned char *t = tmp;
-        for (size_t a = 0; a < na; t += elem[a], a++)
-            memcpy(t, base[a] + s * elem[a], elem[a]);
-        size_t k = s;
-        for (;;) {
-            const size_t nx = perm[k];
-            if (nx == s) {
-                t = tmp;
-                for (size_t a = 0; a < na; t += elem[a], a++)
-                    memcpy(base[a] + k * elem[a], t, elem[a]);
-                break;
-            }
-            for (size_t a = 0; a < na; a++)
-                memcpy(base[a] + k * elem[a], base[a] + nx * elem[a], elem[a]);
-            done[nx / 8] |= (unsigned char)(1u << (nx % 8));
-            k = nx;
-        }
-    }
-    free(done);
+    free(tmp);
     return PFB_OK;
 }
 

@@ -433,6 +433,17 @@ static inline double vd4_hsum(vd4 a)
 {
     return (a.l[0] + a.l[1]) + (a.l[2] + a.l[3]);
 }
+/* c[4 j[p] + 0..3] += (a, b, c, d) lane p, for the first nl lanes */
+static inline void vd4_add4(double *t, const uint32_t *j, size_t nl, vd4 a, vd4 b, vd4 c, vd4 d)
+{
+    for (size_t p = 0; p < nl; p++) {
+        double *r = t + 4 * (size_t)j[p];
+        r[0] += a.l[p];
+        r[1] += b.l[p];
+        r[2] += c.l[p];
+        r[3] += d.l[p];
+    }
+}
 #define vd vd4
 #define V_SET1 vd4_set1
 #define V_ADD vd4_add
@@ -447,6 +458,7 @@ static inline double vd4_hsum(vd4 a)
 #define V_SEL_NE vd4_sel_ne
 #define V_STORE vd4_store
 #define V_HSUM vd4_hsum
+#define V_ADD4 vd4_add4
 #define MULLER_ROW_TARGET
 #define MULLER_ROW(name) name##_base
 #include "muller_rows.inc"
@@ -466,6 +478,7 @@ static inline double vd4_hsum(vd4 a)
 #undef V_SEL_NE
 #undef V_STORE
 #undef V_HSUM
+#undef V_ADD4
 
 /* AVX2: the same lanes in one register (gathers take 32-bit indices as signed:
  * used up to 2^31 - 1 particles) */
@@ -477,6 +490,19 @@ __attribute__((target("avx2"))) static inline double muller_hsum_avx2(__m256d v)
     double t[4];
     _mm256_storeu_pd(t, v);
     return (t[0] + t[1]) + (t[2] + t[3]);
+}
+/* the same as vd4_add4: lanes transposed into one vector per pair */
+__attribute__((target("avx2"))) static inline void muller_add4_avx2(double *t, const uint32_t *j, size_t nl, __m256d a,
+                                                                   __m256d b, __m256d c, __m256d d)
+{
+    const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b), t2 = _mm256_unpacklo_pd(c, d),
+                  t3 = _mm256_unpackhi_pd(c, d);
+    const __m256d r[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
+                          _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
+    for (size_t p = 0; p < nl; p++) {
+        double *q = t + 4 * (size_t)j[p];
+        _mm256_storeu_pd(q, _mm256_add_pd(_mm256_loadu_pd(q), r[p]));
+    }
 }
 #define vd __m256d
 #define V_SET1 _mm256_set1_pd
@@ -492,6 +518,7 @@ __attribute__((target("avx2"))) static inline double muller_hsum_avx2(__m256d v)
 #define V_SEL_NE(a, b, x) _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_NEQ_OQ), x)
 #define V_STORE _mm256_storeu_pd
 #define V_HSUM muller_hsum_avx2
+#define V_ADD4 muller_add4_avx2
 #define MULLER_ROW_TARGET __attribute__((target("avx2")))
 #define MULLER_ROW(name) name##_avx2
 #include "muller_rows.inc"
