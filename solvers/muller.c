@@ -114,7 +114,8 @@ typedef struct muller_state {
      * its blocks blk[0 .. nblk], and per particle m / rho and the colour-field sums
      * (grad c_S, lap c_S: 4 doubles) */
     uint32_t *ls, *lj;
-    size_t cap_n, cap_pairs, list_n, *blk, nblk;
+    size_t cap_n, cap_pairs, list_n, *blk, nblk, *bord; /* bord: the even blocks, then the odd, each
+                                                             largest first (the order the threads take them) */
     unsigned long list_gen; /* sim->grid_gen of the grid it was built on */
     long builds;           /* lists built so far */
     double *vol, *cs;
@@ -133,6 +134,7 @@ static void muller_destroy(void *state)
     free(s->ls);
     free(s->lj);
     free(s->blk);
+    free(s->bord);
     free(s->vol);
     free(s->cs);
     free(s);
@@ -240,9 +242,12 @@ static int ensure_arrays(muller_state *s, size_t n, pfb_err *err)
         if (cs)
             s->cs = cs;
         size_t *blk = cs ? realloc(s->blk, (cap / MULLER_BLOCK_MIN + 3) * sizeof *blk) : NULL;
-        if (!blk)
+        if (blk)
+            s->blk = blk;
+        size_t *bord = blk ? realloc(s->bord, (cap / MULLER_BLOCK_MIN + 3) * sizeof *bord) : NULL;
+        if (!bord)
             return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu particles", n);
-        s->blk = blk;
+        s->bord = bord;
         s->cap_n = cap;
     }
     return PFB_OK;
@@ -322,6 +327,18 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
         nb++;
     }
     s->nblk = nb;
+    /* largest blocks first within each parity, so that the last block a thread
+     * takes is a small one (the order does not change any result) */
+    size_t *bord = s->bord, m = 0;
+    for (size_t par = 0; par < 2; par++)
+        for (size_t b = par, m0 = m; b < nb; b += 2) {
+            size_t a = m++, w = ls[blk[b + 1]] - ls[blk[b]];
+            while (a > m0 && ls[blk[bord[a - 1] + 1]] - ls[blk[bord[a - 1]]] < w) {
+                bord[a] = bord[a - 1];
+                a--;
+            }
+            bord[a] = b;
+        }
     s->list_n = n;
     s->list_gen = sim->grid_gen;
     s->builds++;
@@ -365,10 +382,10 @@ static int ensure_list(muller_state *s, pfb_sim *sim, pfb_err *err)
  * odd ones: see above.  body(s, sim, k) does row k. */
 #define MULLER_BLOCKS(s, sim, body)                                                                     \
     for (size_t par_ = 0; par_ < 2; par_++) {                                                             \
-        const size_t nhalf_ = ((s)->nblk + 1 - par_) / 2;                                                 \
+        const size_t nhalf_ = ((s)->nblk + 1 - par_) / 2, off_ = par_ ? ((s)->nblk + 1) / 2 : 0;          \
         _Pragma("omp parallel for schedule(dynamic, 1) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, (sim)->p.n))") \
         for (size_t t_ = 0; t_ < nhalf_; t_++) {                                                          \
-            const size_t b_ = par_ + 2 * t_;                                                              \
+            const size_t b_ = (s)->bord[off_ + t_];                                                       \
             for (size_t k_ = (s)->blk[b_]; k_ < (s)->blk[b_ + 1]; k_++)                                   \
                 body((s), (sim), k_);                                                                     \
         }                                                                                                 \
