@@ -532,11 +532,9 @@ int exp_time_steps(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double n, l
         exp_log(ctx, "  %-40s current, skipped", spec->id);
     } else {
         pfb_step_timing tm;
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        const double t0 = pfb_now();
         rc = run_time_steps(&cfg, warmup, steps, &tm, err);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        const double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        const double wall = pfb_now() - t0;
         if (!rc)
             rc = output_prepare_dir(dir, err);
         if (!rc) {
