@@ -120,12 +120,15 @@ int particles_add_field(pfb_particles *p, const char *name, int ncomp, int *idx,
 }
 
 /* One 8-byte column of an array of n records of `stride` bytes (the column at
- * byte offset off), through tmp (n values). */
+ * byte offset off), through tmp (n values); plain copies, so threads (from
+ * 16384 particles, OpenMP's default count) change nothing but the time. */
 static void permute_column(unsigned char *base, size_t stride, size_t off, const size_t *perm, size_t n,
                            uint64_t *tmp)
 {
+#pragma omp parallel for schedule(static) if (n >= 16384)
     for (size_t k = 0; k < n; k++)
         memcpy(&tmp[k], base + perm[k] * stride + off, sizeof *tmp);
+#pragma omp parallel for schedule(static) if (n >= 16384)
     for (size_t k = 0; k < n; k++)
         memcpy(base + k * stride + off, &tmp[k], sizeof *tmp);
 }
