@@ -1007,8 +1007,8 @@ __attribute__((target("avx2,fma"))) static size_t block_hits(const pfb_grid *g, 
 static size_t block_pairs(const pfb_grid *g, const cand_block *b, const pfb_cell_ranges *r, size_t ki,
                           uint32_t *out)
 {
-    const int dim = g->dim;
-    const double *const xs[3] = {g->xs, g->xs + g->cap_points, dim == 3 ? g->xs + 2 * g->cap_points : g->xs};
+    const double *xs[3];
+    grid_xs(g, xs);
     const size_t self = block_place(b, r, ki);
 #if GRID_HAVE_AVX2
     return block_hits(g, xs, b, ki, self, out);
@@ -1125,7 +1125,8 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
         return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %zu row offsets",
                            n + 1);
     const double hh = g->h * g->h;
-    const double *const xs[3] = {g->xs, g->xs + g->cap_points, dim == 3 ? g->xs + 2 * g->cap_points : g->xs};
+    const double *xs[3];
+    grid_xs(g, xs);
     const size_t *restrict order = g->order;
     size_t *restrict start = nl->start;
     int nt = 1;

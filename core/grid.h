@@ -79,6 +79,15 @@ typedef struct pfb_nlist {
     size_t *chunk_cap;
 } pfb_nlist;
 
+/* The three coordinate arrays of the grid's cell-ordered copy xs (in 2D the z
+ * entry repeats x, never read). */
+static inline void grid_xs(const pfb_grid *g, const double *xs[3])
+{
+    xs[0] = g->xs;
+    xs[1] = g->xs + g->cap_points;
+    xs[2] = g->dim == 3 ? g->xs + 2 * g->cap_points : g->xs;
+}
+
 /* Initialise an empty grid for dimension dim and cell size h. */
 int grid_init(pfb_grid *g, int dim, double h, pfb_err *err);
 

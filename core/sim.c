@@ -93,12 +93,11 @@ int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
     if (rc)
         return rc;
     sim_positions_changed(sim);
-    /* cell order, and by id within a cell: the storage order after a sort depends
-     * only on positions and ids, not on the order before it */
-    /* the permutation is the grid's order, re-sorted by id within each cell in
-     * place: afterwards the grid describes the new storage (its order within
-     * cells is the permutation's, the cells are unchanged), so sorted position k
-     * is storage index k, and xs[k] (refilled) the stored position */
+    /* cell order, and by id within a cell, so the storage order after a sort
+     * depends only on positions and ids.  The permutation is the grid's order
+     * re-sorted by id within each cell in place, so afterwards the grid describes
+     * the new storage (same cells): sorted position k is storage index k, and
+     * xs[k] (refilled) its position */
     pfb_grid *g = &sim->grid;
     const uint64_t *id = sim->p.id;
     const size_t n = sim->p.n;

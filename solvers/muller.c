@@ -104,6 +104,9 @@ static const pfb_param_spec muller_params[] = {
     {"cfl", PFB_PARAM_DOUBLE, 0.15, 0.01, 2.0, "1", "CFL number of the suggested time step", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
+struct muller_state;
+typedef void (*muller_row_fn)(struct muller_state *s, pfb_sim *sim, size_t i);
+
 typedef struct muller_state {
     int clamp, simd;
     double h, rho0, k, mu, sigma, l, e, fric, margin, cfl;
@@ -116,14 +119,13 @@ typedef struct muller_state {
      * its blocks blk[0 .. nblk], and per particle m / rho and the colour-field sums
      * (grad c_S, lap c_S: 4 doubles) */
     uint32_t *ls, *lj;
-    size_t cap_n, cap_pairs, list_n, *blk, nblk, *bord; /* bord: the even blocks, then the odd, each
+    size_t cap_n, cap_pairs, *blk, nblk, *bord; /* bord: the even blocks, then the odd, each
                                                              largest first (the order the threads take them) */
     unsigned long list_gen; /* sim->grid_gen of the grid it was built on */
     long builds;           /* lists built so far */
     double *vol, *cs;
     /* the rows of the two passes, for the instruction set of this CPU (muller_rows.inc) */
-    void (*density_row)(struct muller_state *s, pfb_sim *sim, size_t i);
-    void (*force_row)(struct muller_state *s, pfb_sim *sim, size_t i);
+    muller_row_fn density_row, force_row;
     /* kernel constants: poly6 c, spiky dW/dr = ds (h - r)^2, viscosity lap = lv (h - r) */
     double c6, ds, lv;
 } muller_state;
@@ -283,7 +285,8 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
     const pfb_grid *g = &sim->grid;
     const size_t n = sim->p.n;
     const double hhl = s->hl * s->hl;
-    const double *const xs[3] = {g->xs, g->xs + g->cap_points, sim->dim == 3 ? g->xs + 2 * g->cap_points : g->xs};
+    const double *xs[3];
+    grid_xs(g, xs);
     int rc = ensure_arrays(s, n, err);
     if (rc)
         return rc;
@@ -341,7 +344,6 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
             }
             bord[a] = b;
         }
-    s->list_n = n;
     s->list_gen = sim->grid_gen;
     s->builds++;
     return PFB_OK;
@@ -357,7 +359,8 @@ static int ensure_list(muller_state *s, pfb_sim *sim, pfb_err *err)
     int sorted = sim->sort_gen == sim->grid_gen && g->ready && g->h == s->hl && g->n == n;
     if (sorted) {
         const double *const *x = (const double *const *)sim->p.x;
-        const double *const xs[3] = {g->xs, g->xs + g->cap_points, sim->dim == 3 ? g->xs + 2 * g->cap_points : g->xs};
+        const double *xs[3];
+        grid_xs(g, xs);
         const int dim = sim->dim;
         double dmax = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : dmax) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
@@ -375,23 +378,9 @@ static int ensure_list(muller_state *s, pfb_sim *sim, pfb_err *err)
         if (rc)
             return rc;
     }
-    if (s->list_gen != sim->grid_gen || s->list_n != n || !s->ls)
-        return build_list(s, sim, err);
-    return PFB_OK;
+    /* a new sort (ours, or the run's at a frame) needs a new list */
+    return s->list_gen != sim->grid_gen ? build_list(s, sim, err) : PFB_OK;
 }
-
-/* Run rows [B_b, B_b+1) of every block b, even blocks first (in parallel), then
- * odd ones: see above.  body(s, sim, k) does row k. */
-#define MULLER_BLOCKS(s, sim, body)                                                                     \
-    for (size_t par_ = 0; par_ < 2; par_++) {                                                             \
-        const size_t nhalf_ = ((s)->nblk + 1 - par_) / 2, off_ = par_ ? ((s)->nblk + 1) / 2 : 0;          \
-        _Pragma("omp parallel for schedule(dynamic, 1) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, (sim)->p.n))") \
-        for (size_t t_ = 0; t_ < nhalf_; t_++) {                                                          \
-            const size_t b_ = (s)->bord[off_ + t_];                                                       \
-            for (size_t k_ = (s)->blk[b_]; k_ < (s)->blk[b_ + 1]; k_++)                                   \
-                body((s), (sim), k_);                                                                     \
-        }                                                                                                 \
-    }
 
 /* the two row functions, per instruction set (muller_rows.inc) */
 /* portable: four lanes of plain C */
@@ -545,6 +534,21 @@ __attribute__((target("avx2"))) static inline void muller_add4_avx2(double *t, c
 #undef MULLER_ROW
 #endif
 
+/* Run rows [B_b, B_b+1) of every block b, even blocks first (in parallel), then
+ * odd ones (see "The pair loops"); row(s, sim, k) does row k. */
+static void run_blocks(muller_state *s, pfb_sim *sim, muller_row_fn row)
+{
+    for (size_t par = 0; par < 2; par++) {
+        const size_t nhalf = (s->nblk + 1 - par) / 2, off = par ? (s->nblk + 1) / 2 : 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, sim->p.n))
+        for (size_t t = 0; t < nhalf; t++) {
+            const size_t b = s->bord[off + t];
+            for (size_t k = s->blk[b]; k < s->blk[b + 1]; k++)
+                row(s, sim, k);
+        }
+    }
+}
+
 /* eqs. 3 and 12: density with poly6 (self included) and the state equation. */
 static int compute_density(muller_state *s, pfb_sim *sim, pfb_err *err)
 {
@@ -567,7 +571,7 @@ static int compute_density(muller_state *s, pfb_sim *sim, pfb_err *err)
         s->force_row = force_row_avx2;
     }
 #endif
-    MULLER_BLOCKS(s, sim, s->density_row)
+    run_blocks(s, sim, s->density_row);
     /* the self term of lap c_S: V_i c6 h^2 (0 - 6 dim h^2) (eq. 15 at r = 0) */
     const double lap0 = s->c6 * hh * (-6.0 * (double)sim->dim * hh);
     double *restrict acc = p->field[s->f_a].data;
@@ -596,7 +600,7 @@ static void compute_forces(muller_state *s, pfb_sim *sim)
     const double *restrict cs = s->cs;
     size_t nsurf = 0;
     const size_t np = p->n;
-    MULLER_BLOCKS(s, sim, s->force_row)
+    run_blocks(s, sim, s->force_row);
 #pragma omp parallel for schedule(static) reduction(+ : nsurf) num_threads(sim_threads(sim)) if (sim_parallel(sim, np))
     for (size_t i = 0; i < np; i++) {
         const double *n = cs + 4 * i;

@@ -75,8 +75,12 @@ static void random_cloud(int dim, size_t n, double L, uint64_t seed, double *x, 
 
 /* The parameters of the kernel-sum comparisons: every force on, no clamping, and
  * l = 0, so every particle with a nonzero colour gradient gets the surface force. */
-static const char *const sums_sets[] = {"calibrate_rest_density=0", "rest_density=700", "k=50", "viscosity=3",
-                                        "surface_tension=0.4", "surface_threshold=0", "clamp_pressure=0", NULL};
+#define SUMS_SETS                                                                                          \
+    "calibrate_rest_density=0", "rest_density=700", "k=50", "viscosity=3", "surface_tension=0.4",          \
+        "surface_threshold=0", "clamp_pressure=0"
+static const char *const sums_sets[] = {SUMS_SETS, NULL};
+/* the same with a skin of 0.2 h, for the list tests */
+static const char *const skin_sets[] = {SUMS_SETS, "list_skin=0.2", NULL};
 
 /* The solver's densities and accelerations (after a step of dt = 0) against the
  * paper's sums evaluated with core/kernels.c pair by pair over all pairs (brute
@@ -206,14 +210,8 @@ START_TEST(test_list_follows_motion)
         random_cloud(dim, n, L, 11, x, v);
         pfb_sim sim;
         make_sim(&sim, dim, spacing, n, x, v, m);
-        const char *sets[16];
-        int ns = 0;
-        for (; sums_sets[ns]; ns++)
-            sets[ns] = sums_sets[ns];
-        sets[ns++] = "list_skin=0.2";
-        sets[ns] = NULL;
         int fa;
-        void *st = accel_at_rest(&sim, sets, &fa);
+        void *st = accel_at_rest(&sim, skin_sets, &fa);
         ck_assert(list_builds(st, &sim) == 1.0);
         pfb_rng r;
         rng_seed(&r, 5);
@@ -251,14 +249,8 @@ START_TEST(test_list_threshold)
     double x[6] = {0.0, 0.0, 0.0, d0, 0.0, 0.0}, v[6] = {0};
     pfb_sim sim;
     make_sim(&sim, 3, spacing, 2, x, v, 1e-3);
-    const char *sets[16];
-    int ns = 0;
-    for (; sums_sets[ns]; ns++)
-        sets[ns] = sums_sets[ns];
-    sets[ns++] = "list_skin=0.2";
-    sets[ns] = NULL;
     int fa;
-    void *st = accel_at_rest(&sim, sets, &fa);
+    void *st = accel_at_rest(&sim, skin_sets, &fa);
     pfb_err err;
     const double moves[2] = {0.44, 0.54};
     for (int c = 0; c < 2; c++) {
