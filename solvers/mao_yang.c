@@ -170,9 +170,14 @@
  *    2 D and symplectic Euler needs c_s k dt < 2), lambda / 2 (explicit Euler of
  *    -T/lambda), the viscous limit 0.125 h^2 rho_0 / mu and the force limit
  *    0.25 sqrt(h / |g|).
- *  - PCG: Jacobi preconditioner by default, warm-started from the previous step's
- *    pressure, relative residual 1e-6; parallel, with every sum formed over fixed
- *    blocks in a fixed order, so the bits do not depend on the thread count.
+ *  - PCG: warm-started from the previous step's pressure, relative residual 1e-6;
+ *    parallel, with every sum formed over fixed blocks in a fixed order, so the
+ *    bits do not depend on the thread count.  Preconditioner: by default an
+ *    aggregation multigrid W-cycle (mao_yang_amg.c), rebuilt for each step's
+ *    matrix, whose iterations do not grow with N (3D dam break, 8k to 524k
+ *    particles: 16-18 per solve; Jacobi's, 117 to 445, grew like N^0.32 and made
+ *    the solver's cost per step grow like N^1.16); pcg_precond=jacobi gives the
+ *    former default.
  *    With the position correction there are two solves per step (p and p_div,
  *    one matrix); the pcg_iters diagnostic counts both and pcg_residual is the
  *    larger final residual.
@@ -217,7 +222,7 @@ static const pfb_param_spec mao_yang_params[] = {
     {"density_correction", PFB_PARAM_CHOICE, 1, 0, 0, "", "what eq. 7's density-error part corrects: velocity and position (the paper) or the position only", "velocity|position"},
     {"pcg_tol", PFB_PARAM_DOUBLE, 1e-6, 1e-14, 0.5, "1", "relative residual |b - A p| / |b| at which PCG stops", NULL},
     {"pcg_max_iter", PFB_PARAM_INT, 1000, 1, 1e6, "1", "PCG iteration cap per step", NULL},
-    {"pcg_precond", PFB_PARAM_CHOICE, 1, 0, 0, "", "PCG preconditioner", "none|jacobi"},
+    {"pcg_precond", PFB_PARAM_CHOICE, 2, 0, 0, "", "PCG preconditioner (amg: the multigrid of mao_yang_amg.c)", "none|jacobi|amg"},
     {"wall_no_slip", PFB_PARAM_BOOL, 1, 0, 1, "", "wall mirrors carry 2 v_wall - v (no slip); false: reflected normal velocity (free slip)", NULL},
     {"resample_every", PFB_PARAM_INT, 1, 0, 1e9, "1", "frames between re-samplings (section 5); 0 = never", NULL},
     {"eps_d", PFB_PARAM_DOUBLE, 0.6, 0.0, 10.0, "D", "down-sampling: merge pairs closer than eps_d spacings", NULL},
@@ -268,6 +273,7 @@ typedef struct my_state {
     size_t *mark;              /* matrix entry of a column in the row being assembled */
     size_t cap_n;
     my_csr A;
+    my_amg amg;                /* the multigrid hierarchy of A (pcg_precond amg) */
     double *b, *x, *work, *dsurf;
     double *b1, *x1;           /* the divergence part's right-hand side and solution */
     size_t *rows;
@@ -1091,15 +1097,19 @@ size_t my_pcg_work(size_t n)
     return 5 * n + 2 * ((n + PCG_BLOCK - 1) / PCG_BLOCK);
 }
 
-int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter, int precond, int threads,
-           double *work, int *iters, double *resid, pfb_err *err)
+int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter, int precond, const my_amg *amg,
+           int threads, double *work, int *iters, double *resid, pfb_err *err)
 {
     const size_t n = A->n;
     double *r = work, *z = work + n, *d = work + 2 * n, *q = work + 3 * n, *dinv = work + 4 * n;
     *iters = 0;
     *resid = 0.0;
-    if (precond != MY_PRECOND_NONE && precond != MY_PRECOND_JACOBI)
-        return pfb_err_set(err, PFB_EINVAL, "PCG preconditioner %d is unknown; valid: 0 (none), 1 (jacobi)", precond);
+    if (precond != MY_PRECOND_NONE && precond != MY_PRECOND_JACOBI && precond != MY_PRECOND_AMG)
+        return pfb_err_set(err, PFB_EINVAL,
+                           "PCG preconditioner %d is unknown; valid: 0 (none), 1 (jacobi), 2 (amg)", precond);
+    const int mg = precond == MY_PRECOND_AMG;
+    if (mg && (!amg || !amg->ready || amg->A0 != A || amg->n0 != A->n))
+        return pfb_err_set(err, PFB_EINVAL, "PCG preconditioner 2 (amg) needs a hierarchy set up for its matrix");
     if (n == 0)
         return PFB_OK;
     pcg_ctx c = {A, n, (n + PCG_BLOCK - 1) / PCG_BLOCK, 1, work + 5 * n};
@@ -1121,8 +1131,10 @@ int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter
     for (size_t u = 0; u < n; u++) {
         r[u] = b[u] - q[u];
         z[u] = dinv[u] * r[u];
-        d[u] = z[u];
     }
+    if (mg)
+        my_amg_apply(amg, r, z, c.nt);
+    memcpy(d, z, n * sizeof *d);
     double rr;
     double rz = pcg_dot(&c, r, z, r, &rr);
     double rn = sqrt(rr);
@@ -1132,7 +1144,8 @@ int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter
         if (!(dq > 0))
             break; /* not positive definite along d: stop with what we have */
         const double alpha = rz / dq;
-        /* x += alpha d, r -= alpha q, z = M^-1 r, with r.z and r.r per block */
+        /* x += alpha d, r -= alpha q, z = M^-1 r, with r.z and r.r per block
+         * (the multigrid's z after the loop, and r.z over again) */
         const size_t nb = c.nb;
         double *part = c.part;
 #pragma omp parallel for schedule(static) num_threads(c.nt) if (c.nt > 1)
@@ -1149,7 +1162,11 @@ int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter
             part[bl] = s;
             part[nb + bl] = t;
         }
-        const double rz1 = sum_parts(&c, &rr);
+        double rz1 = sum_parts(&c, &rr);
+        if (mg) {
+            my_amg_apply(amg, r, z, c.nt);
+            rz1 = pcg_dot(&c, r, z, NULL, NULL);
+        }
         const double beta = rz1 / rz;
         rz = rz1;
 #pragma omp parallel for schedule(static) num_threads(c.nt) if (c.nt > 1)
@@ -1167,11 +1184,13 @@ int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter
 static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
 {
     int rc = assemble_pressure(s, sim, dt, err);
+    if (!rc && s->precond == MY_PRECOND_AMG)
+        rc = my_amg_setup(&s->amg, &s->A, err);
     if (rc)
         return rc;
     int it = 0;
     double res = 0.0;
-    rc = my_pcg(&s->A, s->b, s->x, s->tol, s->max_iter, s->precond, sim_threads(sim), s->work, &it, &res, err);
+    rc = my_pcg(&s->A, s->b, s->x, s->tol, s->max_iter, s->precond, &s->amg, sim_threads(sim), s->work, &it, &res, err);
     if (rc)
         return rc;
     double *pr = sim->p.field[s->f_p].data, *pd = sim->p.field[s->f_pd].data;
@@ -1187,7 +1206,8 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         }
         int it1 = 0;
         double res1 = 0.0;
-        rc = my_pcg(&s->A, s->b1, s->x1, s->tol, s->max_iter, s->precond, sim_threads(sim), s->work, &it1, &res1, err);
+        rc = my_pcg(&s->A, s->b1, s->x1, s->tol, s->max_iter, s->precond, &s->amg, sim_threads(sim), s->work, &it1, &res1,
+                    err);
         if (rc)
             return rc;
         it += it1;
@@ -1471,6 +1491,7 @@ static void mao_yang_destroy(void *state)
     free(s->A.start);
     free(s->A.col);
     free(s->A.val);
+    my_amg_free(&s->amg);
     free(s->b);
     free(s->x);
     free(s->b1);

@@ -200,54 +200,136 @@ static void *pressure_block(pfb_sim *sim, int dim, int side)
     return tu_create(&pfb_solver_mao_yang, sim, NULL);
 }
 
-/* The PCG runs in parallel over fixed blocks of 2048 entries, every sum in a fixed
- * order: on the 5-point Laplacian (+ 0.01 I) of a 160 x 160 grid, 25,600 unknowns
- * in 13 blocks, 1, 2 and 3 threads give the same iterations and the same bits, and
- * the solution reaches the requested residual. */
-START_TEST(test_pcg_threads_same_bits)
+/* The (2 dim + 1)-point Laplacian of an m^dim grid with Dirichlet boundaries (a
+ * boundary row keeps 2 dim on its diagonal: its missing neighbours are held at
+ * zero, as the pressure matrix's surface couplings are), plus shift on the
+ * diagonal; the diagonal first in each row, as assemble_pressure writes it. */
+static my_csr grid_laplacian(size_t m, int dim, double shift)
 {
-    const size_t m = 160, n = m * m;
+    size_t n = 1;
+    for (int k = 0; k < dim; k++)
+        n *= m;
     my_csr A = {0};
     A.n = n;
     A.start = malloc((n + 1) * sizeof *A.start);
-    A.col = malloc(5 * n * sizeof *A.col);
-    A.val = malloc(5 * n * sizeof *A.val);
-    double *b = malloc(n * sizeof *b), *x[3], *work = malloc(my_pcg_work(n) * sizeof *work);
+    A.col = malloc((size_t)(2 * dim + 1) * n * sizeof *A.col);
+    A.val = malloc((size_t)(2 * dim + 1) * n * sizeof *A.val);
+    ck_assert(A.start && A.col && A.val);
     size_t e = 0;
     for (size_t u = 0; u < n; u++) {
-        const size_t i = u % m, j = u / m;
         A.start[u] = e;
         A.col[e] = u;
-        A.val[e++] = 4.01;
-        const size_t nbr[4] = {j > 0 ? u - m : n, i > 0 ? u - 1 : n, i + 1 < m ? u + 1 : n, j + 1 < m ? u + m : n};
-        for (int k = 0; k < 4; k++)
-            if (nbr[k] < n) {
-                A.col[e] = nbr[k];
+        A.val[e++] = 2.0 * dim + shift;
+        size_t stride = 1, r = u;
+        for (int k = 0; k < dim; k++, stride *= m, r /= m) {
+            const size_t i = r % m;
+            if (i > 0) {
+                A.col[e] = u - stride;
                 A.val[e++] = -1.0;
             }
-        b[u] = sin(0.1 * (double)i) * cos(0.07 * (double)j) + 0.3;
+            if (i + 1 < m) {
+                A.col[e] = u + stride;
+                A.val[e++] = -1.0;
+            }
+        }
     }
     A.start[n] = e;
-    int it[3];
-    double res[3];
+    return A;
+}
+
+static void csr_free(my_csr *A)
+{
+    free(A->start);
+    free(A->col);
+    free(A->val);
+}
+
+/* The PCG runs in parallel over fixed blocks of 2048 entries, every sum in a fixed
+ * order, and the multigrid cycle computes every entry on one thread: on the
+ * 5-point Laplacian (+ 0.01 I) of a 160 x 160 grid, 25,600 unknowns in 13 blocks
+ * (the finest multigrid levels above MY_AMG_PAR rows, so their loops run in
+ * parallel), 1, 2 and 3 threads give the same iterations and the same bits, and
+ * the solution reaches the requested residual, with either preconditioner. */
+START_TEST(test_pcg_threads_same_bits)
+{
+    const size_t m = 160, n = m * m;
+    my_csr A = grid_laplacian(m, 2, 0.01);
+    double *b = malloc(n * sizeof *b), *x[3], *work = malloc(my_pcg_work(n) * sizeof *work);
+    for (size_t u = 0; u < n; u++)
+        b[u] = sin(0.1 * (double)(u % m)) * cos(0.07 * (double)(u / m)) + 0.3;
+    my_amg amg;
+    memset(&amg, 0, sizeof amg);
     pfb_err err;
-    for (int t = 0; t < 3; t++) {
-        x[t] = calloc(n, sizeof *x[t]);
-        ck_assert(my_pcg(&A, b, x[t], 1e-8, 10000, MY_PRECOND_JACOBI, t + 1, work, &it[t], &res[t], &err) == 0);
-        ck_assert_msg(res[t] <= 1e-8, "%d threads: residual %g", t + 1, res[t]);
+    ck_assert_msg(my_amg_setup(&amg, &A, &err) == 0, "%s", err.msg);
+    ck_assert_msg(amg.nlev >= 3, "%d levels below the finest", amg.nlev);
+    const int pcs[2] = {MY_PRECOND_JACOBI, MY_PRECOND_AMG};
+    for (int k = 0; k < 2; k++) {
+        int it[3];
+        double res[3];
+        for (int t = 0; t < 3; t++) {
+            x[t] = calloc(n, sizeof *x[t]);
+            ck_assert(my_pcg(&A, b, x[t], 1e-8, 10000, pcs[k], &amg, t + 1, work, &it[t], &res[t], &err) == 0);
+            ck_assert_msg(res[t] <= 1e-8, "precond %d, %d threads: residual %g", pcs[k], t + 1, res[t]);
+        }
+        for (int t = 1; t < 3; t++) {
+            ck_assert_int_eq(it[t], it[0]);
+            ck_assert(res[t] == res[0]);
+            ck_assert_msg(memcmp(x[t], x[0], n * sizeof *x[0]) == 0, "precond %d: %d threads differ from 1", pcs[k],
+                          t + 1);
+        }
+        for (int t = 0; t < 3; t++)
+            free(x[t]);
     }
-    for (int t = 1; t < 3; t++) {
-        ck_assert_int_eq(it[t], it[0]);
-        ck_assert(res[t] == res[0]);
-        ck_assert_msg(memcmp(x[t], x[0], n * sizeof *x[0]) == 0, "%d threads differ from 1", t + 1);
-    }
-    for (int t = 0; t < 3; t++)
-        free(x[t]);
+    my_amg_free(&amg);
     free(b);
     free(work);
-    free(A.start);
-    free(A.col);
-    free(A.val);
+    csr_free(&A);
+}
+END_TEST
+
+/* Multigrid's point: PCG iterations that do not grow with the grid.  On the 3D
+ * Dirichlet Laplacian, cond(A) grows like m^2, so Jacobi-PCG's iterations grow
+ * like m (doubling from m = 12 to 24 to 48: asserted above 1.6x per doubling,
+ * the test's control); the multigrid cycle's convergence factor is bounded
+ * independently of m, so its iterations may not grow by more than 2 per doubling
+ * (the round-off of one more level), nor exceed 30 to 1e-8 (a convergence factor
+ * below 0.54). */
+START_TEST(test_amg_iterations_independent_of_n)
+{
+    int itj[3], ita[3];
+    const size_t ms[3] = {12, 24, 48};
+    for (int k = 0; k < 3; k++) {
+        my_csr A = grid_laplacian(ms[k], 3, 0.0);
+        const size_t n = A.n;
+        double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x), *work = malloc(my_pcg_work(n) * sizeof *work);
+        pfb_rng rng;
+        rng_seed(&rng, 5);
+        for (size_t u = 0; u < n; u++)
+            b[u] = rng_uniform(&rng) - 0.5;
+        my_amg amg;
+        memset(&amg, 0, sizeof amg);
+        pfb_err err;
+        ck_assert_msg(my_amg_setup(&amg, &A, &err) == 0, "%s", err.msg);
+        double res;
+        ck_assert(my_pcg(&A, b, x, 1e-8, 100000, MY_PRECOND_JACOBI, NULL, 0, work, &itj[k], &res, &err) == 0);
+        ck_assert_msg(res <= 1e-8, "m %zu jacobi: residual %g", ms[k], res);
+        memset(x, 0, n * sizeof *x);
+        ck_assert(my_pcg(&A, b, x, 1e-8, 100000, MY_PRECOND_AMG, &amg, 0, work, &ita[k], &res, &err) == 0);
+        ck_assert_msg(res <= 1e-8, "m %zu amg: residual %g", ms[k], res);
+        printf("3D Laplacian m = %zu (%zu unknowns, %d levels): PCG iterations to 1e-8, jacobi %d, amg %d\n", ms[k], n,
+               amg.nlev, itj[k], ita[k]);
+        my_amg_free(&amg);
+        free(b);
+        free(x);
+        free(work);
+        csr_free(&A);
+    }
+    for (int k = 1; k < 3; k++) {
+        ck_assert_msg(itj[k] >= 1.6 * itj[k - 1], "jacobi: %d -> %d iterations", itj[k - 1], itj[k]);
+        ck_assert_msg(ita[k] <= ita[k - 1] + 2, "amg: %d -> %d iterations", ita[k - 1], ita[k]);
+    }
+    for (int k = 0; k < 3; k++)
+        ck_assert_msg(ita[k] <= 30, "amg: %d iterations at m = %zu", ita[k], ms[k]);
 }
 END_TEST
 
@@ -293,9 +375,12 @@ START_TEST(test_pressure_matrix_spd_and_pcg)
         double *x = calloc(nu, sizeof *x), *work = calloc(my_pcg_work(nu), sizeof *work);
         int it;
         double res;
-        for (int pc = 0; pc <= 1; pc++) {
+        my_amg amg;
+        memset(&amg, 0, sizeof amg);
+        ck_assert_msg(my_amg_setup(&amg, A, &err) == 0, "%s", err.msg);
+        for (int pc = 0; pc <= 2; pc++) {
             memset(x, 0, nu * sizeof *x);
-            ck_assert(my_pcg(A, b, x, 1e-10, 10000, pc, 0, work, &it, &res, &err) == 0);
+            ck_assert(my_pcg(A, b, x, 1e-10, 10000, pc, &amg, 0, work, &it, &res, &err) == 0);
             ck_assert_msg(res <= 1e-10, "dim %d precond %d: residual %g after %d iterations", dim, pc, res, it);
             double num = 0.0, den = 0.0;
             for (size_t u = 0; u < nu; u++) {
@@ -317,6 +402,7 @@ START_TEST(test_pressure_matrix_spd_and_pcg)
             ck_assert_msg(fabs(sqrt(rr / bb) - res) <= 1e-3 * res + 1e-14, "reported residual %g, true %g", res,
                           sqrt(rr / bb));
         }
+        my_amg_free(&amg);
         free(x);
         free(work);
         gsl_vector_free(xd);
@@ -328,6 +414,67 @@ START_TEST(test_pressure_matrix_spd_and_pcg)
         pfb_solver_mao_yang.destroy(st);
         sim_free(&sim);
     }
+}
+END_TEST
+
+/* CG needs a symmetric positive definite preconditioner.  The multigrid cycle of
+ * a particle pressure matrix (a jittered 11^3 block: irregular couplings, surface
+ * rows, two levels below the finest and a W-cycle), formed column by column as
+ * the dense matrix B = cycle(e_k): symmetric up to round-off (each entry is a sum
+ * of a few hundred products of entries of size ~|B|max, each rounded at 2^-53:
+ * 1e-12 |B|max is a hundred times that bound) and every eigenvalue of its
+ * symmetric part positive. */
+START_TEST(test_amg_symmetric_positive)
+{
+    pfb_sim sim;
+    void *st = pressure_block(&sim, 3, 11);
+    const my_csr *A;
+    const double *b;
+    const size_t *rows;
+    pfb_err err;
+    ck_assert_msg(my_pressure_system(st, &sim, 1e-3, &A, &b, &rows, &err) == 0, "%s", err.msg);
+    const size_t n = A->n;
+    my_amg amg;
+    memset(&amg, 0, sizeof amg);
+    ck_assert_msg(my_amg_setup(&amg, A, &err) == 0, "%s", err.msg);
+    ck_assert_msg(amg.nlev >= 2, "%zu unknowns: %d levels below the finest", n, amg.nlev);
+    gsl_matrix *B = gsl_matrix_alloc(n, n);
+    double *e = calloc(n, sizeof *e), *z = malloc(n * sizeof *z);
+    double bmax = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        e[k] = 1.0;
+        my_amg_apply(&amg, e, z, 1);
+        e[k] = 0.0;
+        for (size_t u = 0; u < n; u++) {
+            gsl_matrix_set(B, u, k, z[u]);
+            bmax = fmax(bmax, fabs(z[u]));
+        }
+    }
+    double asym = 0.0;
+    for (size_t u = 0; u < n; u++)
+        for (size_t w = 0; w < u; w++) {
+            const double bu = gsl_matrix_get(B, u, w), bw = gsl_matrix_get(B, w, u);
+            asym = fmax(asym, fabs(bu - bw));
+            gsl_matrix_set(B, u, w, 0.5 * (bu + bw));
+            gsl_matrix_set(B, w, u, 0.5 * (bu + bw));
+        }
+    ck_assert_msg(asym <= 1e-12 * bmax, "%zu unknowns: asymmetry %g of max entry %g", n, asym, bmax);
+    gsl_vector *ev = gsl_vector_alloc(n);
+    gsl_eigen_symm_workspace *ws = gsl_eigen_symm_alloc(n);
+    ck_assert(gsl_eigen_symm(B, ev, ws) == 0);
+    const double lmin = gsl_vector_min(ev), lmax = gsl_vector_max(ev);
+    printf("multigrid cycle of a %zu-unknown pressure matrix (%d levels): asymmetry %.2g of %.3g, eigenvalues %.3g .. "
+           "%.3g\n",
+           n, amg.nlev, asym, bmax, lmin, lmax);
+    ck_assert_msg(lmin > 0, "smallest eigenvalue %g (largest %g)", lmin, lmax);
+    gsl_eigen_symm_free(ws);
+    gsl_vector_free(ev);
+    gsl_matrix_free(B);
+    free(e);
+    free(z);
+    my_amg_free(&amg);
+    pfb_solver_mao_yang.destroy(st);
+    sim_free(&sim);
 }
 END_TEST
 
@@ -505,6 +652,8 @@ int main(void)
     tcase_add_test(tc, test_uncorrected_gradient_lags);
     tcase_add_test(tc, test_pressure_matrix_spd_and_pcg);
     tcase_add_test(tc, test_pcg_threads_same_bits);
+    tcase_add_test(tc, test_amg_iterations_independent_of_n);
+    tcase_add_test(tc, test_amg_symmetric_positive);
     tcase_add_test(tc, test_laplacian_calibration);
     tcase_add_test(tc, test_free_fall_stays_stress_free);
     tcase_add_test(tc, test_pool_at_rest);
