@@ -47,7 +47,7 @@
  * mean PCG iterations per solve to 1e-6: W-cycle at 1.0: 17.3 / 19.1 / 20.6; at
  * 1.5: 18.1 / 16.7 / 16.2 (V-cycle at 1.0: 24.6 / 34.5 / 56.5). */
 #define MY_AMG_OVER 1.5
-#define MY_AMG_PAR 8192       /* rows from which a level's loops run in parallel */
+#define MY_AMG_PAR 32768      /* matrix entries from which a level's loops run in parallel */
 
 static int amg_grow(void **p, size_t *cap, size_t need, size_t elem, pfb_err *err)
 {
@@ -274,7 +274,7 @@ int my_amg_setup(my_amg *g, const my_csr *A, pfb_err *err)
 static void amg_smooth(const my_csr *M, const double *dinv, const double *r, const double *x, double *y, int nt)
 {
     const size_t n = M->n;
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && n >= MY_AMG_PAR)
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (size_t u = 0; u < n; u++) {
         if (!x) {
             y[u] = dinv[u] * r[u];
@@ -290,7 +290,11 @@ static void amg_smooth(const my_csr *M, const double *dinv, const double *r, con
 /* One cycle from level l: x = cycle(r) (x, r of level l's size).  Two coarse
  * corrections (a W-cycle) below every level but the last above the direct solve:
  * with aggregates of about four rows the coarse work halves per level, so the
- * cycle costs about twice the finest level's and stays O(n). */
+ * cycle costs about twice the finest level's and stays O(n).  The second
+ * correction's restricted residual needs no pass over this level: with x' = x +
+ * w P e, R (r - M x') = R (r - M x) - w A_c e (Galerkin, A_c = P^T M P), formed
+ * on the coarse level, so a cycle costs three products with the finest matrix
+ * (the residual, the post-smoothing and, in my_pcg, the search direction's). */
 static void amg_cycle(const my_amg *g, int l, const double *r, double *x, int nt)
 {
     const my_amg_level *L = &g->lev[l];
@@ -303,33 +307,44 @@ static void amg_cycle(const my_amg *g, int l, const double *r, double *x, int nt
     double *t = L->vec + n, *rc = L->vec + 2 * n; /* rc: coarse rhs, nc <= n entries */
     const double *dinv = L->vec + 3 * n;
     const my_amg_level *Lc = &g->lev[l + 1];
+    const my_csr *C = &Lc->A;
     double *xc = Lc->vec; /* the coarse level's x lives at the start of its vec */
     const size_t nc = L->nc;
     const int passes = l + 1 < g->nlev ? 2 : 1;
-    amg_smooth(M, dinv, r, NULL, x, nt);
+    const int par = nt > 1 && M->start[n] >= MY_AMG_PAR, parc = nt > 1 && C->start[nc] >= MY_AMG_PAR;
+    amg_smooth(M, dinv, r, NULL, x, par ? nt : 1);
+    /* the residual r - M x, restricted: rc[c] = sum over the members of c */
+#pragma omp parallel for schedule(static) num_threads(nt) if (par)
+    for (size_t u = 0; u < n; u++) {
+        double s = r[u];
+        for (size_t e = M->start[u]; e < M->start[u + 1]; e++)
+            s -= M->val[e] * x[M->col[e]];
+        t[u] = s;
+    }
+#pragma omp parallel for schedule(static) num_threads(nt) if (parc)
+    for (size_t c = 0; c < nc; c++) {
+        double s = 0.0;
+        for (size_t k = L->mstart[c]; k < L->mstart[c + 1]; k++)
+            s += t[L->mem[k]];
+        rc[c] = s;
+    }
     for (int pass = 0; pass < passes; pass++) {
-        /* the residual r - M x, restricted: rc[c] = sum over the members of c */
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && n >= MY_AMG_PAR)
-        for (size_t u = 0; u < n; u++) {
-            double s = r[u];
-            for (size_t e = M->start[u]; e < M->start[u + 1]; e++)
-                s -= M->val[e] * x[M->col[e]];
-            t[u] = s;
-        }
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && nc >= MY_AMG_PAR)
-        for (size_t c = 0; c < nc; c++) {
-            double s = 0.0;
-            for (size_t k = L->mstart[c]; k < L->mstart[c + 1]; k++)
-                s += t[L->mem[k]];
-            rc[c] = s;
-        }
         amg_cycle(g, l + 1, rc, xc, nt);
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && n >= MY_AMG_PAR)
+#pragma omp parallel for schedule(static) num_threads(nt) if (par)
         for (size_t u = 0; u < n; u++)
             x[u] += MY_AMG_OVER * xc[L->agg[u]];
+        if (pass + 1 < passes) {
+#pragma omp parallel for schedule(static) num_threads(nt) if (parc)
+            for (size_t c = 0; c < nc; c++) {
+                double s = 0.0;
+                for (size_t e = C->start[c]; e < C->start[c + 1]; e++)
+                    s += C->val[e] * xc[C->col[e]];
+                rc[c] -= MY_AMG_OVER * s;
+            }
+        }
     }
     memcpy(t, x, n * sizeof *t);
-    amg_smooth(M, dinv, r, t, x, nt);
+    amg_smooth(M, dinv, r, t, x, par ? nt : 1);
 }
 
 void my_amg_apply(const my_amg *g, const double *r, double *z, int threads)
