@@ -24,7 +24,7 @@ enum { MY_PRECOND_NONE = 0, MY_PRECOND_JACOBI = 1, MY_PRECOND_AMG = 2 };
 
 /* The aggregation multigrid preconditioner (mao_yang_amg.c): a hierarchy of
  * Galerkin matrices over aggregates of up to four rows, applied as one
- * symmetric V-cycle.  Zero it before the first my_amg_setup; the storage is
+ * symmetric W-cycle.  Zero it before the first my_amg_setup; the storage is
  * kept and reused by later setups. */
 #define MY_AMG_MAX_LEVELS 24
 typedef struct my_amg_level {
@@ -51,7 +51,7 @@ typedef struct my_amg {
  * first in each row).  Runs on one thread; deterministic. */
 int my_amg_setup(my_amg *g, const my_csr *A, pfb_err *err);
 
-/* z = M^-1 r: one V-cycle of the hierarchy from zero, on `threads` threads; the
+/* z = M^-1 r: one W-cycle of the hierarchy from zero, on `threads` threads; the
  * bits do not depend on their number. */
 void my_amg_apply(const my_amg *g, const double *r, double *z, int threads);
 

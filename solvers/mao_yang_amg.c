@@ -44,8 +44,11 @@
 #define MY_AMG_OMEGA (2.0 / 3.0)
 /* Coarse-correction scaling (see the header): measured on the 3D dam break's
  * matrices (mu_e = 1000, lambda = 0.02) at 8,448 / 65,536 / 524,288 particles,
- * mean PCG iterations per solve to 1e-6: W-cycle at 1.0: 17.3 / 19.1 / 20.6; at
- * 1.5: 18.1 / 16.7 / 16.2 (V-cycle at 1.0: 24.6 / 34.5 / 56.5). */
+ * mean PCG iterations per solve to 1e-6, with a coarsest level of 256 rows:
+ * W-cycle at 1.0: 17.3 / 19.1 / 20.6; at 1.5: 18.1 / 16.7 / 16.2 (V-cycle at
+ * 1.0: 24.6 / 34.5 / 56.5; Jacobi: 117 / 229 / 445).  With 64 rows (the direct
+ * solve's n^3 was a fixed cost per step at small N): 16.1 / 16.3 at the first
+ * two sizes, and 15 to 21 from 10^3 to 10^6 particles (exp scaling). */
 #define MY_AMG_OVER 1.5
 #define MY_AMG_PAR 32768      /* matrix entries from which a level's loops run in parallel */
 
