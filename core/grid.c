@@ -1000,16 +1000,14 @@ __attribute__((target("avx2,fma"))) static size_t block_hits(const pfb_grid *g, 
 }
 #endif
 
-/* The pairs of sorted position ki (one of b's candidates, r the ranges b was
- * filled from) among b's candidates: the same set as grid_hits over r, in the
- * same order, written to out (which needs room for b->n + 8 entries) as point
- * indices or sorted positions; returns their number. */
-static size_t block_pairs(const pfb_grid *g, const cand_block *b, const pfb_cell_ranges *r, size_t ki,
-                          uint32_t *out)
+/* The pairs of sorted position ki (one of b's candidates, at place self in b:
+ * block_place) among b's candidates: the same set as grid_hits over the ranges
+ * b was filled from, in the same order, written to out (which needs room for
+ * b->n + 8 entries) as point indices or sorted positions; returns their number. */
+static size_t block_pairs(const pfb_grid *g, const cand_block *b, size_t self, size_t ki, uint32_t *out)
 {
     const double *xs[3];
     grid_xs(g, xs);
-    const size_t self = block_place(b, r, ki);
 #if GRID_HAVE_AVX2
     return block_hits(g, xs, b, ki, self, out);
 #else
@@ -1158,6 +1156,9 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
         for (size_t k = kb[t]; k < kb[t + 1] && !failed;) {
             ranges_of(g, k, 0, &r); /* the cell's, for all its points */
             const int use_block = block_fill(g, &r, 1, &blk);
+            /* the cell's points are consecutive in one of its ranges: point k1
+             * sits at place self0 + (k1 - k) of the block */
+            const size_t self0 = use_block ? block_place(&blk, &r, k) : 0;
             size_t ncand = 0;
             for (int q = 0; q < r.n; q++)
                 ncand += r.hi[q] - r.lo[q];
@@ -1177,7 +1178,7 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
                 size_t m = 0;
 #if GRID_HAVE_AVX2
                 if (use_block) {
-                    m = block_pairs(g, &blk, &r, k1, row);
+                    m = block_pairs(g, &blk, self0 + (k1 - k), k1, row);
                 } else
 #endif
                 {
