@@ -491,19 +491,31 @@ static int ensure_workspace(clavet_state *s, const pfb_particles *p, pfb_err *er
     return PFB_OK;
 }
 
-/* r_ij = x_j - x_i, its length and unit vector; returns the length. */
-static inline double pair_vec(const pfb_particles *p, int dim, size_t i, size_t j, double u[3])
+/* d = x_j - x_i; returns its length. */
+static inline double pair_dist(const pfb_particles *p, int dim, size_t i, size_t j, double d[3])
 {
     double r2 = 0.0;
-    u[0] = u[1] = u[2] = 0.0;
+    d[0] = d[1] = d[2] = 0.0;
     for (int k = 0; k < dim; k++) {
-        u[k] = p->x[k][j] - p->x[k][i];
-        r2 += u[k] * u[k];
+        d[k] = p->x[k][j] - p->x[k][i];
+        r2 += d[k] * d[k];
     }
-    double r = sqrt(r2);
+    return sqrt(r2);
+}
+
+/* u = d / r, the unit vector of a pair at distance r (u = d = 0 when r = 0). */
+static inline void pair_normalise(int dim, double r, double u[3])
+{
     if (r > 0)
         for (int k = 0; k < dim; k++)
             u[k] /= r;
+}
+
+/* r_ij = x_j - x_i, its length and unit vector; returns the length. */
+static inline double pair_vec(const pfb_particles *p, int dim, size_t i, size_t j, double u[3])
+{
+    double r = pair_dist(p, dim, i, j, u);
+    pair_normalise(dim, r, u);
     return r;
 }
 
@@ -624,19 +636,6 @@ static void apply_spring_displacements(const clavet_state *s, pfb_sim *sim, doub
     }
 }
 
-/* d = x_j - x_i and its length (pair_vec without the normalisation: the same
- * bits for r). */
-static inline double pair_dist(const pfb_particles *p, int dim, size_t i, size_t j, double d[3])
-{
-    double r2 = 0.0;
-    d[0] = d[1] = d[2] = 0.0;
-    for (int k = 0; k < dim; k++) {
-        d[k] = p->x[k][j] - p->x[k][i];
-        r2 += d[k] * d[k];
-    }
-    return sqrt(r2);
-}
-
 /* The relaxation visits particles in a random order, so at 10^5-10^6 particles
  * nearly every particle's index, row and neighbours come from memory, not cache
  * (3D dam break, alternating runs of bench step: 7.5-7.9 us per particle-step
@@ -646,7 +645,7 @@ static inline double pair_dist(const pfb_particles *p, int dim, size_t i, size_t
  * the one RELAX_AHEAD on, the row of the one RELAX_AHEAD / 2 on, the neighbours'
  * positions of the one RELAX_AHEAD / 4 on (8 and 32 measured the same as 16).
  * Prefetches change no value: the run's bits are those of the plain loop.  The
- * first pass takes no normalised direction (pair_dist: r has the same bits). */
+ * first pass takes no unit vector (pair_dist: r has pair_vec's bits). */
 #define RELAX_AHEAD 16
 static void relax_prefetch(const clavet_state *s, const pfb_particles *p, const pfb_nlist *nl, int dim, size_t o)
 {
@@ -706,9 +705,7 @@ static void double_density_relaxation(const clavet_state *s, pfb_sim *sim, const
             double u[3], r = pair_dist(p, dim, i, j, u), qq = r / s->h;
             if (qq >= 1.0)
                 continue;
-            if (r > 0)
-                for (int k = 0; k < dim; k++)
-                    u[k] /= r;
+            pair_normalise(dim, r, u);
             double D = dt * dt * (P * (1.0 - qq) + Pn * (1.0 - qq) * (1.0 - qq)); /* eq. 6 */
             for (int k = 0; k < dim; k++) {
                 p->x[k][j] += 0.5 * D * u[k];

@@ -289,7 +289,7 @@ enum { MY_PFORM_DIFFERENCE, MY_PFORM_SUM, MY_PFORM_SPLIT }; /* pressure_form's c
 
 /* ---- small helpers ----------------------------------------------------------- */
 
-static int grow(void **ptr, size_t *cap, size_t need, size_t elem, pfb_err *err)
+int my_grow(void **ptr, size_t *cap, size_t need, size_t elem, pfb_err *err)
 {
     if (need <= *cap)
         return PFB_OK;
@@ -362,7 +362,7 @@ static void mat_reflect(double M[9], const double n[3])
 static int add_ghost(my_state *s, size_t src, int body, const double M[9], const double x[3], const double v[3],
                      pfb_err *err)
 {
-    int rc = grow((void **)&s->g, &s->cap_g, s->ng + 1, sizeof *s->g, err);
+    int rc = my_grow((void **)&s->g, &s->cap_g, s->ng + 1, sizeof *s->g, err);
     if (rc)
         return rc;
     my_ghost *g = &s->g[s->ng++];
@@ -896,18 +896,23 @@ static int ensure_unknowns(my_state *s, size_t nu, size_t nz, pfb_err *err)
             return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu pressure unknowns", nu);
         s->A.cap_n = nc;
     }
-    if (nz > s->A.cap_nz) {
-        size_t nc = nz + nz / 4 + 64;
-        size_t *c = realloc(s->A.col, nc * sizeof *c);
-        if (c)
-            s->A.col = c;
-        double *v = realloc(s->A.val, nc * sizeof *v);
-        if (v)
-            s->A.val = v;
-        if (!c || !v)
-            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu matrix entries", nz);
-        s->A.cap_nz = nc;
-    }
+    return my_csr_reserve(&s->A, nz, err);
+}
+
+int my_csr_reserve(my_csr *A, size_t nz, pfb_err *err)
+{
+    if (nz <= A->cap_nz)
+        return PFB_OK;
+    size_t nc = nz + nz / 4 + 64;
+    size_t *c = realloc(A->col, nc * sizeof *c);
+    if (c)
+        A->col = c;
+    double *v = realloc(A->val, nc * sizeof *v);
+    if (v)
+        A->val = v;
+    if (!c || !v)
+        return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu matrix entries", nz);
+    A->cap_nz = nc;
     return PFB_OK;
 }
 

@@ -19,6 +19,12 @@ typedef struct my_csr {
     size_t cap_n, cap_nz;
 } my_csr;
 
+/* Room for need elements of elem bytes in *ptr (capacity *cap, doubled as needed). */
+int my_grow(void **ptr, size_t *cap, size_t need, size_t elem, pfb_err *err);
+
+/* Room for nz entries (columns and values) in A. */
+int my_csr_reserve(my_csr *A, size_t nz, pfb_err *err);
+
 /* Preconditioners of my_pcg. */
 enum { MY_PRECOND_NONE = 0, MY_PRECOND_JACOBI = 1, MY_PRECOND_AMG = 2 };
 

@@ -52,38 +52,6 @@
 #define MY_AMG_OVER 1.5
 #define MY_AMG_PAR 32768      /* matrix entries from which a level's loops run in parallel */
 
-static int amg_grow(void **p, size_t *cap, size_t need, size_t elem, pfb_err *err)
-{
-    if (need <= *cap)
-        return PFB_OK;
-    size_t nc = need + need / 4 + 16;
-    void *q = realloc(*p, nc * elem);
-    if (!q)
-        return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for the multigrid hierarchy (%zu entries)",
-                           need);
-    *p = q;
-    *cap = nc;
-    return PFB_OK;
-}
-
-/* Room for nz entries in C (columns and values together). */
-static int amg_reserve(my_csr *C, size_t nz, pfb_err *err)
-{
-    if (nz <= C->cap_nz)
-        return PFB_OK;
-    size_t nc = nz + nz / 4 + 16;
-    size_t *c = realloc(C->col, nc * sizeof *c);
-    if (c)
-        C->col = c;
-    double *v = realloc(C->val, nc * sizeof *v);
-    if (v)
-        C->val = v;
-    if (!c || !v)
-        return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for the multigrid hierarchy (%zu entries)", nz);
-    C->cap_nz = nc;
-    return PFB_OK;
-}
-
 /* Pairwise matching of the rows of B (see the header): agg[u] = coarse row of u;
  * returns the number of coarse rows.  match is scratch of B->n entries. */
 static size_t amg_match(const my_csr *B, size_t *agg)
@@ -119,17 +87,17 @@ static int amg_galerkin(const my_csr *B, const size_t *agg, size_t nc, my_csr *C
                         size_t **mem, size_t *cap_mem, size_t **mark, size_t *cap_mark, pfb_err *err)
 {
     const size_t n = B->n, none = (size_t)-1;
-    int rc = amg_grow((void **)mstart, cap_ms, nc + 1, sizeof **mstart, err);
+    int rc = my_grow((void **)mstart, cap_ms, nc + 1, sizeof **mstart, err);
     if (!rc)
-        rc = amg_grow((void **)mem, cap_mem, n, sizeof **mem, err);
+        rc = my_grow((void **)mem, cap_mem, n, sizeof **mem, err);
     if (!rc && nc > *cap_mark) {
         size_t old = *cap_mark;
-        rc = amg_grow((void **)mark, cap_mark, nc, sizeof **mark, err);
+        rc = my_grow((void **)mark, cap_mark, nc, sizeof **mark, err);
         for (size_t k = old; !rc && k < *cap_mark; k++)
             (*mark)[k] = none;
     }
     if (!rc)
-        rc = amg_grow((void **)&C->start, &C->cap_n, nc + 1, sizeof *C->start, err);
+        rc = my_grow((void **)&C->start, &C->cap_n, nc + 1, sizeof *C->start, err);
     if (rc)
         return rc;
     /* members of each aggregate, in row order (a counting sort) */
@@ -146,7 +114,7 @@ static int amg_galerkin(const my_csr *B, const size_t *agg, size_t nc, my_csr *C
     ms[0] = 0;
     /* the coarse rows, each entry summed over its members in row and entry order;
      * every fine entry adds at most one coarse entry */
-    if ((rc = amg_reserve(C, B->start[n] + nc, err)))
+    if ((rc = my_csr_reserve(C, B->start[n] + nc, err)))
         return rc;
     size_t e = 0;
     C->n = nc;
@@ -224,7 +192,7 @@ int my_amg_setup(my_amg *g, const my_csr *A, pfb_err *err)
     while (g->nlev < MY_AMG_MAX_LEVELS - 1 && B->n > MY_AMG_COARSEST) {
         my_amg_level *L = &g->lev[g->nlev];
         const size_t n = B->n;
-        if ((rc = amg_grow((void **)&L->agg, &L->cap_agg, n, sizeof *L->agg, err)))
+        if ((rc = my_grow((void **)&L->agg, &L->cap_agg, n, sizeof *L->agg, err)))
             return rc;
         /* first pass on B, second on the pairs' matrix (held in the next level's
          * matrix until the final one replaces it) */
@@ -233,7 +201,7 @@ int my_amg_setup(my_amg *g, const my_csr *A, pfb_err *err)
         if ((rc = amg_galerkin(B, L->agg, n1, C, &g->mstart, &g->cap_ms, &g->mem, &g->cap_mem, &g->mark,
                                &g->cap_mark, err)))
             return rc;
-        if ((rc = amg_grow((void **)&g->agg2, &g->cap_agg2, n1, sizeof *g->agg2, err)))
+        if ((rc = my_grow((void **)&g->agg2, &g->cap_agg2, n1, sizeof *g->agg2, err)))
             return rc;
         size_t nc = amg_match(C, g->agg2);
         for (size_t u = 0; u < n; u++)
@@ -252,7 +220,7 @@ int my_amg_setup(my_amg *g, const my_csr *A, pfb_err *err)
         my_amg_level *L = &g->lev[l];
         const my_csr *M = l ? &L->A : A;
         const size_t n = M->n;
-        if ((rc = amg_grow((void **)&L->vec, &L->cap_vec, 4 * n, sizeof *L->vec, err)))
+        if ((rc = my_grow((void **)&L->vec, &L->cap_vec, 4 * n, sizeof *L->vec, err)))
             return rc;
         double *dinv = L->vec + 3 * n;
         for (size_t u = 0; u < n; u++) {
@@ -262,7 +230,7 @@ int my_amg_setup(my_amg *g, const my_csr *A, pfb_err *err)
     }
     const my_csr *M = g->nlev ? &g->lev[g->nlev].A : A;
     const size_t n = M->n;
-    if ((rc = amg_grow((void **)&g->chol, &g->cap_chol, n > 0 ? n * n : 1, sizeof *g->chol, err)))
+    if ((rc = my_grow((void **)&g->chol, &g->cap_chol, n > 0 ? n * n : 1, sizeof *g->chol, err)))
         return rc;
     memset(g->chol, 0, n * n * sizeof *g->chol);
     for (size_t u = 0; u < n; u++)
