@@ -120,20 +120,63 @@ int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
     return rc;
 }
 
+/* 1 if x is surely at phi >= margin from shape s, whose centre at t is c, so
+ * that boundaries_project would not touch it for this shape; 0 if it may be
+ * closer.  Planes and box containers only (the tanks); other shapes answer 0.
+ * phi is computed with exactly shape_sdf's operations (the same p, the same
+ * sums, shape_centre's c), so the answer is exact, not a tolerance. */
+static inline int wall_clear(const pfb_shape *s, int dim, const double c[3], const double x[3], double margin)
+{
+    double p[3] = {0, 0, 0};
+    for (int k = 0; k < dim; k++)
+        p[k] = x[k] - c[k];
+    if (dim == 2)
+        p[2] = -c[2];
+    if (s->type == PFB_SHAPE_PLANE) {
+        const double sdf = p[0] * s->n[0] + p[1] * s->n[1] + p[2] * s->n[2];
+        return !((s->inside ? -sdf : sdf) < margin);
+    }
+    if (s->type == PFB_SHAPE_BOX && s->inside) {
+        /* inside the box (every q <= 0) shape_box_sdf returns the largest q */
+        double inmax = -INFINITY;
+        for (int k = 0; k < dim; k++) {
+            const double q = fabs(p[k]) - s->half[k];
+            if (!(q <= 0))
+                return 0;
+            inmax = q > inmax ? q : inmax;
+        }
+        return !(-inmax < margin);
+    }
+    return 0;
+}
+
 void sim_project_walls(pfb_sim *sim, double t, double margin, double e, double f)
 {
     pfb_particles *p = &sim->p;
-    if (sim->walls.n == 0)
+    const pfb_boundaries *w = &sim->walls;
+    if (w->n == 0)
         return;
     const size_t n = p->n;
+    const int dim = sim->dim;
+    /* the centres once per step, not per particle; a particle clear of every
+     * wall (wall_clear, exact) is not projected, as boundaries_project's first
+     * sweep would find nothing to do */
+    double c[PFB_MAX_SHAPES][3];
+    for (size_t k = 0; k < w->n; k++)
+        shape_centre(&w->s[k], t, c[k]);
 #pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t i = 0; i < n; i++) {
         double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
+        size_t k = 0;
+        while (k < w->n && wall_clear(&w->s[k], dim, c[k], x, margin))
+            k++;
+        if (k == w->n)
+            continue;
         double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
-        if (boundaries_project(&sim->walls, sim->dim, t, margin, e, f, x, v))
-            for (int k = 0; k < sim->dim; k++) {
-                p->x[k][i] = x[k];
-                p->v[k][i] = v[k];
+        if (boundaries_project(w, dim, t, margin, e, f, x, v))
+            for (int d = 0; d < dim; d++) {
+                p->x[d][i] = x[d];
+                p->v[d][i] = v[d];
             }
     }
 }

@@ -83,6 +83,10 @@
 #define M_PI 3.14159265358979323846
 #endif
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "../core/diag.h"
 #include "../core/kernels.h"
 #include "solver.h"
@@ -105,10 +109,12 @@ static const pfb_param_spec muller_params[] = {
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 struct muller_state;
-typedef void (*muller_row_fn)(struct muller_state *s, pfb_sim *sim, size_t i);
+/* the most threads the pair loops use */
+#define MULLER_MAX_THREADS 256
+typedef void (*muller_row_fn)(struct muller_state *s, size_t i, const double *pk, size_t base);
 
 typedef struct muller_state {
-    int clamp, simd;
+    int clamp, simd, dim;
     double h, rho0, k, mu, sigma, l, e, fric, margin, cfl;
     double hl;             /* radius of the half list, h (1 + list_skin) */
     pfb_kernel poly6, spiky, visc;
@@ -124,6 +130,12 @@ typedef struct muller_state {
     unsigned long list_gen; /* sim->grid_gen of the grid it was built on */
     long builds;           /* lists built so far */
     double *vol, *cs;
+    /* per thread, the packed records of the rows a block reads (see "The pair
+     * loops"): 8 doubles (64 bytes, one cache line) per particle */
+    double *pk[MULLER_MAX_THREADS];
+    size_t cap_pk;         /* records each pk[t] holds */
+    int npk;               /* threads with a pk: the pair loops' threads */
+    double *rho, *acc;     /* the fields density and accel, for the rows */
     /* the rows of the two passes, for the instruction set of this CPU (muller_rows.inc) */
     muller_row_fn density_row, force_row;
     /* kernel constants: poly6 c, spiky dW/dr = ds (h - r)^2, viscosity lap = lv (h - r) */
@@ -141,6 +153,8 @@ static void muller_destroy(void *state)
     free(s->bord);
     free(s->vol);
     free(s->cs);
+    for (int t = 0; t < MULLER_MAX_THREADS; t++)
+        free(s->pk[t]);
     free(s);
 }
 
@@ -152,6 +166,7 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
         return pfb_err_set(err, PFB_ENOMEM, "out of memory creating the muller solver");
     s->h = params_get(p, "h_factor") * sim->spacing;
     s->clamp = params_get_int(p, "clamp_pressure");
+    s->dim = sim->dim;
     s->simd = params_get_int(p, "simd");
     s->sigma = params_get(p, "surface_tension");
     s->l = params_get(p, "surface_threshold");
@@ -226,7 +241,17 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * the odd ones.  The blocks depend on the list only, and each block runs its
  * rows in order on one thread, so every particle's sum is added in one fixed
  * order whatever the number of threads.  Terms of list pairs at r >= h are
- * multiplied by 0 (masked, not branched on). */
+ * multiplied by 0 (masked, not branched on).
+ *
+ * Packed records: before a block runs, its thread copies what its rows read of
+ * particles [B_b, B_b+2) into one 64-byte record each (x, y, z, m or V, then
+ * v, p), so that a pair's data are one or two aligned 32-byte loads from one
+ * cache line instead of eight scattered ones from eight arrays.  The records
+ * live per thread, sized for the widest span (two blocks), not per particle:
+ * each particle is packed twice per pass, which costs far less than the
+ * scattered loads it replaces (3D dam break, 60k particles: 200 -> 155 ns per
+ * particle-step), and a global copy would cost 64 bytes per particle against
+ * the 300-byte budget (measured 330). */
 /* minimum rows per block (the blocks are otherwise as short as the pairs allow) */
 #define MULLER_BLOCK_MIN 256
 /* terms per chunk of a row in the two passes (on the stack; a multiple of 4) */
@@ -253,6 +278,28 @@ static int ensure_arrays(muller_state *s, size_t n, pfb_err *err)
             return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu particles", n);
         s->bord = bord;
         s->cap_n = cap;
+    }
+    return PFB_OK;
+}
+
+/* Room for the packed records of the widest block span, per thread. */
+static int ensure_records(muller_state *s, size_t span, int threads, pfb_err *err)
+{
+    if (threads > MULLER_MAX_THREADS)
+        threads = MULLER_MAX_THREADS;
+    if (span > s->cap_pk) {
+        size_t cap = span + span / 4 + 64;
+        for (int t = 0; t < MULLER_MAX_THREADS; t++) {
+            free(s->pk[t]);
+            s->pk[t] = NULL;
+        }
+        s->cap_pk = cap;
+        s->npk = 0;
+    }
+    for (; s->npk < threads; s->npk++) {
+        s->pk[s->npk] = aligned_alloc(64, 8 * s->cap_pk * sizeof(double));
+        if (!s->pk[s->npk])
+            return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu packed records", s->cap_pk);
     }
     return PFB_OK;
 }
@@ -344,6 +391,14 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
             }
             bord[a] = b;
         }
+    size_t span = 0;
+    for (size_t b = 0; b < nb; b++) {
+        size_t w = blk[b + 2 <= nb ? b + 2 : nb] - blk[b];
+        span = w > span ? w : span;
+    }
+    rc = ensure_records(s, span, sim_threads(sim), err);
+    if (rc)
+        return rc;
     s->list_gen = sim->grid_gen;
     s->builds++;
     return PFB_OK;
@@ -411,11 +466,17 @@ static inline vd4 vd4_sqrt(vd4 a)
         a.l[k] = sqrt(a.l[k]);
     return a;
 }
-static inline vd4 vd4_gather(const double *b, const uint32_t *j)
-{
-    vd4 r = {{b[j[0]], b[j[1]], b[j[2]], b[j[3]]}};
-    return r;
-}
+/* the four values at offset o of the packed records of j[0..3], one vd per value */
+#define vd4_record(pk, base, j, o, a, b, c, d)                                                                 \
+    do {                                                                                                 \
+        for (int k_ = 0; k_ < 4; k_++) {                                                                 \
+            const double *r_ = (pk) + 8 * ((size_t)(j)[k_] - (base)) + (o);                             \
+            (a).l[k_] = r_[0];                                                                           \
+            (b).l[k_] = r_[1];                                                                           \
+            (c).l[k_] = r_[2];                                                                           \
+            (d).l[k_] = r_[3];                                                                           \
+        }                                                                                                \
+    } while (0)
 static inline vd4 vd4_index(const uint32_t *j)
 {
     vd4 r = {{(double)j[0], (double)j[1], (double)j[2], (double)j[3]}};
@@ -433,18 +494,30 @@ VD4_SELECT(vd4_sel_lt, <)
 VD4_SELECT(vd4_sel_gt, >)
 VD4_SELECT(vd4_sel_ne, !=)
 #undef VD4_SELECT
-static inline void vd4_store(double *p, vd4 a)
-{
-    memcpy(p, a.l, sizeof a.l);
-}
 static inline double vd4_hsum(vd4 a)
 {
     return (a.l[0] + a.l[1]) + (a.l[2] + a.l[3]);
 }
-/* c[4 j[p] + 0..3] += (a, b, c, d) lane p, for the first nl lanes */
-static inline void vd4_add4(double *t, const uint32_t *j, size_t nl, vd4 a, vd4 b, vd4 c, vd4 d)
+/* t[j[p]] += a lane p, lanes 0 to 3 in order */
+static inline void vd4_add1(double *t, const uint32_t *j, vd4 a)
 {
-    for (size_t p = 0; p < nl; p++) {
+    for (size_t p = 0; p < 4; p++)
+        t[j[p]] += a.l[p];
+}
+/* t[3 j[p] + 0..2] += (a, b, c) lane p */
+static inline void vd4_add3(double *t, const uint32_t *j, vd4 a, vd4 b, vd4 c)
+{
+    for (size_t p = 0; p < 4; p++) {
+        double *r = t + 3 * (size_t)j[p];
+        r[0] += a.l[p];
+        r[1] += b.l[p];
+        r[2] += c.l[p];
+    }
+}
+/* t[4 j[p] + 0..3] += (a, b, c, d) lane p */
+static inline void vd4_add4(double *t, const uint32_t *j, vd4 a, vd4 b, vd4 c, vd4 d)
+{
+    for (size_t p = 0; p < 4; p++) {
         double *r = t + 4 * (size_t)j[p];
         r[0] += a.l[p];
         r[1] += b.l[p];
@@ -459,13 +532,14 @@ static inline void vd4_add4(double *t, const uint32_t *j, size_t nl, vd4 a, vd4 
 #define V_MUL vd4_mul
 #define V_DIV vd4_div
 #define V_SQRT vd4_sqrt
-#define V_GATHER vd4_gather
+#define V_RECORD vd4_record
 #define V_INDEX vd4_index
 #define V_SEL_LT vd4_sel_lt
 #define V_SEL_GT vd4_sel_gt
 #define V_SEL_NE vd4_sel_ne
-#define V_STORE vd4_store
 #define V_HSUM vd4_hsum
+#define V_ADD1 vd4_add1
+#define V_ADD3 vd4_add3
 #define V_ADD4 vd4_add4
 #define MULLER_ROW_TARGET
 #define MULLER_ROW(name) name##_base
@@ -479,13 +553,14 @@ static inline void vd4_add4(double *t, const uint32_t *j, size_t nl, vd4 a, vd4 
 #undef V_MUL
 #undef V_DIV
 #undef V_SQRT
-#undef V_GATHER
+#undef V_RECORD
 #undef V_INDEX
 #undef V_SEL_LT
 #undef V_SEL_GT
 #undef V_SEL_NE
-#undef V_STORE
 #undef V_HSUM
+#undef V_ADD1
+#undef V_ADD3
 #undef V_ADD4
 
 /* AVX2: the same lanes in one register (gathers take 32-bit indices as signed:
@@ -499,15 +574,53 @@ __attribute__((target("avx2"))) static inline double muller_hsum_avx2(__m256d v)
     _mm256_storeu_pd(t, v);
     return (t[0] + t[1]) + (t[2] + t[3]);
 }
+/* the same as vd4_record: four 32-byte loads, transposed */
+#define muller_record_avx2(pk, base, j, o, a, b, c, d)                                                         \
+    do {                                                                                                 \
+        const __m256d r0_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[0] - (base)) + (o)),                             \
+                      r1_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[1] - (base)) + (o)),                             \
+                      r2_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[2] - (base)) + (o)),                             \
+                      r3_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[3] - (base)) + (o));                             \
+        const __m256d t0_ = _mm256_unpacklo_pd(r0_, r1_), t1_ = _mm256_unpackhi_pd(r0_, r1_),            \
+                      t2_ = _mm256_unpacklo_pd(r2_, r3_), t3_ = _mm256_unpackhi_pd(r2_, r3_);            \
+        (a) = _mm256_permute2f128_pd(t0_, t2_, 0x20);                                                    \
+        (b) = _mm256_permute2f128_pd(t1_, t3_, 0x20);                                                    \
+        (c) = _mm256_permute2f128_pd(t0_, t2_, 0x31);                                                    \
+        (d) = _mm256_permute2f128_pd(t1_, t3_, 0x31);                                                    \
+    } while (0)
+/* the same as vd4_add1 */
+__attribute__((target("avx2"))) static inline void muller_add1_avx2(double *t, const uint32_t *j, __m256d a)
+{
+    const __m128d lo = _mm256_castpd256_pd128(a), hi = _mm256_extractf128_pd(a, 1);
+    _mm_store_sd(t + j[0], _mm_add_sd(_mm_load_sd(t + j[0]), lo));
+    _mm_store_sd(t + j[1], _mm_add_sd(_mm_load_sd(t + j[1]), _mm_unpackhi_pd(lo, lo)));
+    _mm_store_sd(t + j[2], _mm_add_sd(_mm_load_sd(t + j[2]), hi));
+    _mm_store_sd(t + j[3], _mm_add_sd(_mm_load_sd(t + j[3]), _mm_unpackhi_pd(hi, hi)));
+}
+/* the same as vd4_add3: (a, b) lanes transposed into pairs, c lane by lane */
+__attribute__((target("avx2"))) static inline void muller_add3_avx2(double *t, const uint32_t *j, __m256d a,
+                                                                   __m256d b, __m256d c)
+{
+    const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b);
+    const __m128d ab[4] = {_mm256_castpd256_pd128(t0), _mm256_castpd256_pd128(t1), _mm256_extractf128_pd(t0, 1),
+                           _mm256_extractf128_pd(t1, 1)};
+    const __m128d clo = _mm256_castpd256_pd128(c), chi = _mm256_extractf128_pd(c, 1);
+    const __m128d cc[4] = {clo, _mm_unpackhi_pd(clo, clo), chi, _mm_unpackhi_pd(chi, chi)};
+    for (size_t p = 0; p < 4; p++) {
+        double *q = t + 3 * (size_t)j[p];
+        _mm_storeu_pd(q, _mm_add_pd(_mm_loadu_pd(q), ab[p]));
+        _mm_store_sd(q + 2, _mm_add_sd(_mm_load_sd(q + 2), cc[p]));
+    }
+}
 /* the same as vd4_add4: lanes transposed into one vector per pair */
-__attribute__((target("avx2"))) static inline void muller_add4_avx2(double *t, const uint32_t *j, size_t nl, __m256d a,
+__attribute__((target("avx2"))) static inline void muller_add4_avx2(double *t, const uint32_t *j, __m256d a,
                                                                    __m256d b, __m256d c, __m256d d)
 {
     const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b), t2 = _mm256_unpacklo_pd(c, d),
                   t3 = _mm256_unpackhi_pd(c, d);
     const __m256d r[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
                           _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
-    for (size_t p = 0; p < nl; p++) {
+    for (size_t p = 0; p < 4; p++) {
         double *q = t + 4 * (size_t)j[p];
         _mm256_storeu_pd(q, _mm256_add_pd(_mm256_loadu_pd(q), r[p]));
     }
@@ -519,13 +632,14 @@ __attribute__((target("avx2"))) static inline void muller_add4_avx2(double *t, c
 #define V_MUL _mm256_mul_pd
 #define V_DIV _mm256_div_pd
 #define V_SQRT _mm256_sqrt_pd
-#define V_GATHER(b, j) _mm256_set_pd((b)[(j)[3]], (b)[(j)[2]], (b)[(j)[1]], (b)[(j)[0]])
+#define V_RECORD muller_record_avx2
 #define V_INDEX(j) _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)(j)))
 #define V_SEL_LT(a, b, x) _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_LT_OQ), x)
 #define V_SEL_GT(a, b, x) _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_GT_OQ), x)
 #define V_SEL_NE(a, b, x) _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_NEQ_OQ), x)
-#define V_STORE _mm256_storeu_pd
 #define V_HSUM muller_hsum_avx2
+#define V_ADD1 muller_add1_avx2
+#define V_ADD3 muller_add3_avx2
 #define V_ADD4 muller_add4_avx2
 #define MULLER_ROW_TARGET __attribute__((target("avx2")))
 #define MULLER_ROW(name) name##_avx2
@@ -534,17 +648,59 @@ __attribute__((target("avx2"))) static inline void muller_add4_avx2(double *t, c
 #undef MULLER_ROW
 #endif
 
+/* The packed records of particles [lo, hi) into r (record k - lo for particle
+ * k): x, y, z and m for the density pass (pass 0); x, y, z, V = m / rho, v and
+ * p for the force pass (pass 1).  z and v_z are 0 in 2D. */
+static void pack_records(const muller_state *s, const pfb_sim *sim, int pass, size_t lo, size_t hi,
+                         double *restrict r)
+{
+    const pfb_particles *p = &sim->p;
+    const double *restrict x0 = p->x[0], *restrict x1 = p->x[1], *restrict x2 = p->x[2];
+    const double *restrict w = pass ? s->vol : p->m;
+    const int dim3 = sim->dim == 3;
+    for (size_t k = lo; k < hi; k++, r += 8) {
+        r[0] = x0[k];
+        r[1] = x1[k];
+        r[2] = dim3 ? x2[k] : 0.0;
+        r[3] = w[k];
+    }
+    if (!pass)
+        return;
+    r -= 8 * (hi - lo);
+    const double *restrict v0 = p->v[0], *restrict v1 = p->v[1], *restrict v2 = p->v[2],
+                           *restrict pr = p->field[s->f_p].data;
+    for (size_t k = lo; k < hi; k++, r += 8) {
+        r[4] = v0[k];
+        r[5] = v1[k];
+        r[6] = dim3 ? v2[k] : 0.0;
+        r[7] = pr[k];
+    }
+}
+
+static int thread_num(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
 /* Run rows [B_b, B_b+1) of every block b, even blocks first (in parallel), then
- * odd ones (see "The pair loops"); row(s, sim, k) does row k. */
-static void run_blocks(muller_state *s, pfb_sim *sim, muller_row_fn row)
+ * odd ones (see "The pair loops"), each block on the packed records of the
+ * particles its rows read, [B_b, B_b+2), in its thread's pk; row(s, k, pk,
+ * B_b) does row k of pass (0 density, 1 forces). */
+static void run_blocks(muller_state *s, pfb_sim *sim, int pass, muller_row_fn row)
 {
     for (size_t par = 0; par < 2; par++) {
         const size_t nhalf = (s->nblk + 1 - par) / 2, off = par ? (s->nblk + 1) / 2 : 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, sim->p.n))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(s->npk) if (sim_parallel_pairs(sim, sim->p.n))
         for (size_t t = 0; t < nhalf; t++) {
-            const size_t b = s->bord[off + t];
-            for (size_t k = s->blk[b]; k < s->blk[b + 1]; k++)
-                row(s, sim, k);
+            const size_t b = s->bord[off + t], lo = s->blk[b], hi = s->blk[b + 2 <= s->nblk ? b + 2 : s->nblk];
+            double *pk = s->pk[thread_num()];
+            pack_records(s, sim, pass, lo, hi, pk);
+            for (size_t k = lo; k < s->blk[b + 1]; k++)
+                row(s, k, pk, lo);
         }
     }
 }
@@ -560,6 +716,8 @@ static int compute_density(muller_state *s, pfb_sim *sim, pfb_err *err)
     double *restrict rho = p->field[s->f_rho].data;
     double *restrict pr = p->field[s->f_p].data;
     const double hh = s->h * s->h, self = hh * hh * hh;
+    s->rho = rho;
+    s->acc = p->field[s->f_a].data;
 #pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t i = 0; i < n; i++)
         rho[i] = p->m[i] * self;
@@ -571,10 +729,10 @@ static int compute_density(muller_state *s, pfb_sim *sim, pfb_err *err)
         s->force_row = force_row_avx2;
     }
 #endif
-    run_blocks(s, sim, s->density_row);
+    run_blocks(s, sim, 0, s->density_row);
     /* the self term of lap c_S: V_i c6 h^2 (0 - 6 dim h^2) (eq. 15 at r = 0) */
     const double lap0 = s->c6 * hh * (-6.0 * (double)sim->dim * hh);
-    double *restrict acc = p->field[s->f_a].data;
+    double *restrict acc = s->acc, *restrict vol = s->vol;
 #pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t i = 0; i < n; i++) {
         const double sum = s->c6 * rho[i];
@@ -582,10 +740,10 @@ static int compute_density(muller_state *s, pfb_sim *sim, pfb_err *err)
         pi = (s->clamp && pi < 0.0) ? 0.0 : pi;
         rho[i] = sum;
         pr[i] = pi;
-        s->vol[i] = p->m[i] / sum;
+        vol[i] = p->m[i] / sum;
         acc[3 * i] = acc[3 * i + 1] = acc[3 * i + 2] = 0.0;
         s->cs[4 * i] = s->cs[4 * i + 1] = s->cs[4 * i + 2] = 0.0;
-        s->cs[4 * i + 3] = s->vol[i] * lap0;
+        s->cs[4 * i + 3] = vol[i] * lap0;
     }
     return PFB_OK;
 }
@@ -600,7 +758,7 @@ static void compute_forces(muller_state *s, pfb_sim *sim)
     const double *restrict cs = s->cs;
     size_t nsurf = 0;
     const size_t np = p->n;
-    run_blocks(s, sim, s->force_row);
+    run_blocks(s, sim, 1, s->force_row);
 #pragma omp parallel for schedule(static) reduction(+ : nsurf) num_threads(sim_threads(sim)) if (sim_parallel(sim, np))
     for (size_t i = 0; i < np; i++) {
         const double *n = cs + 4 * i;

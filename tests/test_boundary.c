@@ -6,6 +6,8 @@
  * triples and quadruples keep the expected values short), gradients against
  * central differences, and the SPH position projection against its contract. */
 #include "../core/boundary.h"
+#include "../core/rng.h"
+#include "../core/sim.h"
 
 #include <check.h>
 #include <float.h>
@@ -1020,6 +1022,78 @@ START_TEST(test_project_spin_zero_unchanged)
 }
 END_TEST
 
+
+/* sim_project_walls skips the particles its exact pre-test (wall_clear in
+ * core/sim.c) finds clear of every plane and box container; the result must
+ * be what boundaries_project gives applied to every particle, bit for bit.  A
+ * moving box tank and a tilted plane (inside and outside), then the same with a
+ * sphere obstacle (never pre-tested), with 4,000 random particles spread over
+ * the tank, the margin band and the solids, in 2D and 3D.  Exact equality is the claim; the
+ * counts make sure both branches ran. */
+START_TEST(test_project_walls_skip_exact)
+{
+    for (int run = 0; run < 4; run++) {
+        const int dim = 2 + run % 2, sphere = run / 2;
+        pfb_sim sim;
+        pfb_err err = {{0}};
+        ck_assert_int_eq(sim_init(&sim, dim, 1, &err), PFB_OK);
+        const double c0[3] = {0.5, 0.5, 0.5};
+        pfb_shape box = make_shape(PFB_SHAPE_BOX, 1, c0);
+        for (int k = 0; k < 3; k++)
+            box.half[k] = 0.4;
+        box.amp[0] = 0.05;
+        box.omega = 3.0;
+        pfb_shape pl = make_shape(PFB_SHAPE_PLANE, 0, c0);
+        pl.n[0] = 0.6;
+        pl.n[1] = 0.8;
+        pl.c[1] = 0.1;
+        pfb_shape pl2 = pl;
+        pl2.inside = 1;
+        pl2.c[1] = 1.2;
+        const double cs[3] = {0.7, 0.4, 0.5};
+        pfb_shape sp = make_shape(PFB_SHAPE_SPHERE, 0, cs);
+        sp.radius = 0.1;
+        ck_assert_int_eq(boundaries_add(&sim.walls, &box, &err), PFB_OK);
+        ck_assert_int_eq(boundaries_add(&sim.walls, &pl, &err), PFB_OK);
+        ck_assert_int_eq(boundaries_add(&sim.walls, &pl2, &err), PFB_OK);
+        if (sphere)
+            ck_assert_int_eq(boundaries_add(&sim.walls, &sp, &err), PFB_OK);
+        pfb_rng r;
+        rng_seed(&r, 3);
+        const size_t n = 4000;
+        for (size_t i = 0; i < n; i++) {
+            double x[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+            for (int k = 0; k < dim; k++) {
+                x[k] = -0.1 + 1.2 * rng_uniform(&r);
+                v[k] = rng_uniform(&r) - 0.5;
+            }
+            ck_assert_int_eq(particles_add(&sim.p, x, v, 1.0, &err), PFB_OK);
+        }
+        double *want = malloc(6 * n * sizeof *want);
+        const double t = 0.37, m = 0.03, e = 0.2, f = 0.4;
+        size_t moved = 0;
+        for (size_t i = 0; i < n; i++) {
+            double x[3] = {sim.p.x[0][i], sim.p.x[1][i], sim.p.x[2][i]};
+            double v[3] = {sim.p.v[0][i], sim.p.v[1][i], sim.p.v[2][i]};
+            moved += (size_t)boundaries_project(&sim.walls, dim, t, m, e, f, x, v);
+            for (int k = 0; k < 3; k++) {
+                want[6 * i + (size_t)k] = x[k];
+                want[6 * i + 3 + (size_t)k] = v[k];
+            }
+        }
+        ck_assert_msg(moved > n / 10 && moved < n - n / 10, "%dD: %zu of %zu moved", dim, moved, n);
+        sim_project_walls(&sim, t, m, e, f);
+        for (size_t i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++) {
+                ck_assert(memcmp(&sim.p.x[k][i], &want[6 * i + (size_t)k], sizeof(double)) == 0);
+                ck_assert(memcmp(&sim.p.v[k][i], &want[6 * i + 3 + (size_t)k], sizeof(double)) == 0);
+            }
+        free(want);
+        sim_free(&sim);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------------------- */
 
 static Suite *boundary_suite(void)
@@ -1046,6 +1120,7 @@ static Suite *boundary_suite(void)
 
     TCase *proj = tcase_create("project");
     tcase_add_test(proj, test_project_plane);
+    tcase_add_test(proj, test_project_walls_skip_exact);
     tcase_add_test(proj, test_project_box);
     tcase_add_test(proj, test_project_box_velocity);
     tcase_add_test(proj, test_project_moving_plane);
