@@ -150,35 +150,49 @@ static inline int wall_clear(const pfb_shape *s, int dim, const double c[3], con
     return 0;
 }
 
-void sim_project_walls(pfb_sim *sim, double t, double margin, double e, double f)
+void sim_wall_step(const pfb_sim *sim, double t, double margin, double e, double f, pfb_wall_step *w)
+{
+    w->t = t;
+    w->margin = margin;
+    w->e = e;
+    w->f = f;
+    for (size_t k = 0; k < sim->walls.n; k++)
+        shape_centre(&sim->walls.s[k], t, w->c[k]);
+}
+
+int sim_project_particle(pfb_sim *sim, const pfb_wall_step *w, size_t i)
 {
     pfb_particles *p = &sim->p;
-    const pfb_boundaries *w = &sim->walls;
-    if (w->n == 0)
-        return;
-    const size_t n = p->n;
+    const pfb_boundaries *b = &sim->walls;
     const int dim = sim->dim;
-    /* the centres once per step, not per particle; a particle clear of every
-     * wall (wall_clear, exact) is not projected, as boundaries_project's first
-     * sweep would find nothing to do */
-    double c[PFB_MAX_SHAPES][3];
-    for (size_t k = 0; k < w->n; k++)
-        shape_centre(&w->s[k], t, c[k]);
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
-    for (size_t i = 0; i < n; i++) {
-        double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
-        size_t k = 0;
-        while (k < w->n && wall_clear(&w->s[k], dim, c[k], x, margin))
-            k++;
-        if (k == w->n)
-            continue;
-        double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
-        if (boundaries_project(w, dim, t, margin, e, f, x, v))
-            for (int d = 0; d < dim; d++) {
-                p->x[d][i] = x[d];
-                p->v[d][i] = v[d];
-            }
+    double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
+    /* a particle clear of every wall (wall_clear, exact) is not projected, as
+     * boundaries_project's first sweep would find nothing to do */
+    size_t k = 0;
+    while (k < b->n && wall_clear(&b->s[k], dim, w->c[k], x, w->margin))
+        k++;
+    if (k == b->n)
+        return 0;
+    double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
+    if (!boundaries_project(b, dim, w->t, w->margin, w->e, w->f, x, v))
+        return 0;
+    for (int d = 0; d < dim; d++) {
+        p->x[d][i] = x[d];
+        p->v[d][i] = v[d];
     }
+    return 1;
+}
+
+void sim_project_walls(pfb_sim *sim, double t, double margin, double e, double f)
+{
+    if (sim->walls.n == 0)
+        return;
+    const size_t n = sim->p.n;
+    pfb_wall_step w;
+    sim_wall_step(sim, t, margin, e, f, &w);
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t i = 0; i < n; i++)
+        sim_project_particle(sim, &w, i);
 }
 
 void sim_bodies_couple(pfb_sim *sim, double dt, double t, double margin, double friction)

@@ -97,6 +97,16 @@ int sim_threads(const pfb_sim *sim);
 /* boundaries_project applied to every particle at time t (the SPH back ends' walls). */
 void sim_project_walls(pfb_sim *sim, double t, double margin, double e, double f);
 
+/* The same one particle at a time, for a solver that fuses it into a loop of
+ * its own: the walls' centres at t once (sim_wall_step), then
+ * sim_project_particle for each particle (1 if it moved). */
+typedef struct pfb_wall_step {
+    double t, margin, e, f;
+    double c[PFB_MAX_SHAPES][3];
+} pfb_wall_step;
+void sim_wall_step(const pfb_sim *sim, double t, double margin, double e, double f, pfb_wall_step *w);
+int sim_project_particle(pfb_sim *sim, const pfb_wall_step *w, size_t i);
+
 /* Two-way rigid-body coupling by projection, for back ends whose particles carry
  * velocities (the SPH ones): each body gets gravity, advances by dt and resolves
  * its contacts with walls and other bodies (bodies_contact); then every
