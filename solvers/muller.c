@@ -478,6 +478,13 @@ VD4_BINARY(vd4_sub, a.l[k] - b.l[k])
 VD4_BINARY(vd4_mul, a.l[k] * b.l[k])
 VD4_BINARY(vd4_div, a.l[k] / b.l[k])
 #undef VD4_BINARY
+/* a b + c rounded once (C99 fma: the same bits as the FMA instruction) */
+static inline vd4 vd4_fma(vd4 a, vd4 b, vd4 c)
+{
+    for (int k = 0; k < 4; k++)
+        c.l[k] = fma(a.l[k], b.l[k], c.l[k]);
+    return c;
+}
 static inline vd4 vd4_set1(double a)
 {
     vd4 r = {{a, a, a, a}};
@@ -553,6 +560,7 @@ static inline void vd4_add4(double *t, const uint32_t *j, vd4 a, vd4 b, vd4 c, v
 #define V_ADD vd4_add
 #define V_SUB vd4_sub
 #define V_MUL vd4_mul
+#define V_FMA vd4_fma
 #define V_DIV vd4_div
 #define V_SQRT vd4_sqrt
 #define V_RECORD vd4_record
@@ -574,6 +582,7 @@ static inline void vd4_add4(double *t, const uint32_t *j, vd4 a, vd4 b, vd4 c, v
 #undef V_ADD
 #undef V_SUB
 #undef V_MUL
+#undef V_FMA
 #undef V_DIV
 #undef V_SQRT
 #undef V_RECORD
@@ -591,7 +600,7 @@ static inline void vd4_add4(double *t, const uint32_t *j, vd4 a, vd4 b, vd4 c, v
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 #define MULLER_HAVE_AVX2 1
-__attribute__((target("avx2"))) static inline double muller_hsum_avx2(__m256d v)
+__attribute__((target("avx2,fma"))) static inline double muller_hsum_avx2(__m256d v)
 {
     double t[4];
     _mm256_storeu_pd(t, v);
@@ -612,7 +621,7 @@ __attribute__((target("avx2"))) static inline double muller_hsum_avx2(__m256d v)
         (d) = _mm256_permute2f128_pd(t1_, t3_, 0x31);                                                    \
     } while (0)
 /* the same as vd4_add1 */
-__attribute__((target("avx2"))) static inline void muller_add1_avx2(double *t, const uint32_t *j, __m256d a)
+__attribute__((target("avx2,fma"))) static inline void muller_add1_avx2(double *t, const uint32_t *j, __m256d a)
 {
     const __m128d lo = _mm256_castpd256_pd128(a), hi = _mm256_extractf128_pd(a, 1);
     _mm_store_sd(t + j[0], _mm_add_sd(_mm_load_sd(t + j[0]), lo));
@@ -621,7 +630,7 @@ __attribute__((target("avx2"))) static inline void muller_add1_avx2(double *t, c
     _mm_store_sd(t + j[3], _mm_add_sd(_mm_load_sd(t + j[3]), _mm_unpackhi_pd(hi, hi)));
 }
 /* the same as vd4_add3: (a, b) lanes transposed into pairs, c lane by lane */
-__attribute__((target("avx2"))) static inline void muller_add3_avx2(double *t, const uint32_t *j, __m256d a,
+__attribute__((target("avx2,fma"))) static inline void muller_add3_avx2(double *t, const uint32_t *j, __m256d a,
                                                                    __m256d b, __m256d c)
 {
     const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b);
@@ -636,7 +645,7 @@ __attribute__((target("avx2"))) static inline void muller_add3_avx2(double *t, c
     }
 }
 /* the same as vd4_add4: lanes transposed into one vector per pair */
-__attribute__((target("avx2"))) static inline void muller_add4_avx2(double *t, const uint32_t *j, __m256d a,
+__attribute__((target("avx2,fma"))) static inline void muller_add4_avx2(double *t, const uint32_t *j, __m256d a,
                                                                    __m256d b, __m256d c, __m256d d)
 {
     const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b), t2 = _mm256_unpacklo_pd(c, d),
@@ -653,6 +662,7 @@ __attribute__((target("avx2"))) static inline void muller_add4_avx2(double *t, c
 #define V_ADD _mm256_add_pd
 #define V_SUB _mm256_sub_pd
 #define V_MUL _mm256_mul_pd
+#define V_FMA _mm256_fmadd_pd
 #define V_DIV _mm256_div_pd
 #define V_SQRT _mm256_sqrt_pd
 #define V_RECORD muller_record_avx2
@@ -664,7 +674,7 @@ __attribute__((target("avx2"))) static inline void muller_add4_avx2(double *t, c
 #define V_ADD1 muller_add1_avx2
 #define V_ADD3 muller_add3_avx2
 #define V_ADD4 muller_add4_avx2
-#define MULLER_ROW_TARGET __attribute__((target("avx2")))
+#define MULLER_ROW_TARGET __attribute__((target("avx2,fma")))
 #define MULLER_ROW(name) name##_avx2
 #include "muller_rows.inc"
 #undef MULLER_ROW_TARGET
@@ -804,7 +814,7 @@ static void pair_passes(muller_state *s, pfb_sim *sim, double half_dt)
     s->density_row = density_row_base;
     s->force_row = force_row_base;
 #ifdef MULLER_HAVE_AVX2
-    if (s->simd && p->n <= INT32_MAX && __builtin_cpu_supports("avx2")) {
+    if (s->simd && p->n <= INT32_MAX && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         s->density_row = density_row_avx2;
         s->force_row = force_row_avx2;
     }
