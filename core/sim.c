@@ -120,36 +120,6 @@ int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
     return rc;
 }
 
-/* 1 if x is surely at phi >= margin from shape s, whose centre at t is c, so
- * that boundaries_project would not touch it for this shape; 0 if it may be
- * closer.  Planes and box containers only (the tanks); other shapes answer 0.
- * phi is computed with exactly shape_sdf's operations (the same p, the same
- * sums, shape_centre's c), so the answer is exact, not a tolerance. */
-static inline int wall_clear(const pfb_shape *s, int dim, const double c[3], const double x[3], double margin)
-{
-    double p[3] = {0, 0, 0};
-    for (int k = 0; k < dim; k++)
-        p[k] = x[k] - c[k];
-    if (dim == 2)
-        p[2] = -c[2];
-    if (s->type == PFB_SHAPE_PLANE) {
-        const double sdf = p[0] * s->n[0] + p[1] * s->n[1] + p[2] * s->n[2];
-        return !((s->inside ? -sdf : sdf) < margin);
-    }
-    if (s->type == PFB_SHAPE_BOX && s->inside) {
-        /* inside the box (every q <= 0) shape_box_sdf returns the largest q */
-        double inmax = -INFINITY;
-        for (int k = 0; k < dim; k++) {
-            const double q = fabs(p[k]) - s->half[k];
-            if (!(q <= 0))
-                return 0;
-            inmax = q > inmax ? q : inmax;
-        }
-        return !(-inmax < margin);
-    }
-    return 0;
-}
-
 void sim_wall_step(const pfb_sim *sim, double t, double margin, double e, double f, pfb_wall_step *w)
 {
     w->t = t;
@@ -166,12 +136,9 @@ int sim_project_particle(pfb_sim *sim, const pfb_wall_step *w, size_t i)
     const pfb_boundaries *b = &sim->walls;
     const int dim = sim->dim;
     double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
-    /* a particle clear of every wall (wall_clear, exact) is not projected, as
+    /* a particle clear of every wall (exact) is not projected, as
      * boundaries_project's first sweep would find nothing to do */
-    size_t k = 0;
-    while (k < b->n && wall_clear(&b->s[k], dim, w->c[k], x, w->margin))
-        k++;
-    if (k == b->n)
+    if (sim_walls_clear(sim, w, x))
         return 0;
     double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
     if (!boundaries_project(b, dim, w->t, w->margin, w->e, w->f, x, v))

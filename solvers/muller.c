@@ -893,12 +893,15 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     double moved2 = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : moved2) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t i = 0; i < n; i++) {
+        double y[3] = {0.0, 0.0, p->x[2][i]};
         for (int k = 0; k < dim; k++) {
             double *restrict x = p->x[k], *restrict v = p->v[k];
             v[i] += half_dt * acc[3 * i + (size_t)k];
             x[i] += dt * v[i];
+            y[k] = x[i];
         }
-        sim_project_particle(sim, &w, i);
+        if (!sim_walls_clear(sim, &w, y))
+            sim_project_particle(sim, &w, i);
         if (measure) {
             double d2 = 0.0;
             for (int d = 0; d < dim; d++)
