@@ -133,16 +133,13 @@ static void permute_column(unsigned char *base, size_t stride, size_t off, const
         memcpy(base + k * stride + off, &tmp[k], sizeof *tmp);
 }
 
-/* Column by column through one scratch of 8 bytes per particle: the scratch,
- * freed at once, is what a sort adds to the resident set (a field of 3 values
- * would otherwise need 24 bytes per particle, kept by the allocator after the
- * frequent re-sorts). */
-int particles_permute(pfb_particles *p, const size_t *perm, pfb_err *err)
+/* Column by column through one scratch of 8 bytes per particle: the caller's
+ * (particles_permute_with), or one allocated and freed here, which a sort
+ * then adds to the resident set (a field of 3 values would otherwise need 24
+ * bytes per particle, kept by the allocator after the frequent re-sorts). */
+int particles_permute_with(pfb_particles *p, const size_t *perm, uint64_t *tmp)
 {
     const size_t n = p->n;
-    uint64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
-    if (!tmp)
-        return pfb_err_set(err, PFB_ENOMEM, "out of memory reordering %zu particles", p->n);
     for (int k = 0; k < 3; k++) {
         permute_column((unsigned char *)p->x[k], sizeof(double), 0, perm, n, tmp);
         permute_column((unsigned char *)p->v[k], sizeof(double), 0, perm, n, tmp);
@@ -154,6 +151,16 @@ int particles_permute(pfb_particles *p, const size_t *perm, pfb_err *err)
         for (size_t c = 0; c < (size_t)p->field[f].ncomp; c++)
             permute_column((unsigned char *)p->field[f].data, stride, c * sizeof(double), perm, n, tmp);
     }
+    return PFB_OK;
+}
+
+int particles_permute(pfb_particles *p, const size_t *perm, pfb_err *err)
+{
+    const size_t n = p->n;
+    uint64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!tmp)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory reordering %zu particles", p->n);
+    particles_permute_with(p, perm, tmp);
     free(tmp);
     return PFB_OK;
 }

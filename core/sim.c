@@ -111,7 +111,12 @@ int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
             }
             perm[b] = v;
         }
-    rc = particles_permute(&sim->p, perm, err);
+    /* the grid's coordinate copy, refilled below, is the permutation's scratch
+     * (an allocated one would stay in the resident set) */
+    if (g->cap_points * (size_t)g->dim >= n && sizeof(double) == sizeof(uint64_t))
+        rc = particles_permute_with(&sim->p, perm, (uint64_t *)(void *)g->xs);
+    else
+        rc = particles_permute(&sim->p, perm, err);
     if (!rc) {
         for (int d = 0; d < sim->dim; d++)
             memcpy(g->xs + (size_t)d * g->cap_points, sim->p.x[d], n * sizeof(double));
@@ -138,7 +143,7 @@ int sim_project_particle(pfb_sim *sim, const pfb_wall_step *w, size_t i)
     double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
     /* a particle clear of every wall (exact) is not projected, as
      * boundaries_project's first sweep would find nothing to do */
-    if (sim_walls_clear(sim, w, x))
+    if (sim_walls_clear(sim, w, x[0], x[1], x[2]))
         return 0;
     double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
     if (!boundaries_project(b, dim, w->t, w->margin, w->e, w->f, x, v))

@@ -112,7 +112,7 @@ static const pfb_param_spec muller_params[] = {
 struct muller_state;
 /* the most threads the pair loops use */
 #define MULLER_MAX_THREADS 256
-typedef void (*muller_row_fn)(struct muller_state *s, size_t i, const double *pk, size_t base);
+typedef void (*muller_row_fn)(struct muller_state *s, size_t i, const double *pk, size_t wmask);
 
 typedef struct muller_state {
     int clamp, simd, dim;
@@ -130,11 +130,11 @@ typedef struct muller_state {
                                                              largest first (the order the threads take them) */
     unsigned long list_gen; /* sim->grid_gen of the grid it was built on */
     long builds;           /* lists built so far */
-    double *vol, *cs;
-    /* per thread, the packed records of the rows a block reads (see "The pair
-     * loops"): 8 doubles (64 bytes, one cache line) per particle */
+    double *cs;
+    /* per thread, a window of packed records (see "The pair loops"): 8 doubles
+     * (64 bytes, one cache line) per particle, particle k in record k & wmask */
     double *pk[MULLER_MAX_THREADS];
-    size_t cap_pk;         /* records each pk[t] holds */
+    size_t cap_pk, wmask;  /* records each pk[t] holds (a power of 2), and cap_pk - 1 */
     int npk;               /* threads with a pk: the pair loops' threads */
     char *dep;             /* task dependences (pair_passes): 3 (nblk + 2) bytes */
     size_t *nsurf_blk;     /* surface particles per block */
@@ -156,7 +156,6 @@ static void muller_destroy(void *state)
     free(s->bord);
     free(s->dep);
     free(s->nsurf_blk);
-    free(s->vol);
     free(s->cs);
     for (int t = 0; t < MULLER_MAX_THREADS; t++)
         free(s->pk[t]);
@@ -261,6 +260,8 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
 #define MULLER_BLOCK_MIN 256
 /* terms per chunk of a row in the two passes (on the stack; a multiple of 4) */
 #define MULLER_CHUNK 64
+/* records packed at a time, at least (block_rows) */
+#define MULLER_PACK 64
 
 static int ensure_arrays(muller_state *s, size_t n, pfb_err *err)
 {
@@ -269,10 +270,7 @@ static int ensure_arrays(muller_state *s, size_t n, pfb_err *err)
         uint32_t *ls = realloc(s->ls, (cap + 1) * sizeof *ls);
         if (ls)
             s->ls = ls;
-        double *vol = ls ? realloc(s->vol, cap * sizeof *vol) : NULL;
-        if (vol)
-            s->vol = vol;
-        double *cs = vol ? realloc(s->cs, 4 * cap * sizeof *cs) : NULL;
+        double *cs = ls ? realloc(s->cs, 4 * cap * sizeof *cs) : NULL;
         if (cs)
             s->cs = cs;
         size_t *blk = cs ? realloc(s->blk, (cap / MULLER_BLOCK_MIN + 3) * sizeof *blk) : NULL;
@@ -293,18 +291,24 @@ static int ensure_arrays(muller_state *s, size_t n, pfb_err *err)
     return PFB_OK;
 }
 
-/* Room for the packed records of the widest block span, per thread. */
-static int ensure_records(muller_state *s, size_t span, int threads, pfb_err *err)
+/* A window of packed records per thread, for rows that reach at most `reach`
+ * places ahead: the smallest power of 2 above reach + MULLER_PACK (so that
+ * the records of rows r to r + reach, and the next MULLER_PACK packed ahead,
+ * are all in place at once). */
+static int ensure_records(muller_state *s, size_t reach, int threads, pfb_err *err)
 {
     if (threads > MULLER_MAX_THREADS)
         threads = MULLER_MAX_THREADS;
-    if (span > s->cap_pk) {
-        size_t cap = span + span / 4 + 64;
+    size_t cap = 64;
+    while (cap < reach + 1 + MULLER_PACK)
+        cap *= 2;
+    if (cap > s->cap_pk) {
         for (int t = 0; t < MULLER_MAX_THREADS; t++) {
             free(s->pk[t]);
             s->pk[t] = NULL;
         }
         s->cap_pk = cap;
+        s->wmask = cap - 1;
         s->npk = 0;
     }
     for (; s->npk < threads; s->npk++) {
@@ -402,12 +406,11 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
             }
             bord[a] = b;
         }
-    size_t span = 0;
-    for (size_t b = 0; b < nb; b++) {
-        size_t w = blk[b + 2 <= nb ? b + 2 : nb] - blk[b];
-        span = w > span ? w : span;
-    }
-    rc = ensure_records(s, span, sim_threads(sim), err);
+    size_t reach = 0; /* the farthest any row reaches ahead: its last j (rows ascend) */
+    for (size_t k = 0; k < n; k++)
+        if (ls[k + 1] > ls[k] && lj[ls[k + 1] - 1] - k > reach)
+            reach = lj[ls[k + 1] - 1] - k;
+    rc = ensure_records(s, reach, sim_threads(sim), err);
     if (rc)
         return rc;
     s->list_gen = sim->grid_gen;
@@ -497,10 +500,10 @@ static inline vd4 vd4_sqrt(vd4 a)
     return a;
 }
 /* the four values at offset o of the packed records of j[0..3], one vd per value */
-#define vd4_record(pk, base, j, o, a, b, c, d)                                                                 \
+#define vd4_record(pk, wmask, j, o, a, b, c, d)                                                                 \
     do {                                                                                                 \
         for (int k_ = 0; k_ < 4; k_++) {                                                                 \
-            const double *r_ = (pk) + 8 * ((size_t)(j)[k_] - (base)) + (o);                             \
+            const double *r_ = (pk) + 8 * ((size_t)(j)[k_] & (wmask)) + (o);                              \
             (a).l[k_] = r_[0];                                                                           \
             (b).l[k_] = r_[1];                                                                           \
             (c).l[k_] = r_[2];                                                                           \
@@ -607,12 +610,12 @@ __attribute__((target("avx2,fma"))) static inline double muller_hsum_avx2(__m256
     return (t[0] + t[1]) + (t[2] + t[3]);
 }
 /* the same as vd4_record: four 32-byte loads, transposed */
-#define muller_record_avx2(pk, base, j, o, a, b, c, d)                                                         \
+#define muller_record_avx2(pk, wmask, j, o, a, b, c, d)                                                         \
     do {                                                                                                 \
-        const __m256d r0_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[0] - (base)) + (o)),                             \
-                      r1_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[1] - (base)) + (o)),                             \
-                      r2_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[2] - (base)) + (o)),                             \
-                      r3_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[3] - (base)) + (o));                             \
+        const __m256d r0_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[0] & (wmask)) + (o)),                             \
+                      r1_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[1] & (wmask)) + (o)),                             \
+                      r2_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[2] & (wmask)) + (o)),                             \
+                      r3_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[3] & (wmask)) + (o));                             \
         const __m256d t0_ = _mm256_unpacklo_pd(r0_, r1_), t1_ = _mm256_unpackhi_pd(r0_, r1_),            \
                       t2_ = _mm256_unpacklo_pd(r2_, r3_), t3_ = _mm256_unpackhi_pd(r2_, r3_);            \
         (a) = _mm256_permute2f128_pd(t0_, t2_, 0x20);                                                    \
@@ -681,28 +684,29 @@ __attribute__((target("avx2,fma"))) static inline void muller_add4_avx2(double *
 #undef MULLER_ROW
 #endif
 
-/* The packed records of particles [lo, hi) into r (record k - lo for particle
- * k): x, y, z and m for the density pass (pass 0); x, y, z, V = m / rho, v and
- * p for the force pass (pass 1).  z and v_z are 0 in 2D. */
+/* The packed records of particles [lo, hi) into the window pk (record k &
+ * wmask for particle k): x, y, z and m for the density pass (pass 0); x, y,
+ * z, V = m / rho, v and p for the force pass (pass 1).  z and v_z are 0 in 2D. */
 static void pack_records(const muller_state *s, const pfb_sim *sim, int pass, size_t lo, size_t hi,
-                         double *restrict r)
+                         double *restrict pk)
 {
     const pfb_particles *p = &sim->p;
-    const double *restrict x0 = p->x[0], *restrict x1 = p->x[1], *restrict x2 = p->x[2];
-    const double *restrict w = pass ? s->vol : p->m;
+    const double *restrict x0 = p->x[0], *restrict x1 = p->x[1], *restrict x2 = p->x[2], *restrict m = p->m;
+    const double *restrict rho = s->rho;
     const int dim3 = sim->dim == 3;
-    for (size_t k = lo; k < hi; k++, r += 8) {
+    for (size_t k = lo; k < hi; k++) {
+        double *r = pk + 8 * (k & s->wmask);
         r[0] = x0[k];
         r[1] = x1[k];
         r[2] = dim3 ? x2[k] : 0.0;
-        r[3] = w[k];
+        r[3] = pass ? m[k] / rho[k] : m[k];
     }
     if (!pass)
         return;
-    r -= 8 * (hi - lo);
     const double *restrict v0 = p->v[0], *restrict v1 = p->v[1], *restrict v2 = p->v[2],
                            *restrict pr = p->field[s->f_p].data;
-    for (size_t k = lo; k < hi; k++, r += 8) {
+    for (size_t k = lo; k < hi; k++) {
+        double *r = pk + 8 * (k & s->wmask);
         r[4] = v0[k];
         r[5] = v1[k];
         r[6] = dim3 ? v2[k] : 0.0;
@@ -720,9 +724,12 @@ static int thread_num(void)
 }
 
 /* Rows [B_b, B_b+1) of block b in pass (0 density, 1 forces), on the packed
- * records of the particles they read, [B_b, B_b+2), in the running thread's
- * pk.  The density pass of an even block first sets the density sums of
- * [B_b, B_b+2) to their self terms: no other block writes there before it. */
+ * records of the particles they read, [B_b, B_b+2), packed into the running
+ * thread's window as the rows advance (each row's last j, the farthest it
+ * reads, is in place before it runs; the window holds reach + MULLER_PACK
+ * records, so none a later row needs is overwritten).  The density pass of an
+ * even block first sets the density sums of [B_b, B_b+2) to their self terms:
+ * no other block writes there before it. */
 static void block_rows(muller_state *s, const pfb_sim *sim, int pass, size_t b)
 {
     const size_t lo = s->blk[b], mid = s->blk[b + 1], hi = s->blk[b + 2 <= s->nblk ? b + 2 : s->nblk];
@@ -732,10 +739,18 @@ static void block_rows(muller_state *s, const pfb_sim *sim, int pass, size_t b)
             s->rho[k] = sim->p.m[k] * self;
     }
     double *pk = s->pk[thread_num()];
-    pack_records(s, sim, pass, lo, hi, pk);
     const muller_row_fn row = pass ? s->force_row : s->density_row;
-    for (size_t k = lo; k < mid; k++)
-        row(s, k, pk, lo);
+    size_t done = lo; /* records [lo, done) packed */
+    for (size_t k = lo; k < mid; k++) {
+        const size_t need = s->ls[k + 1] > s->ls[k] ? s->lj[s->ls[k + 1] - 1] + (size_t)1 : k + 1;
+        if (need > done) {
+            size_t to = done + MULLER_PACK > need ? done + MULLER_PACK : need;
+            to = to < hi ? to : hi;
+            pack_records(s, sim, pass, done, to, pk);
+            done = to;
+        }
+        row(s, k, pk, s->wmask);
+    }
 }
 
 /* Block b's particles after the density pass: eqs. 3 and 12, V = m / rho, and
@@ -745,18 +760,17 @@ static void block_density_done(muller_state *s, const pfb_sim *sim, size_t b)
     const double hh = s->h * s->h;
     /* the self term of lap c_S: V_i c6 h^2 (0 - 6 dim h^2) (eq. 15 at r = 0) */
     const double lap0 = s->c6 * hh * (-6.0 * (double)sim->dim * hh);
-    double *restrict rho = s->rho, *restrict pr = sim->p.field[s->f_p].data, *restrict vol = s->vol,
-                     *restrict acc = s->acc, *restrict cs = s->cs;
+    double *restrict rho = s->rho, *restrict pr = sim->p.field[s->f_p].data, *restrict acc = s->acc,
+                     *restrict cs = s->cs;
     for (size_t i = s->blk[b]; i < s->blk[b + 1]; i++) {
         const double sum = s->c6 * rho[i];
         double pi = s->k * (sum - s->rho0); /* eq. 12 */
         pi = (s->clamp && pi < 0.0) ? 0.0 : pi;
         rho[i] = sum;
         pr[i] = pi;
-        vol[i] = sim->p.m[i] / sum;
         acc[3 * i] = acc[3 * i + 1] = acc[3 * i + 2] = 0.0;
         cs[4 * i] = cs[4 * i + 1] = cs[4 * i + 2] = 0.0;
-        cs[4 * i + 3] = vol[i] * lap0;
+        cs[4 * i + 3] = (sim->p.m[i] / sum) * lap0; /* V_i, as the records' */
     }
 }
 
@@ -893,14 +907,12 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     double moved2 = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : moved2) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t i = 0; i < n; i++) {
-        double y[3] = {0.0, 0.0, p->x[2][i]};
         for (int k = 0; k < dim; k++) {
             double *restrict x = p->x[k], *restrict v = p->v[k];
             v[i] += half_dt * acc[3 * i + (size_t)k];
             x[i] += dt * v[i];
-            y[k] = x[i];
         }
-        if (!sim_walls_clear(sim, &w, y))
+        if (!sim_walls_clear(sim, &w, p->x[0][i], p->x[1][i], p->x[2][i]))
             sim_project_particle(sim, &w, i);
         if (measure) {
             double d2 = 0.0;
