@@ -111,7 +111,7 @@ static int bench_nsearch(int argc, char **argv)
         fprintf(stderr, "pfbench bench nsearch: %s\n", err.msg);
         return EXIT_BAD;
     }
-    const size_t *perm = grid_sort_permutation(&g);
+    const uint32_t *perm = grid_sort_permutation(&g);
     for (long i = 0; i < n; i++)
         for (int a = 0; a < d; a++)
             x[a][i] = y[a][perm[i]];

@@ -432,6 +432,9 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
     int rc = check_arrays("grid_build", dim, x, n, err);
     if (rc != PFB_OK)
         return rc;
+    if (n > GRID_MAX_POINTS)
+        return pfb_err_set(err, PFB_EINVAL, "grid_build: %zu points; at most %lu (32-bit point and cell "
+                           "indices)", n, (unsigned long)GRID_MAX_POINTS);
     static const double *const no_points[3] = {NULL, NULL, NULL};
     if (n == 0)
         x = no_points; /* x may be NULL; nothing is read through it */
@@ -463,8 +466,9 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
 
     /* bounded mode if the box needs at most max_cells cells (at edge h / sub, else
      * at edge h), else hashed cells of edge h (or wider, see the header) */
-    const size_t maxc = g->max_cells ? g->max_cells
-                        : (n > SIZE_MAX / 16 ? SIZE_MAX : (4 * (size_t)sub * n > 1024 ? 4 * (size_t)sub * n : 1024));
+    size_t maxc = g->max_cells ? g->max_cells
+                  : (n > SIZE_MAX / 16 ? SIZE_MAX : (4 * (size_t)sub * n > 1024 ? 4 * (size_t)sub * n : 1024));
+    maxc = maxc < UINT32_MAX ? maxc : UINT32_MAX; /* slots are 32-bit */
     long nc[3] = {1, 1, 1};
     size_t ntable = 1;
     for (int attempt = 0; !hashed; attempt++) {
@@ -523,7 +527,7 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
 
     /* bin: cell coordinates and slot (in parallel), then slot counts */
     size_t *restrict cs = g->cell_start;
-    size_t *restrict slot = g->slot;
+    uint32_t *restrict slot = g->slot;
     long *restrict cellc = g->cellc;
     memset(cs, 0, (ntable + 1) * sizeof *cs);
     const size_t mask = ntable - 1;
@@ -551,7 +555,7 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
                 cellc[3 * i + 1] = cy;
                 cellc[3 * i + 2] = cz;
             }
-            slot[i] = sl;
+            slot[i] = (uint32_t)sl;
         }
     } else {
         const double *restrict x0 = x[0], *restrict x1 = x[1];
@@ -571,7 +575,7 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
                 cellc[2 * i] = cx;
                 cellc[2 * i + 1] = cy;
             }
-            slot[i] = sl;
+            slot[i] = (uint32_t)sl;
         }
     }
     for (size_t i = 0; i < n; i++) /* the counts (the binning above runs in parallel) */
@@ -585,13 +589,13 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
         cs[t] = sum;
     }
     cs[ntable] = n;
-    size_t *restrict order = g->order;
+    uint32_t *restrict order = g->order;
     double *restrict xs = g->xs;
     const size_t cap = g->cap_points;
     int ordered = 1;
     for (size_t i = n; i-- > 0;) {
         const size_t k = --cs[slot[i]];
-        order[k] = i;
+        order[k] = (uint32_t)i;
         ordered &= k == i;
         for (int d = 0; d < dim; d++)
             xs[(size_t)d * cap + k] = x[d][i];
@@ -603,7 +607,7 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
     return PFB_OK;
 }
 
-const size_t *grid_sort_permutation(const pfb_grid *g)
+const uint32_t *grid_sort_permutation(const pfb_grid *g)
 {
     return g ? g->order : NULL;
 }
@@ -905,7 +909,7 @@ static int block_fill(const pfb_grid *g, const pfb_cell_ranges *r, int ids, cand
     if (!g->filter || m > GRID_BLOCK_MAX)
         return 0;
     m = 0;
-    const size_t *order = g->order;
+    const uint32_t *order = g->order;
     const size_t cap = g->cap_points;
     for (int q = 0; q < r->n; q++) {
         const size_t lo = r->lo[q], len = r->hi[q] - lo;
@@ -1125,7 +1129,7 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
     const double hh = g->h * g->h;
     const double *xs[3];
     grid_xs(g, xs);
-    const size_t *restrict order = g->order;
+    const uint32_t *restrict order = g->order;
     size_t *restrict start = nl->start;
     int nt = 1;
 #ifdef _OPENMP

@@ -35,6 +35,10 @@ static inline double pfb_dist2(int dim, const double *const x[3], size_t a, size
     return d2;
 }
 
+/* The most points a grid takes: indices and slots are 32-bit (4 bytes a point
+ * each, not 8), and the hashed table has fewer than 4n slots. */
+#define GRID_MAX_POINTS (UINT32_MAX / 4)
+
 typedef struct pfb_grid {
     int dim;
     double h, inv_h;
@@ -44,8 +48,8 @@ typedef struct pfb_grid {
     size_t ntable;         /* number of cell slots (ncell product or hash size) */
     size_t n;              /* number of points in the last build */
     size_t *cell_start;    /* ntable + 1 offsets into order */
-    size_t *order;         /* point indices sorted by cell slot */
-    size_t *slot;          /* slot of each point (size n) */
+    uint32_t *order;       /* point indices sorted by cell slot (32-bit: GRID_MAX_POINTS) */
+    uint32_t *slot;        /* slot of each point (size n; at most UINT32_MAX cells) */
     long *cellc;           /* hashed mode: integer cell coordinates of each point, dim per
                               point (bounded mode derives them from slot: grid_cell_of) */
     size_t cap_points, cap_table;
@@ -136,7 +140,7 @@ size_t grid_hits(int dim, const double *const xs[3], size_t ki, size_t lo, size_
                  size_t m);
 
 /* Permutation perm[new] = old that makes storage cell-ordered (i.e. g->order). */
-const size_t *grid_sort_permutation(const pfb_grid *g);
+const uint32_t *grid_sort_permutation(const pfb_grid *g);
 
 /* Free a neighbour list (accepts a zeroed list). */
 void nlist_free(pfb_nlist *nl);

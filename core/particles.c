@@ -122,36 +122,47 @@ int particles_add_field(pfb_particles *p, const char *name, int ncomp, int *idx,
 /* One 8-byte column of an array of n records of `stride` bytes (the column at
  * byte offset off), through tmp (n values); plain copies, so threads (from
  * 16384 particles, OpenMP's default count) change nothing but the time. */
-static void permute_column(unsigned char *base, size_t stride, size_t off, const size_t *perm, size_t n,
-                           uint64_t *tmp)
+/* perm[k] for a permutation of 32-bit (p32) or size_t (p) entries */
+static inline size_t perm_at(const uint32_t *p32, const size_t *p, size_t k)
+{
+    return p32 ? (size_t)p32[k] : p[k];
+}
+
+static void permute_column(unsigned char *base, size_t stride, size_t off, const uint32_t *p32, const size_t *perm,
+                           size_t n, uint64_t *tmp)
 {
 #pragma omp parallel for schedule(static) if (n >= 16384)
     for (size_t k = 0; k < n; k++)
-        memcpy(&tmp[k], base + perm[k] * stride + off, sizeof *tmp);
+        memcpy(&tmp[k], base + perm_at(p32, perm, k) * stride + off, sizeof *tmp);
 #pragma omp parallel for schedule(static) if (n >= 16384)
     for (size_t k = 0; k < n; k++)
         memcpy(base + k * stride + off, &tmp[k], sizeof *tmp);
 }
 
-/* Column by column through one scratch of 8 bytes per particle: the caller's
- * (particles_permute_with), or one allocated and freed here, which a sort
- * then adds to the resident set (a field of 3 values would otherwise need 24
- * bytes per particle, kept by the allocator after the frequent re-sorts). */
-int particles_permute_with(pfb_particles *p, const size_t *perm, uint64_t *tmp)
+/* Every column of p through tmp, by p32 or perm. */
+static void permute_all(pfb_particles *p, const uint32_t *p32, const size_t *perm, uint64_t *tmp)
 {
     const size_t n = p->n;
     for (int k = 0; k < 3; k++) {
-        permute_column((unsigned char *)p->x[k], sizeof(double), 0, perm, n, tmp);
-        permute_column((unsigned char *)p->v[k], sizeof(double), 0, perm, n, tmp);
+        permute_column((unsigned char *)p->x[k], sizeof(double), 0, p32, perm, n, tmp);
+        permute_column((unsigned char *)p->v[k], sizeof(double), 0, p32, perm, n, tmp);
     }
-    permute_column((unsigned char *)p->m, sizeof(double), 0, perm, n, tmp);
-    permute_column((unsigned char *)p->id, sizeof(uint64_t), 0, perm, n, tmp);
+    permute_column((unsigned char *)p->m, sizeof(double), 0, p32, perm, n, tmp);
+    permute_column((unsigned char *)p->id, sizeof(uint64_t), 0, p32, perm, n, tmp);
     for (size_t f = 0; f < p->nfields; f++) {
         const size_t stride = sizeof(double) * (size_t)p->field[f].ncomp;
         for (size_t c = 0; c < (size_t)p->field[f].ncomp; c++)
-            permute_column((unsigned char *)p->field[f].data, stride, c * sizeof(double), perm, n, tmp);
+            permute_column((unsigned char *)p->field[f].data, stride, c * sizeof(double), p32, perm, n, tmp);
     }
-    return PFB_OK;
+}
+
+/* Column by column through one scratch of 8 bytes per particle: the caller's
+ * (particles_permute_with), or one allocated and freed by particles_permute, which a sort
+ * then adds to the resident set (a field of 3 values would otherwise need 24
+ * bytes per particle, kept by the allocator after the frequent re-sorts). */
+void particles_permute_with(pfb_particles *p, const uint32_t *perm, uint64_t *tmp)
+{
+    permute_all(p, perm, NULL, tmp);
 }
 
 int particles_permute(pfb_particles *p, const size_t *perm, pfb_err *err)
@@ -160,7 +171,7 @@ int particles_permute(pfb_particles *p, const size_t *perm, pfb_err *err)
     uint64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
     if (!tmp)
         return pfb_err_set(err, PFB_ENOMEM, "out of memory reordering %zu particles", p->n);
-    particles_permute_with(p, perm, tmp);
+    permute_all(p, NULL, perm, tmp);
     free(tmp);
     return PFB_OK;
 }

@@ -53,8 +53,9 @@ int particles_find_field(const pfb_particles *p, const char *name);
 /* Reorder all arrays (fields included) so that new slot k holds old particle perm[k]. */
 int particles_permute(pfb_particles *p, const size_t *perm, pfb_err *err);
 
-/* The same through the caller's scratch of p->n 64-bit words (contents lost). */
-int particles_permute_with(pfb_particles *p, const size_t *perm, uint64_t *tmp);
+/* The same with a 32-bit permutation (a grid's order), through the caller's
+ * scratch of p->n 64-bit words (contents lost). */
+void particles_permute_with(pfb_particles *p, const uint32_t *perm, uint64_t *tmp);
 
 /* Remove particle i by moving the last particle into its slot. */
 void particles_remove(pfb_particles *p, size_t i);

@@ -101,10 +101,11 @@ int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
     pfb_grid *g = &sim->grid;
     const uint64_t *id = sim->p.id;
     const size_t n = sim->p.n;
-    size_t *perm = g->order;
+    uint32_t *perm = g->order;
     for (size_t c = 0; c < g->ntable; c++)
         for (size_t a = g->cell_start[c] + 1; a < g->cell_start[c + 1]; a++) {
-            size_t v = perm[a], b = a;
+            uint32_t v = perm[a];
+            size_t b = a;
             while (b > g->cell_start[c] && id[perm[b - 1]] > id[v]) {
                 perm[b] = perm[b - 1];
                 b--;
@@ -113,16 +114,11 @@ int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
         }
     /* the grid's coordinate copy, refilled below, is the permutation's scratch
      * (an allocated one would stay in the resident set) */
-    if (g->cap_points * (size_t)g->dim >= n && sizeof(double) == sizeof(uint64_t))
-        rc = particles_permute_with(&sim->p, perm, (uint64_t *)(void *)g->xs);
-    else
-        rc = particles_permute(&sim->p, perm, err);
-    if (!rc) {
-        for (int d = 0; d < sim->dim; d++)
-            memcpy(g->xs + (size_t)d * g->cap_points, sim->p.x[d], n * sizeof(double));
-        sim->sort_gen = sim->grid_gen;
-    }
-    return rc;
+    particles_permute_with(&sim->p, perm, (uint64_t *)(void *)g->xs); /* cap_points * dim >= n words */
+    for (int d = 0; d < sim->dim; d++)
+        memcpy(g->xs + (size_t)d * g->cap_points, sim->p.x[d], n * sizeof(double));
+    sim->sort_gen = sim->grid_gen;
+    return PFB_OK;
 }
 
 void sim_wall_step(const pfb_sim *sim, double t, double margin, double e, double f, pfb_wall_step *w)

@@ -117,7 +117,7 @@ static void assert_valid_sort(const pfb_grid *g, const pts *p)
 {
     const size_t n = p->n;
     REQUIRE(g->n == n, "g->n = %zu, expected %zu", g->n, n);
-    const size_t *order = grid_sort_permutation(g);
+    const uint32_t *order = grid_sort_permutation(g);
     REQUIRE(order == g->order, "grid_sort_permutation is not g->order");
     const size_t *cs = g->cell_start;
     REQUIRE(cs[0] == 0 && cs[g->ntable] == n, "cell_start runs %zu..%zu, expected 0..%zu", cs[0],
@@ -142,7 +142,7 @@ static void assert_valid_sort(const pfb_grid *g, const pts *p)
         if (k > 0) {
             const size_t sa = g->slot[order[k - 1]], sb = g->slot[i];
             REQUIRE(sa < sb || (sa == sb && order[k - 1] < i),
-                    "order[%zu..%zu] = %zu, %zu in slots %zu, %zu", k - 1, k, order[k - 1], i, sa,
+                    "order[%zu..%zu] = %zu, %zu in slots %zu, %zu", k - 1, k, (size_t)order[k - 1], i, sa,
                     sb);
         }
         for (int d = 0; d < g->dim; d++)
@@ -153,7 +153,7 @@ static void assert_valid_sort(const pfb_grid *g, const pts *p)
     for (size_t s = 0; s < g->ntable; s++)
         for (size_t k = cs[s]; k < cs[s + 1]; k++)
             REQUIRE(g->slot[order[k]] == s, "position %zu lies in slot %zu's range but the point"
-                    " is in slot %zu", k, s, g->slot[order[k]]);
+                    " is in slot %zu", k, s, (size_t)g->slot[order[k]]);
     /* cell coordinates: floor((x - origin) * scale), scale a few ulps under sub_used / h */
     for (size_t i = 0; i < n; i++) {
         size_t lin = 0;
@@ -174,7 +174,7 @@ static void assert_valid_sort(const pfb_grid *g, const pts *p)
         }
         if (!g->hashed)
             REQUIRE(lin == g->slot[i], "point %zu: slot %zu, cell linear index %zu", i,
-                    g->slot[i], lin);
+                    (size_t)g->slot[i], lin);
     }
 }
 
@@ -640,7 +640,8 @@ START_TEST(test_rebuild_reuse)
     pfb_nlist nl = {0}, nb = {0};
     pfb_err err = {{0}};
     ck_assert(grid_init(&g, 3, 0.3, &err) == PFB_OK);
-    const size_t *order_big = NULL, *cs_big = NULL;
+    const uint32_t *order_big = NULL;
+    const size_t *cs_big = NULL;
     const uint32_t *idx_big = NULL;
     const double *xs_big = NULL;
     for (int r = 0; r < 4; r++) {

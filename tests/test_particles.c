@@ -290,6 +290,12 @@ START_TEST(test_permute)
         for (size_t k = 0; k < n; k++)
             expect_slot(&p, k, k);
         ck_assert_uint_eq(p.next_id, n); /* ids are identities, not reissued */
+        /* the 32-bit form through a caller's scratch (sim_sort_particles' path) */
+        const uint32_t perm32[7] = {3, 0, 6, 1, 5, 2, 4};
+        uint64_t tmp[7];
+        particles_permute_with(&p, perm32, tmp);
+        for (size_t k = 0; k < n; k++)
+            expect_slot(&p, k, perm32[k]);
         particles_free(&p);
     }
 }
