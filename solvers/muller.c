@@ -18,11 +18,16 @@
  * with each pair evaluated once for both particles (see "The pair loops"): the
  * list costs 4 bytes per pair and is rebuilt only when a particle has moved
  * 0.45 skin h; the pair terms (square root, divisions) are formed once per pair;
- * results do not depend on the thread count.  Measured (3D dam break, 59,582
- * particles, 2 cores, bench step): 150-230 ns per particle-step at rest, 290 ns
- * on average in the flow after 0.2 s (a rebuild every ~4 steps there), 264-292
- * bytes per particle; the version before it, which traversed candidate cells
- * twice per step with no stored list, took 380-500 ns and 249 bytes.
+ * results do not depend on the thread count.  The pair data come from packed
+ * 64-byte records, the passes run as dependent tasks per block, and the drift,
+ * walls and move check share one loop (see "The pair loops").  Measured (3D
+ * dam break, 59,582 particles, 2 cores, bench step; the machine's speed moves
+ * by a third between phases): 99-103 ns per particle-step at rest in its fast
+ * phases, 125-170 in its slow ones (the version before, alternating with it:
+ * 140-225); 177 ns median and 226-259 ns mean in the flow after 0.2 s (a
+ * rebuild every ~4 steps there); 260 bytes per particle at rest, 283 in the
+ * flow.  The version with no stored list, which traversed candidate cells
+ * twice per step, took 380-500 ns and 249 bytes.
  * Rigid bodies (issue 7; the paper has none): after the drift and the wall
  * projection, sim_bodies_couple (core/sim.h): each body advances under gravity,
  * and every particle within the wall margin of it exchanges the impulse of an
@@ -84,6 +89,8 @@
 #define M_PI 3.14159265358979323846
 #endif
 
+#include <sched.h>
+#include <stdatomic.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -136,7 +143,8 @@ typedef struct muller_state {
     double *pk[MULLER_MAX_THREADS];
     size_t cap_pk, wmask;  /* records each pk[t] holds (a power of 2), and cap_pk - 1 */
     int npk;               /* threads with a pk: the pair loops' threads */
-    char *dep;             /* task dependences (pair_passes): 3 (nblk + 2) bytes */
+    atomic_uchar *done;    /* task completion flags (pair_passes): 3 (nblk + 2) */
+    size_t *task;          /* the tasks in the order the threads take them: 4 nblk */
     size_t *nsurf_blk;     /* surface particles per block */
     double *rho, *acc;     /* the fields density and accel, for the rows */
     /* the rows of the two passes, for the instruction set of this CPU (muller_rows.inc) */
@@ -154,7 +162,8 @@ static void muller_destroy(void *state)
     free(s->lj);
     free(s->blk);
     free(s->bord);
-    free(s->dep);
+    free(s->done);
+    free(s->task);
     free(s->nsurf_blk);
     free(s->cs);
     for (int t = 0; t < MULLER_MAX_THREADS; t++)
@@ -241,24 +250,32 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * sums are symmetric up to the factors m_j / rho_j, applied per side).  Race-free
  * and independent of the thread count: the rows are cut into blocks [B_b, B_b+1)
  * such that every pair of block b has its j below B_b+2, i.e. in block b or b+1;
- * the even blocks run in parallel (block b writes only blocks b and b+1), then
- * the odd ones.  The blocks depend on the list only, and each block runs its
- * rows in order on one thread, so every particle's sum is added in one fixed
- * order whatever the number of threads.  Terms of list pairs at r >= h are
- * multiplied by 0 (masked, not branched on).
+ * block b writes only blocks b and b+1, so the even blocks may run at once,
+ * and then the odd ones.  The blocks depend on the list only, and each block
+ * runs its rows in order on one thread, so every particle's sum is added in one
+ * fixed order whatever the number of threads.  Terms of list pairs at r >= h
+ * are multiplied by 0 (masked, not branched on).
  *
- * Packed records: before a block runs, its thread copies what its rows read of
- * particles [B_b, B_b+2) into one 64-byte record each (x, y, z, m or V, then
- * v, p), so that a pair's data are one or two aligned 32-byte loads from one
- * cache line instead of eight scattered ones from eight arrays.  The records
- * live per thread, sized for the widest span (two blocks), not per particle:
- * each particle is packed twice per pass, which costs far less than the
- * scattered loads it replaces (3D dam break, 60k particles: 200 -> 155 ns per
- * particle-step), and a global copy would cost 64 bytes per particle against
- * the 300-byte budget (measured 330). */
+ * Tasks, not barriers (pair_passes): the density rows, the densities' end,
+ * the force rows and the accelerations' end of each block are OpenMP tasks
+ * whose dependences give exactly the order above (even before odd, per pass),
+ * so a thread never idles at a barrier while a block whose inputs are done is
+ * waiting; with 15 blocks at 60k particles, the two barriers per pass left
+ * a tenth of the step idle.
+ *
+ * Packed records: a block's thread copies what its rows read of particles
+ * [B_b, B_b+2) into one 64-byte record each (x, y, z, m or V, then v, p), so
+ * that a pair's data are one or two aligned 32-byte loads from one cache line
+ * instead of eight scattered ones from eight arrays (3D dam break, 60k
+ * particles: 200 -> 155 ns per particle-step).  The records live in a window
+ * per thread, particle k at record k & wmask, filled as the rows advance: its
+ * size is the power of 2 above the farthest any row reaches ahead (its last
+ * j - i, about 6,000 places at 60k, 38,000 at 10^6), 8-17 bytes per particle
+ * in all, where a global copy would cost 64 against the 300-byte budget
+ * (measured 330). */
 /* minimum rows per block (the blocks are otherwise as short as the pairs allow) */
 #define MULLER_BLOCK_MIN 256
-/* terms per chunk of a row in the two passes (on the stack; a multiple of 4) */
+/* candidates tested at a time when a list row is built (list_row; on the stack) */
 #define MULLER_CHUNK 64
 /* records packed at a time, at least (block_rows) */
 #define MULLER_PACK 64
@@ -279,10 +296,13 @@ static int ensure_arrays(muller_state *s, size_t n, pfb_err *err)
         size_t *bord = blk ? realloc(s->bord, (cap / MULLER_BLOCK_MIN + 3) * sizeof *bord) : NULL;
         if (bord)
             s->bord = bord;
-        char *dep = bord ? realloc(s->dep, 3 * (cap / MULLER_BLOCK_MIN + 5)) : NULL;
-        if (dep)
-            s->dep = dep;
-        size_t *ns = dep ? realloc(s->nsurf_blk, (cap / MULLER_BLOCK_MIN + 3) * sizeof *ns) : NULL;
+        atomic_uchar *done = bord ? realloc(s->done, 3 * (cap / MULLER_BLOCK_MIN + 5) * sizeof *done) : NULL;
+        if (done)
+            s->done = done;
+        size_t *task = done ? realloc(s->task, 4 * (cap / MULLER_BLOCK_MIN + 3) * sizeof *task) : NULL;
+        if (task)
+            s->task = task;
+        size_t *ns = task ? realloc(s->nsurf_blk, (cap / MULLER_BLOCK_MIN + 3) * sizeof *ns) : NULL;
         if (!ns)
             return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu particles", n);
         s->nsurf_blk = ns;
@@ -406,6 +426,13 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
             }
             bord[a] = b;
         }
+    /* the task list of pair_passes: D and K in bord's order, E and A by block */
+    for (size_t t = 0; t < nb; t++) {
+        s->task[t] = bord[t];
+        s->task[nb + t] = nb + t;
+        s->task[2 * nb + t] = 2 * nb + bord[t];
+        s->task[3 * nb + t] = 3 * nb + t;
+    }
     size_t reach = 0; /* the farthest any row reaches ahead: its last j (rows ascend) */
     for (size_t k = 0; k < n; k++)
         if (ls[k + 1] > ls[k] && lj[ls[k + 1] - 1] - k > reach)
@@ -802,10 +829,60 @@ static size_t block_forces_done(const muller_state *s, pfb_sim *sim, size_t b, d
     return nsurf;
 }
 
-/* The dependences of block b's tasks: one byte per block and stage (OpenMP
- * depend clauses name addresses), with blocks -1 and nblk as never-written
- * sentinels. */
-#define DEP(s, stage, b) ((s)->dep[(size_t)(stage) * ((s)->nblk + 2) + (b) + 1])
+/* The completion flag of block b's task at stage (0 density rows, 1 densities
+ * done, 2 force rows), blocks -1 and nblk being always done. */
+#define DONE(s, stage, b) (&(s)->done[(size_t)(stage) * ((s)->nblk + 2) + (b) + 1])
+
+/* Wait until *f is set (by the thread running that task): spin briefly, then
+ * yield the core (the other thread may be waiting for it: CI shares the cores). */
+static void wait_done(atomic_uchar *f)
+{
+    for (unsigned spins = 0; !atomic_load_explicit(f, memory_order_acquire); spins++) {
+        if (spins < 2000) {
+#if defined(__x86_64__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            sched_yield();
+        }
+    }
+}
+
+/* Task t of the list (muller_state.task: stage * nblk + b), after the tasks
+ * it depends on; returns the block's surface particles for stage 3. */
+static size_t run_task(muller_state *s, pfb_sim *sim, size_t t, double half_dt)
+{
+    const size_t nb = s->nblk, stage = t / nb, b = t % nb;
+    switch (stage) {
+    case 0: /* D_b: odd after its even neighbours */
+        if (b % 2) {
+            wait_done(DONE(s, 0, b - 1));
+            wait_done(DONE(s, 0, b + 1));
+        }
+        block_rows(s, sim, 0, b);
+        break;
+    case 1: /* E_b: after the two blocks that add to its sums */
+        wait_done(DONE(s, 0, b - 1));
+        wait_done(DONE(s, 0, b));
+        block_density_done(s, sim, b);
+        break;
+    case 2: /* K_b: after E_b, E_b+1 (its records and sums); odd after its even neighbours */
+        wait_done(DONE(s, 1, b));
+        wait_done(DONE(s, 1, b + 1));
+        if (b % 2) {
+            wait_done(DONE(s, 2, b - 1));
+            wait_done(DONE(s, 2, b + 1));
+        }
+        block_rows(s, sim, 1, b);
+        break;
+    default: /* A_b: after the two blocks that add to its forces */
+        wait_done(DONE(s, 2, b - 1));
+        wait_done(DONE(s, 2, b));
+        return block_forces_done(s, sim, b, half_dt);
+    }
+    atomic_store_explicit(DONE(s, stage, b), 1, memory_order_release);
+    return 0;
+}
 
 /* eqs. 3, 12, then 10, 14, 15-20 and 8: densities, pressures, forces and the
  * accelerations of every particle from the list, then the closing half kick
@@ -818,8 +895,13 @@ static size_t block_forces_done(const muller_state *s, pfb_sim *sim, size_t b, d
  * (K_b, after E_b and E_b+1, whose records it reads and whose sums it adds to;
  * odd after its even neighbours) and its accelerations (A_b, after K_b-1 and
  * K_b).  Every sum therefore receives its terms in the same order as with
- * the two-phase loops, whatever the threads and their timing; a thread never
- * waits at a barrier while work it could do is ready. */
+ * the two-phase loops, whatever the threads and their timing.  The threads
+ * take the tasks from one list in a fixed order (muller_state.task: D even
+ * blocks, largest first, then odd; every E; K as D; every A) in which each
+ * task comes after those it depends on, so a task waits only for tasks
+ * already running, and with one thread never.  (OpenMP's own tasks with
+ * depend clauses did the same, but libgomp keeps allocations of theirs that
+ * LeakSanitizer reports.) */
 static void pair_passes(muller_state *s, pfb_sim *sim, double half_dt)
 {
     pfb_particles *p = &sim->p;
@@ -833,36 +915,20 @@ static void pair_passes(muller_state *s, pfb_sim *sim, double half_dt)
         s->force_row = force_row_avx2;
     }
 #endif
-    const size_t nb = s->nblk;
+    const size_t nb = s->nblk, ntask = 4 * nb;
+    for (size_t k = 0; k < 3 * (nb + 2); k++)
+        atomic_init(&s->done[k], (unsigned char)(k % (nb + 2) == 0 || k % (nb + 2) == nb + 1));
+    atomic_size_t next;
+    atomic_init(&next, 0);
     size_t *nsurf = s->nsurf_blk;
 #pragma omp parallel num_threads(s->npk) if (sim_parallel_pairs(sim, p->n))
-#pragma omp single
-    {
-        for (size_t par = 0; par < 2; par++)
-            for (size_t t = 0; t < nb; t++) {
-                const size_t b = s->bord[t];
-                if (b % 2 != par)
-                    continue;
-#pragma omp task firstprivate(b) depend(in : DEP(s, 0, b - 1), DEP(s, 0, b + 1)) depend(out : DEP(s, 0, b))
-                block_rows(s, sim, 0, b);
-            }
-        for (size_t b = 0; b < nb; b++) {
-#pragma omp task firstprivate(b) depend(in : DEP(s, 0, b - 1), DEP(s, 0, b)) depend(out : DEP(s, 1, b))
-            block_density_done(s, sim, b);
-        }
-        for (size_t par = 0; par < 2; par++)
-            for (size_t t = 0; t < nb; t++) {
-                const size_t b = s->bord[t];
-                if (b % 2 != par)
-                    continue;
-#pragma omp task firstprivate(b) depend(in : DEP(s, 1, b), DEP(s, 1, b + 1), DEP(s, 2, b - 1), DEP(s, 2, b + 1)) \
-    depend(out : DEP(s, 2, b))
-                block_rows(s, sim, 1, b);
-            }
-        for (size_t b = 0; b < nb; b++) {
-#pragma omp task firstprivate(b) depend(in : DEP(s, 2, b - 1), DEP(s, 2, b))
-            nsurf[b] = block_forces_done(s, sim, b, half_dt);
-        }
+    for (;;) {
+        const size_t k = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
+        if (k >= ntask)
+            break;
+        const size_t t = s->task[k], n_s = run_task(s, sim, t, half_dt);
+        if (t / nb == 3)
+            nsurf[t % nb] = n_s;
     }
     size_t total = 0;
     for (size_t b = 0; b < nb; b++)
