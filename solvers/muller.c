@@ -21,13 +21,13 @@
  * results do not depend on the thread count.  The pair data come from packed
  * 64-byte records, the passes run as dependent tasks per block, and the drift,
  * walls and move check share one loop (see "The pair loops").  Measured (3D
- * dam break, 59,582 particles, 2 cores, bench step; the machine's speed moves
- * by a third between phases): 99-103 ns per particle-step at rest in its fast
- * phases, 125-170 in its slow ones (the version before, alternating with it:
- * 140-225); 177 ns median and 226-259 ns mean in the flow after 0.2 s (a
- * rebuild every ~4 steps there); 260 bytes per particle at rest, 283 in the
- * flow.  The version with no stored list, which traversed candidate cells
- * twice per step, took 380-500 ns and 249 bytes.
+ * dam break, 59,582 particles, 2 cores, bench step, 8 runs alternating with
+ * the version before; the machine's speed moves by a third between phases):
+ * 96-115 ns per particle-step at rest, half the runs at 100 ns or less (the
+ * version before: 135-228); in the flow after 0.2 s (a rebuild every ~4 steps)
+ * 148 ns median and 204 ns mean (before: 170-178 and 225-235); 260 bytes per
+ * particle at rest, 283 in the flow.  The version with no stored list, which
+ * traversed candidate cells twice per step, took 380-500 ns and 249 bytes.
  * Rigid bodies (issue 7; the paper has none): after the drift and the wall
  * projection, sim_bodies_couple (core/sim.h): each body advances under gravity,
  * and every particle within the wall margin of it exchanges the impulse of an
@@ -257,8 +257,8 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * are multiplied by 0 (masked, not branched on).
  *
  * Tasks, not barriers (pair_passes): the density rows, the densities' end,
- * the force rows and the accelerations' end of each block are OpenMP tasks
- * whose dependences give exactly the order above (even before odd, per pass),
+ * the force rows and the accelerations' end of each block are tasks whose
+ * dependences give exactly the order above (even before odd, per pass),
  * so a thread never idles at a barrier while a block whose inputs are done is
  * waiting; with 15 blocks at 60k particles, the two barriers per pass left
  * a tenth of the step idle.
