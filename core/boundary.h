@@ -12,6 +12,7 @@
 #ifndef PFB_BOUNDARY_H
 #define PFB_BOUNDARY_H
 
+#include <math.h>
 #include <stddef.h>
 #include "error.h"
 
@@ -65,6 +66,36 @@ void shape_velocity(const pfb_shape *s, double t, double v[3]);
  * spin n x (x - c(t)) (2D: spin (-(y - cy), x - cx, 0)); equal to shape_velocity,
  * bit for bit, when spin is 0. */
 void shape_velocity_at(const pfb_shape *s, int dim, double t, const double x[3], double v[3]);
+
+/* 1 if x is surely at phi >= margin from shape s, whose centre at t is c, so
+ * that boundaries_project would not touch it for this shape; 0 if it may be
+ * closer (dim 2 ignores x2).  Planes and box containers only (the tanks);
+ * other shapes answer 0.
+ * phi is computed with exactly shape_sdf's operations (the same p, the same
+ * sums, shape_centre's c), so the answer is exact, not a tolerance. */
+static inline int shape_clear(const pfb_shape *s, int dim, const double c[3], double x0, double x1, double x2,
+                              double margin)
+{
+    /* (the coordinates as scalars: an array filled lane by lane and read as a
+     * vector stalls on store forwarding) */
+    const double p[3] = {x0 - c[0], x1 - c[1], dim == 3 ? x2 - c[2] : -c[2]};
+    if (s->type == PFB_SHAPE_PLANE) {
+        const double sdf = p[0] * s->n[0] + p[1] * s->n[1] + p[2] * s->n[2];
+        return !((s->inside ? -sdf : sdf) < margin);
+    }
+    if (s->type == PFB_SHAPE_BOX && s->inside) {
+        /* inside the box (every q <= 0) shape_box_sdf returns the largest q */
+        double inmax = -INFINITY;
+        for (int k = 0; k < dim; k++) {
+            const double q = fabs(p[k]) - s->half[k];
+            if (!(q <= 0))
+                return 0;
+            inmax = q > inmax ? q : inmax;
+        }
+        return !(-inmax < margin);
+    }
+    return 0;
+}
 
 /* Check a shape's parameters (positive sizes, unit normal, spin only on spheres and
  * cylinders, a unit sphere axis when it spins); names the bad value. */

@@ -119,15 +119,16 @@ int particles_add_field(pfb_particles *p, const char *name, int ncomp, int *idx,
     return PFB_OK;
 }
 
-/* One 8-byte column of an array of n records of `stride` bytes (the column at
- * byte offset off), through tmp (n values); plain copies, so threads (from
- * 16384 particles, OpenMP's default count) change nothing but the time. */
 /* perm[k] for a permutation of 32-bit (p32) or size_t (p) entries */
 static inline size_t perm_at(const uint32_t *p32, const size_t *p, size_t k)
 {
     return p32 ? (size_t)p32[k] : p[k];
 }
 
+/* One 8-byte column of an array of n records of `stride` bytes (the column at
+ * byte offset off), through tmp (n values), by p32 or perm; plain copies, so
+ * threads (from 16384 particles, OpenMP's default count) change nothing but
+ * the time. */
 static void permute_column(unsigned char *base, size_t stride, size_t off, const uint32_t *p32, const size_t *perm,
                            size_t n, uint64_t *tmp)
 {

@@ -10,8 +10,6 @@
 #ifndef PFB_SIM_H
 #define PFB_SIM_H
 
-#include <math.h>
-
 #include "body.h"
 #include "boundary.h"
 #include "error.h"
@@ -109,42 +107,13 @@ typedef struct pfb_wall_step {
 void sim_wall_step(const pfb_sim *sim, double t, double margin, double e, double f, pfb_wall_step *w);
 int sim_project_particle(pfb_sim *sim, const pfb_wall_step *w, size_t i);
 
-/* 1 if x is surely at phi >= margin from shape s, whose centre at t is c, so
- * that boundaries_project would not touch it for this shape; 0 if it may be
- * closer.  Planes and box containers only (the tanks); other shapes answer 0.
- * phi is computed with exactly shape_sdf's operations (the same p, the same
- * sums, shape_centre's c), so the answer is exact, not a tolerance. */
-static inline int sim_wall_clear(const pfb_shape *s, int dim, const double c[3], double x0, double x1, double x2,
-                                 double margin)
-{
-    /* (the coordinates as scalars: an array filled lane by lane and read as a
-     * vector stalls on store forwarding) */
-    const double p[3] = {x0 - c[0], x1 - c[1], dim == 3 ? x2 - c[2] : -c[2]};
-    if (s->type == PFB_SHAPE_PLANE) {
-        const double sdf = p[0] * s->n[0] + p[1] * s->n[1] + p[2] * s->n[2];
-        return !((s->inside ? -sdf : sdf) < margin);
-    }
-    if (s->type == PFB_SHAPE_BOX && s->inside) {
-        /* inside the box (every q <= 0) shape_box_sdf returns the largest q */
-        double inmax = -INFINITY;
-        for (int k = 0; k < dim; k++) {
-            const double q = fabs(p[k]) - s->half[k];
-            if (!(q <= 0))
-                return 0;
-            inmax = q > inmax ? q : inmax;
-        }
-        return !(-inmax < margin);
-    }
-    return 0;
-}
-
-/* 1 if x is surely clear of every wall (sim_wall_clear), so that
+/* 1 if x is surely clear of every wall (shape_clear), so that
  * sim_project_particle would leave it alone: a caller's loop may test this
  * inline first. */
 static inline int sim_walls_clear(const pfb_sim *sim, const pfb_wall_step *w, double x0, double x1, double x2)
 {
     for (size_t k = 0; k < sim->walls.n; k++)
-        if (!sim_wall_clear(&sim->walls.s[k], sim->dim, w->c[k], x0, x1, x2, w->margin))
+        if (!shape_clear(&sim->walls.s[k], sim->dim, w->c[k], x0, x1, x2, w->margin))
             return 0;
     return 1;
 }

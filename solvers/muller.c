@@ -290,19 +290,20 @@ static int ensure_arrays(muller_state *s, size_t n, pfb_err *err)
         double *cs = ls ? realloc(s->cs, 4 * cap * sizeof *cs) : NULL;
         if (cs)
             s->cs = cs;
-        size_t *blk = cs ? realloc(s->blk, (cap / MULLER_BLOCK_MIN + 3) * sizeof *blk) : NULL;
+        const size_t mb = cap / MULLER_BLOCK_MIN + 3; /* room for the blocks, nblk + 1 <= mb */
+        size_t *blk = cs ? realloc(s->blk, mb * sizeof *blk) : NULL;
         if (blk)
             s->blk = blk;
-        size_t *bord = blk ? realloc(s->bord, (cap / MULLER_BLOCK_MIN + 3) * sizeof *bord) : NULL;
+        size_t *bord = blk ? realloc(s->bord, mb * sizeof *bord) : NULL;
         if (bord)
             s->bord = bord;
-        atomic_uchar *done = bord ? realloc(s->done, 3 * (cap / MULLER_BLOCK_MIN + 5) * sizeof *done) : NULL;
+        atomic_uchar *done = bord ? realloc(s->done, 3 * (mb + 2) * sizeof *done) : NULL;
         if (done)
             s->done = done;
-        size_t *task = done ? realloc(s->task, 4 * (cap / MULLER_BLOCK_MIN + 3) * sizeof *task) : NULL;
+        size_t *task = done ? realloc(s->task, 4 * mb * sizeof *task) : NULL;
         if (task)
             s->task = task;
-        size_t *ns = task ? realloc(s->nsurf_blk, (cap / MULLER_BLOCK_MIN + 3) * sizeof *ns) : NULL;
+        size_t *ns = task ? realloc(s->nsurf_blk, mb * sizeof *ns) : NULL;
         if (!ns)
             return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu particles", n);
         s->nsurf_blk = ns;
@@ -490,6 +491,18 @@ static int ensure_list(muller_state *s, pfb_sim *sim, double moved2, pfb_err *er
     return s->list_gen != sim->grid_gen ? build_list(s, sim, err) : PFB_OK;
 }
 
+/* The indices of pairs q .. q+3 of a row of len pairs of particle i: in the
+ * row, or, for a last four that runs short, copied into tail and padded with i
+ * (muller_rows.inc: a pad adds 0). */
+static inline const uint32_t *row_quad(const uint32_t *row, size_t len, size_t q, size_t i, uint32_t tail[4])
+{
+    if (len - q >= 4)
+        return row + q;
+    for (size_t k = 0; k < 4; k++)
+        tail[k] = q + k < len ? row[q + k] : (uint32_t)i;
+    return tail;
+}
+
 /* the two row functions, per instruction set (muller_rows.inc) */
 /* portable: four lanes of plain C */
 typedef struct vd4 {
@@ -625,8 +638,8 @@ static inline void vd4_add4(double *t, const uint32_t *j, vd4 a, vd4 b, vd4 c, v
 #undef V_ADD3
 #undef V_ADD4
 
-/* AVX2: the same lanes in one register (gathers take 32-bit indices as signed:
- * used up to 2^31 - 1 particles) */
+/* AVX2: the same lanes in one register (the self mask converts 32-bit indices
+ * as signed: used up to 2^31 - 1 particles) */
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 #define MULLER_HAVE_AVX2 1
@@ -849,8 +862,8 @@ static void wait_done(atomic_uchar *f)
 }
 
 /* Task t of the list (muller_state.task: stage * nblk + b), after the tasks
- * it depends on; returns the block's surface particles for stage 3. */
-static size_t run_task(muller_state *s, pfb_sim *sim, size_t t, double half_dt)
+ * it depends on. */
+static void run_task(muller_state *s, pfb_sim *sim, size_t t, double half_dt)
 {
     const size_t nb = s->nblk, stage = t / nb, b = t % nb;
     switch (stage) {
@@ -878,10 +891,10 @@ static size_t run_task(muller_state *s, pfb_sim *sim, size_t t, double half_dt)
     default: /* A_b: after the two blocks that add to its forces */
         wait_done(DONE(s, 2, b - 1));
         wait_done(DONE(s, 2, b));
-        return block_forces_done(s, sim, b, half_dt);
+        s->nsurf_blk[b] = block_forces_done(s, sim, b, half_dt);
+        return; /* no task waits for it */
     }
     atomic_store_explicit(DONE(s, stage, b), 1, memory_order_release);
-    return 0;
 }
 
 /* eqs. 3, 12, then 10, 14, 15-20 and 8: densities, pressures, forces and the
@@ -920,19 +933,16 @@ static void pair_passes(muller_state *s, pfb_sim *sim, double half_dt)
         atomic_init(&s->done[k], (unsigned char)(k % (nb + 2) == 0 || k % (nb + 2) == nb + 1));
     atomic_size_t next;
     atomic_init(&next, 0);
-    size_t *nsurf = s->nsurf_blk;
 #pragma omp parallel num_threads(s->npk) if (sim_parallel_pairs(sim, p->n))
     for (;;) {
         const size_t k = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
         if (k >= ntask)
             break;
-        const size_t t = s->task[k], n_s = run_task(s, sim, t, half_dt);
-        if (t / nb == 3)
-            nsurf[t % nb] = n_s;
+        run_task(s, sim, s->task[k], half_dt);
     }
     size_t total = 0;
     for (size_t b = 0; b < nb; b++)
-        total += nsurf[b];
+        total += s->nsurf_blk[b];
     s->n_surface = total;
 }
 

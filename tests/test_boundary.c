@@ -1023,8 +1023,8 @@ START_TEST(test_project_spin_zero_unchanged)
 END_TEST
 
 
-/* sim_project_walls skips the particles its exact pre-test (wall_clear in
- * core/sim.c) finds clear of every plane and box container; the result must
+/* sim_project_walls skips the particles its exact pre-test (shape_clear in
+ * core/boundary.h) finds clear of every plane and box container; the result must
  * be what boundaries_project gives applied to every particle, bit for bit.  A
  * moving box tank and a tilted plane (inside and outside), then the same with a
  * sphere obstacle (never pre-tested), with 4,000 random particles spread over
