@@ -115,29 +115,34 @@ static int bench_nsearch(int argc, char **argv)
     for (long i = 0; i < n; i++)
         for (int a = 0; a < d; a++)
             x[a][i] = y[a][perm[i]];
-    double *t = malloc((size_t)reps * sizeof *t);
+    double *t = malloc(3 * (size_t)reps * sizeof *t), *tb = t + reps, *tl = t + 2 * reps;
     if (!t) {
         fprintf(stderr, "pfbench bench nsearch: out of memory\n");
         return EXIT_BAD;
     }
     for (long r = -1; r < reps && !rc; r++) { /* r = -1: warm-up (first-touch page faults) */
-        double t0 = pfb_now();
+        const double t0 = pfb_now();
         rc = grid_build(&g, (const double *const *)x, (size_t)n, &err);
+        const double t1 = pfb_now();
         if (!rc)
             rc = grid_neighbours(&g, (const double *const *)x, &nl, &err);
-        if (r >= 0)
+        if (r >= 0) {
             t[r] = pfb_now() - t0;
+            tb[r] = t1 - t0;
+            tl[r] = t[r] - tb[r];
+        }
     }
     if (rc) {
         fprintf(stderr, "pfbench bench nsearch: %s\n", err.msg);
         return EXIT_BAD;
     }
     double mem = pfb_rss_bytes() - base;
-    double med = pfb_median(t, (size_t)reps);
+    const double med = pfb_median(t, (size_t)reps), medb = pfb_median(tb, (size_t)reps),
+                 medl = pfb_median(tl, (size_t)reps);
     printf("bench=nsearch dim=%d n=%ld neighbours_mean=%.2f threads=%d reps=%ld ns_per_particle=%.1f "
-           "particles_per_s=%.4g bytes_per_particle=%.0f\n",
-           d, n, (double)nl.start[n] / (double)n, pfb_max_threads(), reps, 1e9 * med / (double)n, (double)n / med,
-           mem / (double)n);
+           "build_ns=%.1f list_ns=%.1f particles_per_s=%.4g bytes_per_particle=%.0f\n",
+           d, n, (double)nl.start[n] / (double)n, pfb_max_threads(), reps, 1e9 * med / (double)n,
+           1e9 * medb / (double)n, 1e9 * medl / (double)n, (double)n / med, mem / (double)n);
     free(t);
     grid_free(&g);
     nlist_free(&nl);

@@ -367,6 +367,7 @@ void grid_free(pfb_grid *g)
         return;
     free_point_arrays(g);
     free(g->cell_start);
+    free(g->xf);
     memset(g, 0, sizeof *g);
 }
 
@@ -529,7 +530,6 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
     size_t *restrict cs = g->cell_start;
     uint32_t *restrict slot = g->slot;
     long *restrict cellc = g->cellc;
-    memset(cs, 0, (ntable + 1) * sizeof *cs);
     const size_t mask = ntable - 1;
     const double o0 = lo[0], o1 = lo[1], o2 = lo[2];
     const size_t nx = (size_t)nc[0], ny = (size_t)nc[1];
@@ -578,6 +578,36 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
             slot[i] = (uint32_t)sl;
         }
     }
+    uint32_t *restrict order = g->order;
+    double *restrict xs = g->xs;
+    const size_t cap = g->cap_points;
+
+    /* Points already in slot order (the framework keeps storage so): the stable
+     * counting sort below would be the identity, so order, cell_start and xs are
+     * written directly, in parallel; the result is the same. */
+    int sorted = 1;
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1) reduction(& : sorted)
+    for (size_t i = 1; i < n; i++)
+        sorted &= slot[i - 1] <= slot[i];
+    if (sorted) {
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+        for (size_t k = 0; k < n; k++) {
+            /* the slots after the previous point's, up to this point's, start here */
+            for (size_t t = k ? (size_t)slot[k - 1] + 1 : 0; t <= slot[k]; t++)
+                cs[t] = k;
+            order[k] = (uint32_t)k;
+            for (int d = 0; d < dim; d++)
+                xs[(size_t)d * cap + k] = x[d][k];
+        }
+        for (size_t t = n ? (size_t)slot[n - 1] + 1 : 0; t <= ntable; t++)
+            cs[t] = n;
+        g->ordered = 1;
+        g->n = n;
+        g->ready = 1;
+        return PFB_OK;
+    }
+
+    memset(cs, 0, (ntable + 1) * sizeof *cs);
     for (size_t i = 0; i < n; i++) /* the counts (the binning above runs in parallel) */
         cs[slot[i]]++;
 
@@ -589,9 +619,6 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
         cs[t] = sum;
     }
     cs[ntable] = n;
-    uint32_t *restrict order = g->order;
-    double *restrict xs = g->xs;
-    const size_t cap = g->cap_points;
     int ordered = 1;
     for (size_t i = n; i-- > 0;) {
         const size_t k = --cs[slot[i]];
@@ -878,7 +905,7 @@ typedef struct cand_block {
 
 #if GRID_HAVE_AVX2
 /* dst[c] = (float)(src[c] - o) for c < len, four at a time (the tail's loads
- * masked; up to three floats past len written: the block has room). */
+ * and stores masked: nothing past len is read or written). */
 __attribute__((target("avx2"))) static void offsets_f(float *restrict dst, const double *restrict src, double o,
                                                        size_t len)
 {
@@ -889,43 +916,79 @@ __attribute__((target("avx2"))) static void offsets_f(float *restrict dst, const
     if (c < len) {
         const __m256i lm =
             _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(len - c)), _mm256_setr_epi64x(0, 1, 2, 3));
-        _mm_storeu_ps(dst + c, _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_maskload_pd(src + c, lm), O)));
+        const __m128i sm = _mm_cmpgt_epi32(_mm_set1_epi32((int)(len - c)), _mm_setr_epi32(0, 1, 2, 3));
+        _mm_maskstore_ps(dst + c, sm, _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_maskload_pd(src + c, lm), O)));
     }
     _mm256_zeroupper();
 }
 #endif
 
-/* Fill b with the candidates of ranges r (a cell's: its points share them);
- * ids: block_pairs reports point indices, else sorted positions.
- * Returns 0 (b unusable) if the last build allows no filter (g->filter: AVX2 +
- * FMA, bounded mode, a box at most 4096 h wide) or r holds more than
- * GRID_BLOCK_MAX candidates; then use grid_hits. */
-static int block_fill(const pfb_grid *g, const pfb_cell_ranges *r, int ids, cand_block *b)
+/* The float offsets g->xf (from xs) that block_fill copies, made in parallel
+ * on nt threads; returns PFB_ENOMEM if they cannot be stored. */
+static int make_xf(pfb_grid *g, int nt)
+{
+    const size_t n = g->n, dim = (size_t)g->dim;
+    if (n > g->cap_xf || !g->xf) {
+        const size_t cap = grown(g->cap_xf, n);
+        /* 8 floats of room past the end: block_fill reads whole vectors */
+        g->xf = cap > SIZE_MAX / dim - 8 ? (free(g->xf), NULL) : fresh_array(g->xf, cap * dim + 8, sizeof *g->xf);
+        g->cap_xf = g->xf ? cap : 0;
+        if (!g->xf)
+            return PFB_ENOMEM;
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        const size_t a = n * (size_t)t / (size_t)nt, b = n * (size_t)(t + 1) / (size_t)nt;
+        for (size_t d = 0; d < dim; d++) {
+            const double *src = g->xs + d * g->cap_points + a, o = g->origin[d];
+            float *dst = g->xf + d * g->cap_xf + a;
+#if GRID_HAVE_AVX2
+            offsets_f(dst, src, o, b - a);
+#else
+            for (size_t c = 0; c < b - a; c++)
+                dst[c] = (float)(src[c] - o);
+#endif
+        }
+    }
+    return PFB_OK;
+}
+
+#if GRID_HAVE_AVX2
+/* Fill b with the candidates of ranges r (a cell's: its points share them), from
+ * the float offsets g->xf (make_xf); b->ids is then their point indices.  Only
+ * for a build that allows the filter (g->filter: AVX2 + FMA, bounded mode, a box
+ * at most 4096 h wide).  Returns 0 (b unusable) if r holds more than
+ * GRID_BLOCK_MAX candidates; then use grid_hits.  Runs are copied eight floats
+ * at a time: up to seven entries past a run are written (the next run, or the
+ * padding, overwrites them; the arrays have room) and read (xf has room). */
+__attribute__((target("avx2"))) static int block_fill(const pfb_grid *g, const pfb_cell_ranges *r, cand_block *b)
 {
     size_t m = 0;
     for (int q = 0; q < r->n; q++)
         m += r->hi[q] - r->lo[q];
     b->n = 0;
-    if (!g->filter || m > GRID_BLOCK_MAX)
+    if (m > GRID_BLOCK_MAX)
         return 0;
     m = 0;
     const uint32_t *order = g->order;
-    const size_t cap = g->cap_points;
+    const size_t cap = g->cap_xf;
+    const int dim = g->dim, ordered = g->ordered;
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     for (int q = 0; q < r->n; q++) {
         const size_t lo = r->lo[q], len = r->hi[q] - lo;
-        for (int d = 0; d < g->dim; d++) {
-            const double *src = g->xs + (size_t)d * cap + lo, o = g->origin[d];
+        for (int d = 0; d < dim; d++) {
+            const float *src = g->xf + (size_t)d * cap + lo;
             float *dst = b->x[d] + m;
-#if GRID_HAVE_AVX2
-            offsets_f(dst, src, o, len);
-#else
-            for (size_t c = 0; c < len; c++)
-                dst[c] = (float)(src[c] - o);
-#endif
+            for (size_t c = 0; c < len; c += 8)
+                _mm256_storeu_ps(dst + c, _mm256_loadu_ps(src + c));
+            /* the rows' next cells, which the next cell's block reads */
+            __builtin_prefetch(src + len + 16);
+            __builtin_prefetch(src + len + 32);
         }
-        for (size_t c = 0; c < len; c++)
-            b->pos[m + c] = (uint32_t)(lo + c);
-        if (ids && !g->ordered)
+        for (size_t c = 0; c < len; c += 8)
+            _mm256_storeu_si256((__m256i *)(b->pos + m + c),
+                                _mm256_add_epi32(_mm256_set1_epi32((int)(uint32_t)(lo + c)), iota));
+        if (!ordered)
             for (size_t c = 0; c < len; c++)
                 b->id[m + c] = (uint32_t)order[lo + c];
         b->at[q] = m;
@@ -935,15 +998,16 @@ static int block_fill(const pfb_grid *g, const pfb_cell_ranges *r, int ids, cand
         for (int d = 0; d < 3; d++)
             b->x[d][m] = 1e30f; /* (1e30)^2 overflows to inf: never below hi2 */
         b->pos[m] = b->pos[0];
-        if (ids && !g->ordered)
+        if (!ordered)
             b->id[m] = b->id[0];
     }
-    if (g->dim == 2)
+    if (dim == 2)
         memset(b->x[2], 0, m * sizeof(float));
     b->n = m;
-    b->ids = ids && !g->ordered ? b->id : b->pos; /* ordered: position = index */
+    b->ids = !ordered ? b->id : b->pos; /* ordered: position = index */
     return 1;
 }
+#endif
 
 /* The place of sorted position k in block b (k is one of its candidates). */
 static size_t block_place(const cand_block *b, const pfb_cell_ranges *r, size_t k)
@@ -968,14 +1032,12 @@ __attribute__((target("avx2,fma"))) static inline __m256 block_dist2(const cand_
 /* block_pairs with AVX2: eight candidates at a time, the hits' entries of
  * ids moved to the front of a 256-bit store. */
 __attribute__((target("avx2,fma"))) static size_t block_hits(const pfb_grid *g, const double *const xs[3],
-                                                              const cand_block *b, size_t ki, size_t self,
+                                                              const cand_block *b, size_t ki, const float a[3],
                                                               uint32_t *restrict out)
 {
     const int dim = g->dim;
     const double hh = g->h * g->h;
-    const __m256 a0 = _mm256_set1_ps((float)(xs[0][ki] - g->origin[0]));
-    const __m256 a1 = _mm256_set1_ps((float)(xs[1][ki] - g->origin[1]));
-    const __m256 a2 = _mm256_set1_ps(dim == 3 ? (float)(xs[2][ki] - g->origin[2]) : 0.0f);
+    const __m256 a0 = _mm256_set1_ps(a[0]), a1 = _mm256_set1_ps(a[1]), a2 = _mm256_set1_ps(a[2]);
     const __m256 L = _mm256_set1_ps(g->f_lo2), H = _mm256_set1_ps(g->f_hi2);
     const uint32_t *ids = b->ids;
     size_t m = 0;
@@ -983,11 +1045,9 @@ __attribute__((target("avx2,fma"))) static size_t block_hits(const pfb_grid *g, 
         const __m256 r2 = block_dist2(b, t, a0, a1, a2);
         unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, L, _CMP_LT_OQ));
         const unsigned below = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, H, _CMP_LT_OQ));
-        const unsigned me = self - t < 8 ? 1u << (self - t) : 0u;
-        mask &= ~me; /* ki itself (float r^2 = 0, never in the band) */
-        if (below != (mask | me)) {
+        if (below != mask) {
             /* the rare candidates between lo2 and hi2: the exact test */
-            unsigned band = below & ~mask & ~me;
+            unsigned band = below & ~mask;
             while (band) {
                 const unsigned lane = (unsigned)__builtin_ctz(band);
                 mask |= (unsigned)exact_hit(dim, xs, ki, (size_t)b->pos[t + lane], hh) << lane;
@@ -1007,16 +1067,23 @@ __attribute__((target("avx2,fma"))) static size_t block_hits(const pfb_grid *g, 
 /* The pairs of sorted position ki (one of b's candidates, at place self in b:
  * block_place) among b's candidates: the same set as grid_hits over the ranges
  * b was filled from, in the same order, written to out (which needs room for
- * b->n + 8 entries) as point indices or sorted positions; returns their number. */
-static size_t block_pairs(const pfb_grid *g, const cand_block *b, size_t self, size_t ki, uint32_t *out)
+ * b->n + 8 entries) as point indices or sorted positions; returns their number.
+ * ki's own entry is moved far away for the scan (its float r^2 is then infinite)
+ * and put back, which spares the scan a test for it in every step. */
+static size_t block_pairs(const pfb_grid *g, cand_block *b, size_t self, size_t ki, uint32_t *out)
 {
     const double *xs[3];
     grid_xs(g, xs);
 #if GRID_HAVE_AVX2
-    return block_hits(g, xs, b, ki, self, out);
+    const float a[3] = {b->x[0][self], b->x[1][self], b->x[2][self]};
+    b->x[0][self] = 1e30f;
+    const size_t m = block_hits(g, xs, b, ki, a, out);
+    b->x[0][self] = a[0];
+    return m;
 #else
     (void)xs;
     (void)self;
+    (void)ki;
     (void)out;
     return 0; /* no filter without AVX2: block_fill refuses */
 #endif
@@ -1080,6 +1147,19 @@ static int same_cell(const pfb_grid *g, size_t a, size_t b)
         return g->slot[ia] == g->slot[ib];
     const long *ca = g->cellc + (size_t)g->dim * ia, *cb = g->cellc + (size_t)g->dim * ib;
     return ca[0] == cb[0] && ca[1] == cb[1] && (g->dim == 2 || ca[2] == cb[2]);
+}
+
+/* The sorted position after the last point of the cell of position k (at most lim). */
+static size_t cell_end(const pfb_grid *g, size_t k, size_t lim)
+{
+    if (!g->hashed) {
+        const size_t e = g->cell_start[g->slot[g->order[k]] + 1];
+        return e < lim ? e : lim;
+    }
+    size_t e = k + 1;
+    while (e < lim && same_cell(g, e, k))
+        e++;
+    return e;
 }
 
 /* The sorted positions where each of nt chunks starts: equal shares of [0, n),
@@ -1146,6 +1226,8 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
      * start at 0, so it writes them in place while the list's storage lasts. */
     if (reserve_chunks(nl, nt) != PFB_OK)
         return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %d row buffers", nt);
+    if (g->filter && make_xf(g, nt) != PFB_OK)
+        return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for the float copy of %zu points", n);
     const int inplace = g->ordered && nl->idx && nl->cap_pairs > 0;
     size_t direct_pts = 0, direct_len = 0; /* chunk 0's points (and entries) written in place */
     int failed = 0;
@@ -1159,15 +1241,20 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
         int direct = t == 0 && inplace;
         for (size_t k = kb[t]; k < kb[t + 1] && !failed;) {
             ranges_of(g, k, 0, &r); /* the cell's, for all its points */
-            const int use_block = block_fill(g, &r, 1, &blk);
+#if GRID_HAVE_AVX2
+            const int use_block = g->filter && block_fill(g, &r, &blk);
+#else
+            const int use_block = 0;
+#endif
             /* the cell's points are consecutive in one of its ranges: point k1
              * sits at place self0 + (k1 - k) of the block */
             const size_t self0 = use_block ? block_place(&blk, &r, k) : 0;
             size_t ncand = 0;
             for (int q = 0; q < r.n; q++)
                 ncand += r.hi[q] - r.lo[q];
+            const size_t kend = cell_end(g, k, kb[t + 1]);
             size_t k1 = k;
-            for (; k1 < kb[t + 1] && same_cell(g, k1, k); k1++) {
+            for (; k1 < kend; k1++) {
                 if (direct && used + ncand + 8 > nl->cap_pairs) { /* the rest through the buffer */
                     direct = 0;
                     direct_pts = k1;

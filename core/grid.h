@@ -70,6 +70,9 @@ typedef struct pfb_grid {
     int exact_only;        /* 1: never use the single-precision filter (tests compare both) */
     int filter;            /* 1 if the last build allows the filter (grid.c) */
     float f_lo2, f_hi2;    /* filter: float r^2 < f_lo2 is surely a hit, >= f_hi2 surely not */
+    float *xf;             /* grid_neighbours' float offsets xs - origin, xf[d * cap_xf + k],
+                              made by it when the filter is on (only its callers pay for it) */
+    size_t cap_xf;
 } pfb_grid;
 
 typedef struct pfb_nlist {

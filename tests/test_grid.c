@@ -618,6 +618,9 @@ START_TEST(test_ordered_storage)
             g.threads = threads;
             ck_assert(grid_build(&g, q.x, q.n, &err) == PFB_OK);
             ck_assert_msg(g.ordered, "points sorted by cell are not seen as ordered");
+            /* the build's path for sorted points (no counting sort) must give
+             * what the counting sort gives: the identity, and the same cells */
+            assert_valid_sort(&g, &q);
             ck_assert_msg(grid_neighbours(&g, q.x, &nl, &err) == PFB_OK, "%s", err.msg);
             ck_assert(nlist_brute_force(3, 0.3, q.x, q.n, &nb, &err) == PFB_OK);
             char what[64];
