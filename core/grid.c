@@ -6,7 +6,10 @@
  * stable counting sort (inclusive prefix sum, scatter from the last point down)
  * fills `order` and leaves cell_start[s] at the first entry of slot s.  The same
  * scatter also writes `xs`, a cell-ordered copy of the coordinates, so that the
- * neighbour scan reads candidates from contiguous memory.
+ * neighbour scan reads candidates from contiguous memory.  Points already in
+ * slot order (the framework keeps storage so; checked in parallel) skip the
+ * sort, whose result would be the identity: order, cell_start and xs are then
+ * written directly, in parallel.
  *
  * Bounded mode: slot = (cz * ny + cy) * nx + cx, with cells of edge h / S (S =
  * sub_used: 1 by default; 2 when grid.sub asks for it and the box needs at most
@@ -64,10 +67,13 @@
  * the search writes.
  *
  * Single-precision filter (AVX2 + FMA, bounded mode, boxes up to 4096 h wide,
- * unless exact_only).  A cell's candidates are first copied into one block of
- * float offsets x - origin (padded to a multiple of eight with far entries), so
+ * unless exact_only).  grid_neighbours first converts xs once into float
+ * offsets x - origin (xf, in parallel); a cell's candidates are then copied from
+ * xf into one block (padded to a multiple of eight with far entries, the rows'
+ * next cells prefetched: at 10^6 points the z +- 1 layers are out of L2), so
  * that each of the cell's points scans one loop of eight lanes instead of nine
- * short ranges of four.  A float r^2 below f_lo2 is surely a pair, one at or
+ * short ranges of four.  A point's own entry is moved far away for its scan, so
+ * the loop needs no test for it.  A float r^2 below f_lo2 is surely a pair, one at or
  * above f_hi2 surely not, and the rare ones in between are decided by
  * pfb_dist2 < h^2, so the list is the exact one.  The bounds: a float offset of
  * a value up to E (the box's widest span) errs by at most E 2^-24 after the
@@ -1182,11 +1188,11 @@ static void chunk_bounds(const pfb_grid *g, int nt, size_t *kb)
 /* x must hold the values given to the last grid_build: the scan reads their
  * cell-ordered copy g->xs (the same values, so the same squared distances).
  *
- * Two passes over the candidates, each parallel over chunks of whole cells:
- * the first counts every point's hits (start), the second writes them into the
- * point's row, which is then sorted by index (linear when storage is cell-ordered).
- * Every row is computed by one thread from the same values in the same order, so
- * the list does not depend on the number of threads. */
+ * One pass over the candidates, parallel over chunks of whole cells, writes
+ * every point's row (see the header of this file); a prefix sum gives start,
+ * and the rows made in the buffers are copied into place.  Every row is computed
+ * by one thread from the same values in the same order, so the list does not
+ * depend on the number of threads. */
 int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_err *err)
 {
     if (!g || !nl)
