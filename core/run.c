@@ -106,12 +106,19 @@ int run_apply_setting(pfb_params *run, pfb_params *scene, pfb_params *solver, co
                        key, solver->owner, scene->owner);
 }
 
-int run_check_blowup(const pfb_sim *sim, double energy_scale, double energy_limit, char *reason, size_t len)
+/* The particles of run_check_blowup's fast pass, per block (a function of n
+ * only, so the sum of the blocks' energies does not depend on the threads). */
+#define RUN_CHECK_BLOCK 4096
+#define RUN_CHECK_MAX_BLOCKS 1024
+
+/* The first cause of a blow-up among particles [lo, hi), in index order, into
+ * reason (1), or 0; *ke = their kinetic energy summed in index order. */
+static int check_particles(const pfb_sim *sim, size_t lo, size_t hi, double *ke_out, char *reason, size_t len)
 {
     const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
     double ke = 0.0;
-    for (size_t i = 0; i < p->n; i++) {
+    for (size_t i = lo; i < hi; i++) {
         double v2 = 0.0;
         for (int k = 0; k < dim; k++) {
             double x = p->x[k][i], v = p->v[k][i];
@@ -129,6 +136,54 @@ int run_check_blowup(const pfb_sim *sim, double energy_scale, double energy_limi
         }
         ke += 0.5 * p->m[i] * v2;
     }
+    *ke_out = ke;
+    return 0;
+}
+
+/* Whether any particle of [lo, hi) is non-finite or outside the domain (no
+ * branch per particle: a superset test, x - x == 0 only for finite x); *ke as
+ * check_particles'. */
+static int block_suspect(const pfb_sim *sim, size_t lo, size_t hi, double *ke_out)
+{
+    const pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    int ok = 1;
+    double ke = 0.0;
+    for (size_t i = lo; i < hi; i++) {
+        double v2 = 0.0;
+        for (int k = 0; k < dim; k++) {
+            const double x = p->x[k][i], v = p->v[k][i];
+            ok &= (x - x == 0.0) & (v - v == 0.0) & (x >= sim->domain_lo[k]) & (x <= sim->domain_hi[k]);
+            v2 += v * v;
+        }
+        ke += 0.5 * p->m[i] * v2;
+    }
+    *ke_out = ke;
+    return !ok;
+}
+
+int run_check_blowup(const pfb_sim *sim, double energy_scale, double energy_limit, char *reason, size_t len)
+{
+    /* a fast pass over blocks, in parallel; the first cause, if any, from the
+     * exact pass over the particles in order */
+    const size_t n = sim->p.n;
+    size_t bs = RUN_CHECK_BLOCK;
+    if (n / bs >= RUN_CHECK_MAX_BLOCKS)
+        bs = n / (RUN_CHECK_MAX_BLOCKS - 1) + 1;
+    const size_t nb = (n + bs - 1) / bs;
+    double part[RUN_CHECK_MAX_BLOCKS];
+    int suspect = 0;
+#pragma omp parallel for schedule(static) reduction(| : suspect) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t b = 0; b < nb; b++) {
+        const size_t hi = (b + 1) * bs < n ? (b + 1) * bs : n;
+        suspect |= block_suspect(sim, b * bs, hi, &part[b]);
+    }
+    double ke = 0.0;
+    if (suspect && check_particles(sim, 0, n, &ke, reason, len))
+        return 1;
+    ke = 0.0;
+    for (size_t b = 0; b < nb; b++)
+        ke += part[b];
     if (ke > energy_limit * energy_scale) {
         snprintf(reason, len, "energy growth: kinetic energy %g exceeds %g x scale %g at t=%.6g", ke, energy_limit,
                  energy_scale, sim->t);

@@ -29,6 +29,47 @@ static void small_sim(pfb_sim *sim)
     }
 }
 
+/* With many particles the check runs over blocks in parallel: the cause it
+ * reports is still the first particle's in index order (an escape at 6000
+ * before a NaN at 9000, in another block), and the blocks' kinetic energy is
+ * the total: 20000 particles of mass 1 at speed 2 have KE = 40000 exactly
+ * (every partial sum is an integer below 2^53), above 10 x 3999.9, not above 10 x 4000. */
+START_TEST(test_classifier_blocks)
+{
+    pfb_sim sim;
+    pfb_err err;
+    char reason[256];
+    ck_assert(sim_init(&sim, 2, 1, &err) == 0);
+    sim.threads = 2;
+    for (int k = 0; k < 2; k++) {
+        sim.domain_lo[k] = -1.0;
+        sim.domain_hi[k] = 1.0;
+    }
+    for (int i = 0; i < 20000; i++) {
+        double x[3] = {-0.9 + 1.8 * i / 20000.0, 0.0, 0.0}, v[3] = {0.0, 0.0, 0.0};
+        ck_assert(particles_add(&sim.p, x, v, 1.0, &err) == 0);
+    }
+    ck_assert_int_eq(run_check_blowup(&sim, 1.0, 10.0, reason, sizeof reason), 0);
+    sim.p.v[0][9000] = NAN;
+    sim.p.x[1][6000] = -1.5;
+    ck_assert_int_eq(run_check_blowup(&sim, 1.0, 10.0, reason, sizeof reason), 1);
+    ck_assert_msg(!strncmp(reason, "escaped: particle 6000 ", 23), "%s", reason);
+    sim.p.x[1][6000] = 0.0;
+    ck_assert_int_eq(run_check_blowup(&sim, 1.0, 10.0, reason, sizeof reason), 1);
+    ck_assert_msg(!strncmp(reason, "non-finite: particle 9000 ", 26), "%s", reason);
+    sim.p.v[0][9000] = INFINITY;
+    ck_assert_int_eq(run_check_blowup(&sim, 1.0, 10.0, reason, sizeof reason), 1);
+    ck_assert_msg(!strncmp(reason, "non-finite: particle 9000 ", 26), "%s", reason);
+    for (size_t i = 0; i < sim.p.n; i++)
+        sim.p.v[1][i] = 2.0;
+    sim.p.v[0][9000] = 0.0;
+    ck_assert_int_eq(run_check_blowup(&sim, 4000.0, 10.0, reason, sizeof reason), 0);
+    ck_assert_int_eq(run_check_blowup(&sim, 3999.9, 10.0, reason, sizeof reason), 1);
+    ck_assert_msg(!strncmp(reason, "energy growth: kinetic energy 40000 ", 36), "%s", reason);
+    sim_free(&sim);
+}
+END_TEST
+
 /* Each reason of the run loop is flagged, and only its own: a NaN velocity is
  * "non-finite", a particle past the domain is "escaped", kinetic energy above
  * limit x scale is "energy growth", volume_rel below the limit is "volume collapse". */
@@ -324,6 +365,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 900);
     tcase_add_test(tc, test_classifier_reasons);
+    tcase_add_test(tc, test_classifier_blocks);
     tcase_add_test(tc, test_volume_measure_nominal);
     tcase_add_loop_test(tc, test_quick_experiments, 0, (int)nexp);
     tcase_add_test(tc, test_presets_for_every_solver);
