@@ -88,6 +88,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,8 +104,15 @@
 
 /* below this many points the search runs on one thread, unless threads are set */
 #define GRID_PARALLEL_MIN 512
-/* most chunks (threads) of a search */
+/* most chunks (and threads) of a search */
 #define GRID_MAX_CHUNKS 256
+/* points per piece of the parallel per-point loops, taken by the threads as
+ * they come (the cores of a shared machine often differ in speed; the results
+ * do not depend on who takes a piece) */
+#define GRID_PIECE 16384
+/* points per chunk of a parallel search, about, and most chunks per thread */
+#define GRID_CHUNK_POINTS 16384
+#define GRID_CHUNKS_PER_THREAD 16
 /* rows shorter than this go through a scratch row on the stack */
 #define GRID_ROW_MAX 512
 /* widest box, in cells of edge h, searched through the single-precision filter
@@ -160,7 +168,7 @@ static int bound_points(const char *who, int dim, const double *const x[3], size
         const double *restrict xd = x[d];
         double a = xd[0], b = xd[0];
         /* min and max do not depend on the order (a NaN is reported below) */
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1) reduction(min : a) reduction(max : b) \
+#pragma omp parallel for schedule(dynamic, GRID_PIECE) num_threads(nt) if (nt > 1) reduction(min : a) reduction(max : b) \
     reduction(| : bad)
         for (size_t i = 0; i < n; i++) {
             const double v = xd[i];
@@ -542,7 +550,7 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
     const long mx = nc[0] - 1, my = nc[1] - 1, mz = nc[2] - 1;
     if (dim == 3) {
         const double *restrict x0 = x[0], *restrict x1 = x[1], *restrict x2 = x[2];
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+#pragma omp parallel for schedule(dynamic, GRID_PIECE) num_threads(nt) if (nt > 1)
         for (size_t i = 0; i < n; i++) {
             long cx = (long)((x0[i] - o0) * s);
             long cy = (long)((x1[i] - o1) * s);
@@ -565,7 +573,7 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
         }
     } else {
         const double *restrict x0 = x[0], *restrict x1 = x[1];
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+#pragma omp parallel for schedule(dynamic, GRID_PIECE) num_threads(nt) if (nt > 1)
         for (size_t i = 0; i < n; i++) {
             long cx = (long)((x0[i] - o0) * s);
             long cy = (long)((x1[i] - o1) * s);
@@ -592,11 +600,11 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
      * counting sort below would be the identity, so order, cell_start and xs are
      * written directly, in parallel; the result is the same. */
     int sorted = 1;
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1) reduction(& : sorted)
+#pragma omp parallel for schedule(dynamic, GRID_PIECE) num_threads(nt) if (nt > 1) reduction(& : sorted)
     for (size_t i = 1; i < n; i++)
         sorted &= slot[i - 1] <= slot[i];
     if (sorted) {
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+#pragma omp parallel for schedule(dynamic, GRID_PIECE) num_threads(nt) if (nt > 1)
         for (size_t k = 0; k < n; k++) {
             /* the slots after the previous point's, up to this point's, start here */
             for (size_t t = k ? (size_t)slot[k - 1] + 1 : 0; t <= slot[k]; t++)
@@ -942,9 +950,10 @@ static int make_xf(pfb_grid *g, int nt)
         if (!g->xf)
             return PFB_ENOMEM;
     }
-#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-        const size_t a = n * (size_t)t / (size_t)nt, b = n * (size_t)(t + 1) / (size_t)nt;
+    const size_t np = n / (4 * (size_t)GRID_PIECE) + 1; /* pieces, taken by the threads as they come */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+    for (size_t t = 0; t < np; t++) {
+        const size_t a = n * t / np, b = n * (t + 1) / np;
         for (size_t d = 0; d < dim; d++) {
             const double *src = g->xs + d * g->cap_points + a, o = g->origin[d];
             float *dst = g->xf + d * g->cap_xf + a;
@@ -1185,6 +1194,86 @@ static void chunk_bounds(const pfb_grid *g, int nt, size_t *kb)
     kb[nt] = n;
 }
 
+/* A thread's state across the chunks it takes (grid_neighbours). */
+typedef struct chunk_work {
+    cell_ranges r;  /* the current cell's candidate ranges (cached between its points) */
+    cand_block blk; /* its block for the filter */
+    int direct;     /* rows still written in place (thread 0, cell-ordered storage) */
+    size_t used;    /* entries written: in place while direct, else in the chunk's buffer */
+} chunk_work;
+
+/* The rows of points k0 .. k1 - 1 (whole cells) of chunk c: in place at
+ * nl->idx + w->used while w->direct and the storage lasts (then *bf is where
+ * the rest begins, and *direct_len what was written in place), else into
+ * chunk c's buffer; each row's length to start[i + 1].  Returns 1 when out
+ * of memory. */
+static int chunk_rows(const pfb_grid *g, pfb_nlist *nl, int c, size_t k0, size_t k1, chunk_work *w, size_t *bf,
+                      size_t *direct_len)
+{
+    const int dim = g->dim;
+    const double hh = g->h * g->h;
+    const double *xs[3];
+    grid_xs(g, xs);
+    const uint32_t *restrict order = g->order;
+    size_t *restrict start = nl->start;
+    size_t bk[GRID_ROW_MAX + GRID_HITS_SPARE];
+    cell_ranges *r = &w->r;
+    for (size_t k = k0; k < k1;) {
+        ranges_of(g, k, 0, r); /* the cell's, for all its points */
+#if GRID_HAVE_AVX2
+        const int use_block = g->filter && block_fill(g, r, &w->blk);
+#else
+        const int use_block = 0;
+#endif
+        /* the cell's points are consecutive in one of its ranges: point k1
+         * sits at place self0 + (kp - k) of the block */
+        const size_t self0 = use_block ? block_place(&w->blk, r, k) : 0;
+        size_t ncand = 0;
+        for (int q = 0; q < r->n; q++)
+            ncand += r->hi[q] - r->lo[q];
+        const size_t kend = cell_end(g, k, k1);
+        size_t kp = k;
+        for (; kp < kend; kp++) {
+            if (w->direct && w->used + ncand + 8 > nl->cap_pairs) { /* the rest through the buffer */
+                w->direct = 0;
+                *bf = kp;
+                *direct_len = w->used;
+                w->used = 0;
+            }
+            if (!w->direct && chunk_room(nl, c, w->used + ncand + 8) != PFB_OK)
+                return 1;
+            uint32_t *row = (w->direct ? nl->idx : nl->chunk[c]) + w->used;
+            size_t m = 0;
+#if GRID_HAVE_AVX2
+            if (use_block) {
+                m = block_pairs(g, &w->blk, self0 + (kp - k), kp, row);
+            } else
+#endif
+            {
+                /* through the scratch row, at most half of it per piece */
+                for (int q = 0; q < r->n; q++)
+                    for (size_t lo = r->lo[q]; lo < r->hi[q]; lo += GRID_ROW_MAX / 2) {
+                        const size_t hi = r->hi[q] - lo > GRID_ROW_MAX / 2 ? lo + GRID_ROW_MAX / 2 : r->hi[q];
+                        const size_t mp = grid_hits(dim, xs, kp, lo, hi, hh, bk, 0);
+                        for (size_t e = 0; e < mp; e++)
+                            row[m + e] = (uint32_t)order[bk[e]];
+                        m += mp;
+                    }
+            }
+            if (!g->ordered) /* else the row is in slot order, which is index order */
+                sort_row(row, m);
+            start[order[kp] + 1] = m;
+            w->used += m;
+        }
+        k = kp;
+    }
+    if (w->direct) {
+        *bf = k1;
+        *direct_len = w->used;
+    }
+    return 0;
+}
+
 /* x must hold the values given to the last grid_build: the scan reads their
  * cell-ordered copy g->xs (the same values, so the same squared distances).
  *
@@ -1212,9 +1301,6 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
     if (reserve_start(nl, n) != PFB_OK)
         return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %zu row offsets",
                            n + 1);
-    const double hh = g->h * g->h;
-    const double *xs[3];
-    grid_xs(g, xs);
     const uint32_t *restrict order = g->order;
     size_t *restrict start = nl->start;
     int nt = 1;
@@ -1223,82 +1309,66 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
 #endif
     if (nt > GRID_MAX_CHUNKS)
         nt = GRID_MAX_CHUNKS;
+    /* chunks of whole cells, more than threads so that a faster core can take
+     * more of them (the cores of a shared machine often differ in speed) */
+    int nch = nt;
+    if (nt > 1) {
+        const size_t want = n / GRID_CHUNK_POINTS;
+        nch = want > (size_t)nt * GRID_CHUNKS_PER_THREAD ? nt * GRID_CHUNKS_PER_THREAD
+              : want > (size_t)nt                      ? (int)want
+                                                       : nt;
+        if (nch > GRID_MAX_CHUNKS)
+            nch = GRID_MAX_CHUNKS;
+    }
     size_t kb[GRID_MAX_CHUNKS + 1];
-    chunk_bounds(g, nt, kb);
+    chunk_bounds(g, nch, kb);
 
-    /* one pass: each chunk's rows, in its points' order, into the chunk's
-     * buffer (the rows' lengths into start[i + 1]); then the offsets, and the
-     * rows copied into place.  With cell-ordered storage the first chunk's rows
-     * start at 0, so it writes them in place while the list's storage lasts. */
-    if (reserve_chunks(nl, nt) != PFB_OK)
-        return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %d row buffers", nt);
+    /* one pass: thread 0 takes the chunks from the first on and writes their
+     * rows in place while the list's storage lasts (with cell-ordered storage,
+     * where row order is point order); the other threads take chunks from the
+     * last down, each chunk's rows into the chunk's buffer, until the two
+     * meet; the rows' lengths go to start[i + 1].  Then the offsets, and the
+     * buffered rows copied into place.  Who makes a row does not change it. */
+    if (reserve_chunks(nl, nch) != PFB_OK)
+        return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for %d row buffers", nch);
     if (g->filter && make_xf(g, nt) != PFB_OK)
         return pfb_err_set(err, PFB_ENOMEM, "grid_neighbours: out of memory for the float copy of %zu points", n);
     const int inplace = g->ordered && nl->idx && nl->cap_pairs > 0;
-    size_t direct_pts = 0, direct_len = 0; /* chunk 0's points (and entries) written in place */
+    size_t direct_len = 0; /* entries written in place, rows 0 .. bf[first buffered chunk] - 1 */
+    size_t bf[GRID_MAX_CHUNKS]; /* chunk c's rows from point bf[c] on are in its buffer */
+    atomic_uchar claimed[GRID_MAX_CHUNKS];
+    for (int c = 0; c < nch; c++)
+        atomic_init(&claimed[c], 0);
+    atomic_int back;
+    atomic_init(&back, nch);
     int failed = 0;
-#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1) reduction(| : failed)
-    for (int t = 0; t < nt; t++) {
-        cell_ranges r;
-        r.cached = 0;
-        size_t bk[GRID_ROW_MAX + GRID_HITS_SPARE];
-        cand_block blk;
-        size_t used = 0;
-        int direct = t == 0 && inplace;
-        for (size_t k = kb[t]; k < kb[t + 1] && !failed;) {
-            ranges_of(g, k, 0, &r); /* the cell's, for all its points */
-#if GRID_HAVE_AVX2
-            const int use_block = g->filter && block_fill(g, &r, &blk);
-#else
-            const int use_block = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : failed)
+    {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
 #endif
-            /* the cell's points are consecutive in one of its ranges: point k1
-             * sits at place self0 + (k1 - k) of the block */
-            const size_t self0 = use_block ? block_place(&blk, &r, k) : 0;
-            size_t ncand = 0;
-            for (int q = 0; q < r.n; q++)
-                ncand += r.hi[q] - r.lo[q];
-            const size_t kend = cell_end(g, k, kb[t + 1]);
-            size_t k1 = k;
-            for (; k1 < kend; k1++) {
-                if (direct && used + ncand + 8 > nl->cap_pairs) { /* the rest through the buffer */
-                    direct = 0;
-                    direct_pts = k1;
-                    direct_len = used;
-                    used = 0;
-                }
-                if (!direct && chunk_room(nl, t, used + ncand + 8) != PFB_OK) {
-                    failed = 1;
+        chunk_work w;
+        w.r.cached = 0;
+        w.direct = tid == 0 && inplace;
+        w.used = 0;
+        for (int step = 0; !failed; step++) {
+            int c;
+            if (tid == 0) {
+                c = step;
+                if (c >= nch)
                     break;
-                }
-                uint32_t *row = (direct ? nl->idx : nl->chunk[t]) + used;
-                size_t m = 0;
-#if GRID_HAVE_AVX2
-                if (use_block) {
-                    m = block_pairs(g, &blk, self0 + (k1 - k), k1, row);
-                } else
-#endif
-                {
-                    /* through the scratch row, at most half of it per piece */
-                    for (int q = 0; q < r.n; q++)
-                        for (size_t lo = r.lo[q]; lo < r.hi[q]; lo += GRID_ROW_MAX / 2) {
-                            const size_t hi = r.hi[q] - lo > GRID_ROW_MAX / 2 ? lo + GRID_ROW_MAX / 2 : r.hi[q];
-                            const size_t mp = grid_hits(dim, xs, k1, lo, hi, hh, bk, 0);
-                            for (size_t c = 0; c < mp; c++)
-                                row[m + c] = (uint32_t)order[bk[c]];
-                            m += mp;
-                        }
-                }
-                if (!g->ordered) /* else the row is in slot order, which is index order */
-                    sort_row(row, m);
-                start[order[k1] + 1] = m;
-                used += m;
+            } else {
+                c = atomic_fetch_sub_explicit(&back, 1, memory_order_relaxed) - 1;
+                if (c < 0)
+                    break;
             }
-            k = k1;
-        }
-        if (direct) {
-            direct_pts = kb[1];
-            direct_len = used;
+            if (atomic_exchange_explicit(&claimed[c], 1, memory_order_relaxed))
+                break; /* the other side has it: the two have met */
+            if (!w.direct)
+                w.used = 0;
+            bf[c] = kb[c];
+            failed |= chunk_rows(g, nl, c, kb[c], kb[c + 1], &w, &bf[c], &direct_len);
         }
     }
     if (failed)
@@ -1311,31 +1381,32 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
     uint32_t *restrict idx = nl->idx;
     if (g->ordered) {
         /* each chunk's buffered rows are one run (row i at start[i]): the runs'
-         * entries are shared out equally between the threads */
+         * entries are copied in pieces of 4 MB, taken by the threads as they come */
         size_t rs[GRID_MAX_CHUNKS], rd[GRID_MAX_CHUNKS + 1], total = 0;
-        for (int t = 0; t < nt; t++) {
-            const size_t k0 = t == 0 ? direct_pts : kb[t];
-            rs[t] = start[k0];                     /* destination of the run */
-            rd[t] = total;                         /* its place in the concatenation */
-            total += start[kb[t + 1]] - start[k0]; /* (k0 <= kb[t + 1]) */
+        for (int c = 0; c < nch; c++) {
+            rs[c] = start[bf[c]];                     /* destination of the run */
+            rd[c] = total;                            /* its place in the concatenation */
+            total += start[kb[c + 1]] - start[bf[c]]; /* (bf[c] <= kb[c + 1]) */
         }
-        rd[nt] = total;
-#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
-        for (int c = 0; c < nt; c++) {
-            const size_t a = total * (size_t)c / (size_t)nt, b = total * (size_t)(c + 1) / (size_t)nt;
-            for (int t = 0; t < nt; t++) {
-                const size_t lo = a > rd[t] ? a : rd[t], hi = b < rd[t + 1] ? b : rd[t + 1];
+        rd[nch] = total;
+        const size_t npc = total / (64 * (size_t)GRID_PIECE) + 1; /* pieces of the concatenation */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+        for (size_t t = 0; t < npc; t++) {
+            const size_t a = total / npc * t + (t < total % npc ? t : total % npc),
+                         b = a + total / npc + (t < total % npc);
+            for (int c = 0; c < nch; c++) {
+                const size_t lo = a > rd[c] ? a : rd[c], hi = b < rd[c + 1] ? b : rd[c + 1];
                 if (lo < hi)
-                    memcpy(idx + rs[t] + (lo - rd[t]), nl->chunk[t] + (lo - rd[t]), (hi - lo) * sizeof *idx);
+                    memcpy(idx + rs[c] + (lo - rd[c]), nl->chunk[c] + (lo - rd[c]), (hi - lo) * sizeof *idx);
             }
         }
     } else {
-#pragma omp parallel for schedule(static, 1) num_threads(nt) if (nt > 1)
-        for (int t = 0; t < nt; t++) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+        for (int c = 0; c < nch; c++) {
             /* rows that follow each other in both places are copied as one run */
-            const uint32_t *src = nl->chunk[t];
+            const uint32_t *src = nl->chunk[c];
             size_t run_src = 0, run_dst = 0, run_len = 0, off = 0;
-            for (size_t k = kb[t]; k < kb[t + 1]; k++) {
+            for (size_t k = kb[c]; k < kb[c + 1]; k++) {
                 const size_t i = order[k], len = start[i + 1] - start[i];
                 if (run_dst + run_len != start[i]) {
                     memcpy(idx + run_dst, src + run_src, run_len * sizeof *idx);
@@ -1346,7 +1417,8 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
                 run_len += len;
                 off += len;
             }
-            memcpy(idx + run_dst, src + run_src, run_len * sizeof *idx);
+            if (run_len)
+                memcpy(idx + run_dst, src + run_src, run_len * sizeof *idx);
         }
     }
     nl->n = n;

@@ -377,7 +377,7 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
     pfb_cell_ranges r;
     r.cached = 0;
     ls[0] = 0;
-#pragma omp parallel for schedule(static) firstprivate(r) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
+#pragma omp parallel for schedule(dynamic, 512) firstprivate(r) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
     for (size_t k = 0; k < n; k++)
         ls[k + 1] = (uint32_t)list_row(g, xs, k, hhl, &r, NULL);
     size_t total = 0;
@@ -398,7 +398,7 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
     }
     uint32_t *restrict lj = s->lj;
     r.cached = 0;
-#pragma omp parallel for schedule(static) firstprivate(r) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
+#pragma omp parallel for schedule(dynamic, 512) firstprivate(r) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
     for (size_t k = 0; k < n; k++)
         list_row(g, xs, k, hhl, &r, lj + ls[k]);
     /* the blocks: B_0 = 0, B_1 = min(n, MIN), B_b+2 = max(B_b+1 + MIN, 1 + largest j of block b) */
@@ -745,12 +745,13 @@ static void pack_records(const muller_state *s, const pfb_sim *sim, int pass, si
         return;
     const double *restrict v0 = p->v[0], *restrict v1 = p->v[1], *restrict v2 = p->v[2],
                            *restrict pr = p->field[s->f_p].data;
+    const double gk = -0.5 * s->ds; /* eq. 10's (p_i + p_j) / 2 dW_spiky/dr, as (gk p_i + gk p_j) (h - r)^2 */
     for (size_t k = lo; k < hi; k++) {
         double *r = pk + 8 * (k & s->wmask);
         r[4] = v0[k];
         r[5] = v1[k];
         r[6] = dim3 ? v2[k] : 0.0;
-        r[7] = pr[k];
+        r[7] = gk * pr[k];
     }
 }
 
@@ -981,7 +982,7 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     if (measure)
         grid_xs(&sim->grid, xs);
     double moved2 = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : moved2) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+#pragma omp parallel for schedule(dynamic, 2048) reduction(max : moved2) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < dim; k++) {
             double *restrict x = p->x[k], *restrict v = p->v[k];
