@@ -52,16 +52,21 @@
  * floor((max - min) * S inv_h) + 1; the smaller scale can only leave the last cell
  * of an axis emptier.
  *
- * Neighbour list.  The points, in cell order, are cut into one chunk of whole
- * cells per thread.  One parallel pass writes every point's row (its hits among
- * the candidate ranges of its cell, read from xs, contiguous), sorted by index
- * (insertion sort: linear when storage is cell ordered, since ranges are visited
- * in slot order and each cell holds increasing indices), into its chunk's
- * buffer, and its length into start[i + 1]; a prefix sum over point index gives
- * start, and a second parallel pass copies each chunk's rows into place (rows
- * adjacent in both as one run: with cell-ordered storage, one copy per chunk).
- * Each row is made by one thread from the same values, so nothing depends on
- * the thread count.  The list holds indices only (4 bytes a pair): a pair's
+ * Neighbour list.  The points, in cell order, are cut into chunks of whole
+ * cells, up to 16 per thread (about 16k points each).  One parallel pass writes
+ * every point's row (its hits among the candidate ranges of its cell, read from
+ * xs, contiguous), sorted by index (insertion sort: linear when storage is cell
+ * ordered, since ranges are visited in slot order and each cell holds
+ * increasing indices), and its length into start[i + 1].  Thread 0 takes the
+ * chunks from the first on and, with cell-ordered storage, writes their rows in
+ * place while the list's storage lasts; the other threads take chunks from the
+ * last down, each into the chunk's buffer, until the two sides meet, so a faster
+ * core takes more chunks (the cores of a shared machine often differ in speed).
+ * A prefix sum over point index gives start, and a second parallel pass copies
+ * the buffered rows into place (rows adjacent in both as one run: with
+ * cell-ordered storage, one run per chunk, copied in pieces).  Each row is made
+ * by one thread from the same values, whichever thread that is, so nothing
+ * depends on the thread count or on the timing.  The list holds indices only (4 bytes a pair): a pair's
  * squared distance is pfb_dist2 of the same coordinates, which its users
  * recompute (they read those coordinates anyway); storing it quadrupled what
  * the search writes.
