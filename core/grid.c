@@ -1318,7 +1318,7 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
      * more of them (the cores of a shared machine often differ in speed) */
     int nch = nt;
     if (nt > 1) {
-        const size_t want = n / GRID_CHUNK_POINTS;
+        const size_t want = n / (g->chunk_points ? g->chunk_points : GRID_CHUNK_POINTS);
         nch = want > (size_t)nt * GRID_CHUNKS_PER_THREAD ? nt * GRID_CHUNKS_PER_THREAD
               : want > (size_t)nt                      ? (int)want
                                                        : nt;

@@ -62,6 +62,8 @@ typedef struct pfb_grid {
     int ordered;           /* 1 if the points were stored in cell order (order[k] = k) */
     int threads;           /* threads of grid_neighbours (0: the OpenMP default from 512
                               points on, else 1); the list does not depend on it */
+    size_t chunk_points;   /* points per chunk of a parallel grid_neighbours, about (0: 16384;
+                              at most 16 chunks per thread); the list does not depend on it */
     int sub;               /* cells per h wanted (1 or 2; grid_init sets 1): cells of edge
                               h / 2 halve a point's candidates, but cost more than
                               they save unless cells hold many points */

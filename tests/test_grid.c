@@ -199,6 +199,12 @@ static size_t check_against_brute(const pts *p, double h, size_t max_cells, int 
         g.max_cells = max_cells;
         g.sub = sub;
         g.exact_only = exact_only;
+        /* and the parallel list in many small chunks, on 2 and 3 threads (two
+         * taking chunks from the end) */
+        if (variant % 2) {
+            g.chunk_points = 61;
+            g.threads = 1 + variant / 2 + 1;
+        }
         ck_assert_msg(grid_build(&g, p->x, p->n, &err) == PFB_OK, "%s: %s", what, err.msg);
         if (expect_hashed >= 0)
             ck_assert_msg(g.hashed == expect_hashed, "%s: hashed = %d, expected %d", what, g.hashed,
@@ -594,11 +600,13 @@ END_TEST
 /* One grid and one list rebuilt with more, then fewer points: results stay exact
  * and the shrink reuses the storage (no reallocation).  Exact equality: same
  * pfb_dist2 < h*h in both searches. */
-/* Points stored in cell order (as the framework keeps particles): the first
- * chunk writes its rows in place while the list's storage lasts, and rows are
- * not re-sorted.  Lists of growing size through one list, so that the storage
- * runs out part way (the rest through the buffer) and then suffices, on 1, 2
- * and 3 threads, must equal the brute force's. */
+/* Points stored in cell order (as the framework keeps particles): thread 0
+ * writes its chunks' rows in place while the list's storage lasts, the other
+ * threads take chunks from the end into buffers, and rows are not re-sorted.
+ * Lists of growing size through one list, so that the storage runs out part
+ * way (the rest through the buffers) and then suffices, on 1, 2 and 3 threads,
+ * with one chunk a thread and with many small chunks, must equal the brute
+ * force's. */
 START_TEST(test_ordered_storage)
 {
     const size_t ns[] = {1500, 6000, 6000, 9000, 500};
@@ -616,6 +624,7 @@ START_TEST(test_ordered_storage)
                 for (int d = 0; d < 3; d++)
                     q.c[d][k] = p.c[d][g.order[k]];
             g.threads = threads;
+            g.chunk_points = r % 2 ? 0 : 97; /* many chunks (up to 16 a thread), or one a thread */
             ck_assert(grid_build(&g, q.x, q.n, &err) == PFB_OK);
             ck_assert_msg(g.ordered, "points sorted by cell are not seen as ordered");
             /* the build's path for sorted points (no counting sort) must give
