@@ -7,7 +7,7 @@
 # Writes into DIR (default data/bench): <case>.json (hyperfine --export-json),
 # results.tsv (each case's own line: ns per particle, throughput, bytes per
 # particle), cost.tsv (instructions per cost case) and meta.txt (commit, date,
-# machine, threads).  --quick: only the *_small cases, 2 runs each.
+# machine, threads, and each core's single-thread speed before and after).  --quick: only the *_small cases, 2 runs each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0 bin=bin/pfbench out=data/bench
@@ -34,6 +34,20 @@ runs=3
   echo "threads ${OMP_NUM_THREADS:-default}"
   "$bin" version | sed 's/^/pfbench /'
 } > "$out/meta.txt"
+# Each core's speed now, on one fixed single-thread case: on a shared (virtual)
+# machine the cores' speeds differ and change by up to 1.5x over minutes, and
+# the cases' figures move with them; these lines tell a slow phase from a
+# slow build.  Taken before and after the cases.
+core_ref() {
+  command -v taskset >/dev/null || return 0
+  local cpus c
+  cpus=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //' | tr ',' ' ')
+  for c in $(for r in $cpus; do seq "${r%-*}" "${r#*-}"; done); do
+    echo "core_ref_$1 cpu$c list_ns=$(OMP_NUM_THREADS=1 taskset -c "$c" "$bin" bench nsearch --n 200000 --reps 3 |
+      sed -n 's/.* list_ns=\([0-9.]*\).*/\1/p')"
+  done
+}
+core_ref before | tee -a "$out/meta.txt"
 printf 'case\tresult\n' > "$out/results.tsv"
 grep -v '^#' bench/cases.tsv | while IFS=$'\t' read -r name args; do
   [ -n "$name" ] || continue
@@ -44,6 +58,7 @@ grep -v '^#' bench/cases.tsv | while IFS=$'\t' read -r name args; do
   printf '%-24s %s\n' "$name" "$line"
   hyperfine --style basic --warmup 0 --runs $runs --export-json "$out/$name.json" "$bin $args" > /dev/null 2>> "$out/hyperfine.log"
 done
+core_ref after | tee -a "$out/meta.txt"
 if command -v valgrind >/dev/null; then
   bash bench/cost.sh "$bin" > "$out/cost.tsv"
   column -t "$out/cost.tsv" 2>/dev/null || cat "$out/cost.tsv"
