@@ -173,7 +173,7 @@ int run_check_blowup(const pfb_sim *sim, double energy_scale, double energy_limi
     const size_t nb = (n + bs - 1) / bs;
     double part[RUN_CHECK_MAX_BLOCKS];
     int suspect = 0;
-#pragma omp parallel for schedule(static) reduction(| : suspect) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : suspect) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t b = 0; b < nb; b++) {
         const size_t hi = (b + 1) * bs < n ? (b + 1) * bs : n;
         suspect |= block_suspect(sim, b * bs, hi, &part[b]);
