@@ -66,10 +66,11 @@
  * the buffered rows into place (rows adjacent in both as one run: with
  * cell-ordered storage, one run per chunk, copied in pieces).  Each row is made
  * by one thread from the same values, whichever thread that is, so nothing
- * depends on the thread count or on the timing.  The list holds indices only (4 bytes a pair): a pair's
- * squared distance is pfb_dist2 of the same coordinates, which its users
- * recompute (they read those coordinates anyway); storing it quadrupled what
- * the search writes.
+ * depends on the thread count or on the timing.  The buffers are kept between
+ * calls, each as large as its chunk's rows have needed.  The list holds
+ * indices only (4 bytes a pair): a pair's squared distance is pfb_dist2 of the
+ * same coordinates, which its users recompute (they read those coordinates
+ * anyway); storing it quadrupled what the search writes.
  *
  * Single-precision filter (AVX2 + FMA, bounded mode, boxes up to 4096 h wide,
  * unless exact_only).  grid_neighbours first converts xs once into float
@@ -1230,7 +1231,7 @@ static int chunk_rows(const pfb_grid *g, pfb_nlist *nl, int c, size_t k0, size_t
 #else
         const int use_block = 0;
 #endif
-        /* the cell's points are consecutive in one of its ranges: point k1
+        /* the cell's points are consecutive in one of its ranges: point kp
          * sits at place self0 + (kp - k) of the block */
         const size_t self0 = use_block ? block_place(&w->blk, r, k) : 0;
         size_t ncand = 0;
