@@ -26,7 +26,10 @@
  * 96-115 ns per particle-step at rest, half the runs at 100 ns or less (the
  * version before: 135-228); in the flow after 0.2 s (a rebuild every ~4 steps)
  * 148 ns median and 204 ns mean (before: 170-178 and 225-235); 260 bytes per
- * particle at rest, 283 in the flow.  The version with no stored list, which
+ * particle at rest, 283 in the flow.  Later (the drift, list and blow-up loops
+ * in pieces taken as the threads come, two multiplications fewer per four
+ * pairs): 93-98 ns at rest while both cores run at full speed (bench/run.sh's
+ * core_ref near 105 ns), 113-150 while the shared machine slows them.  The version with no stored list, which
  * traversed candidate cells twice per step, took 380-500 ns and 249 bytes.
  * Rigid bodies (issue 7; the paper has none): after the drift and the wall
  * projection, sim_bodies_couple (core/sim.h): each body advances under gravity,
