@@ -132,10 +132,10 @@ static inline size_t perm_at(const uint32_t *p32, const size_t *p, size_t k)
 static void permute_column(unsigned char *base, size_t stride, size_t off, const uint32_t *p32, const size_t *perm,
                            size_t n, uint64_t *tmp)
 {
-#pragma omp parallel for schedule(static) if (n >= 16384)
+#pragma omp parallel for schedule(dynamic, 16384) if (n >= 16384)
     for (size_t k = 0; k < n; k++)
         memcpy(&tmp[k], base + perm_at(p32, perm, k) * stride + off, sizeof *tmp);
-#pragma omp parallel for schedule(static) if (n >= 16384)
+#pragma omp parallel for schedule(dynamic, 16384) if (n >= 16384)
     for (size_t k = 0; k < n; k++)
         memcpy(base + k * stride + off, &tmp[k], sizeof *tmp);
 }

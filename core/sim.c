@@ -158,7 +158,7 @@ void sim_project_walls(pfb_sim *sim, double t, double margin, double e, double f
     const size_t n = sim->p.n;
     pfb_wall_step w;
     sim_wall_step(sim, t, margin, e, f, &w);
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+#pragma omp parallel for schedule(dynamic, 2048) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t i = 0; i < n; i++)
         sim_project_particle(sim, &w, i);
 }

@@ -554,7 +554,7 @@ static void apply_viscosity_jacobi(clavet_state *s, pfb_sim *sim, const pfb_nlis
     const int dim = sim->dim;
     const long n = (long)p->n;
     double *dv = s->dx;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, (size_t)n))
+#pragma omp parallel for schedule(dynamic, 256) num_threads(sim_threads(sim)) if (sim_parallel(sim, (size_t)n))
     for (long ii = 0; ii < n; ii++) {
         size_t i = (size_t)ii;
         double acc[3] = {0, 0, 0};
@@ -575,7 +575,7 @@ static void apply_viscosity_jacobi(clavet_state *s, pfb_sim *sim, const pfb_nlis
         for (int k = 0; k < 3; k++)
             dv[3 * i + (size_t)k] = acc[k];
     }
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, (size_t)n))
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(sim_threads(sim)) if (sim_parallel(sim, (size_t)n))
     for (long ii = 0; ii < n; ii++)
         for (int k = 0; k < dim; k++)
             p->v[k][ii] += dv[3 * (size_t)ii + (size_t)k];
@@ -728,7 +728,7 @@ static void double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, cons
     const long n = (long)p->n;
     const int nt = sim_threads(sim);
     double *rho_f = p->field[s->f_rho].data, *rho_near_f = p->field[s->f_rho_near].data;
-#pragma omp parallel for schedule(static) num_threads(nt) if (sim_parallel(sim, (size_t)n))
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nt) if (sim_parallel(sim, (size_t)n))
     for (long ii = 0; ii < n; ii++) { /* eqs. 1, 4, 2, 5 */
         size_t i = (size_t)ii;
         double rho = 0.0, rho_near = 0.0;
@@ -745,7 +745,7 @@ static void double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, cons
         s->P[i] = s->k * (rho - s->rho0);
         s->Pn[i] = s->k_near * rho_near;
     }
-#pragma omp parallel for schedule(static) num_threads(nt) if (sim_parallel(sim, (size_t)n))
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nt) if (sim_parallel(sim, (size_t)n))
     for (long ii = 0; ii < n; ii++) { /* eq. 6, both halves of each pair's exchange */
         size_t i = (size_t)ii;
         double acc[3] = {0, 0, 0};
@@ -762,7 +762,7 @@ static void double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, cons
         for (int k = 0; k < 3; k++)
             s->dx[3 * i + (size_t)k] = acc[k];
     }
-#pragma omp parallel for schedule(static) num_threads(nt) if (sim_parallel(sim, (size_t)n))
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(nt) if (sim_parallel(sim, (size_t)n))
     for (long ii = 0; ii < n; ii++)
         for (int k = 0; k < dim; k++)
             p->x[k][ii] += s->dx[3 * (size_t)ii + (size_t)k];

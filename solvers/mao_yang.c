@@ -553,7 +553,7 @@ static void compute_density(my_state *s, pfb_sim *sim)
     const size_t n = p->n;
     double *restrict rho = p->field[s->f_rho].data;
     const pfb_nlist *nl = &s->nl;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
+#pragma omp parallel for schedule(dynamic, 256) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
     for (size_t i = 0; i < n; i++) {
         double sum = p->m[i] * s->w0;
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
@@ -669,7 +669,7 @@ static void velocity_gradient(my_state *s, pfb_sim *sim)
     const int dim = sim->dim;
     const double *restrict rho = p->field[s->f_rho].data;
     const pfb_nlist *nl = &s->nl;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
+#pragma omp parallel for schedule(dynamic, 256) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
     for (size_t i = 0; i < n; i++) {
         double G[9] = {0}, B[9] = {0};
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
@@ -746,7 +746,7 @@ static void update_stress(my_state *s, pfb_sim *sim, double dt)
     pfb_particles *p = &sim->p;
     const size_t n = p->n;
     double *restrict T = p->field[s->f_T].data;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+#pragma omp parallel for schedule(dynamic, 2048) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t i = 0; i < n; i++) {
         double rate[9];
         double mu_e = material(sim, s->f_mue, i, s->mu_e), lam = material(sim, s->f_lam, i, s->lambda);
@@ -810,7 +810,7 @@ static void nonpressure_accel(my_state *s, pfb_sim *sim)
     const int dim = sim->dim;
     const double *restrict rho = p->field[s->f_rho].data;
     const pfb_nlist *nl = &s->nl;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
+#pragma omp parallel for schedule(dynamic, 256) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
     for (size_t i = 0; i < n; i++) {
         double a[3] = {0, 0, 0}, Ti[9], Ri[9] = {0};
         const double *Bi = s->binv + 9 * i;
@@ -1060,7 +1060,7 @@ static double pcg_dot(const pcg_ctx *c, const double *a, const double *b, const 
 {
     const size_t n = c->n, nb = c->nb;
     double *part = c->part;
-#pragma omp parallel for schedule(static) num_threads(c->nt) if (c->nt > 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(c->nt) if (c->nt > 1)
     for (size_t bl = 0; bl < nb; bl++) {
         const size_t lo = bl * PCG_BLOCK, hi = lo + PCG_BLOCK < n ? lo + PCG_BLOCK : n;
         double s = 0.0, t = 0.0;
@@ -1080,7 +1080,7 @@ static double pcg_mul(const pcg_ctx *c, const double *x, double *y)
     const my_csr *A = c->A;
     const size_t n = c->n, nb = c->nb;
     double *part = c->part;
-#pragma omp parallel for schedule(static) num_threads(c->nt) if (c->nt > 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(c->nt) if (c->nt > 1)
     for (size_t bl = 0; bl < nb; bl++) {
         const size_t lo = bl * PCG_BLOCK, hi = lo + PCG_BLOCK < n ? lo + PCG_BLOCK : n;
         double t = 0.0;
@@ -1153,7 +1153,7 @@ int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter
          * (the multigrid's z after the loop, and r.z over again) */
         const size_t nb = c.nb;
         double *part = c.part;
-#pragma omp parallel for schedule(static) num_threads(c.nt) if (c.nt > 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(c.nt) if (c.nt > 1)
         for (size_t bl = 0; bl < nb; bl++) {
             const size_t lo = bl * PCG_BLOCK, hi = lo + PCG_BLOCK < n ? lo + PCG_BLOCK : n;
             double s = 0.0, t = 0.0;
@@ -1174,7 +1174,7 @@ int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter
         }
         const double beta = rz1 / rz;
         rz = rz1;
-#pragma omp parallel for schedule(static) num_threads(c.nt) if (c.nt > 1)
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(c.nt) if (c.nt > 1)
         for (size_t u = 0; u < n; u++)
             d[u] = z[u] + beta * d[u];
         rn = sqrt(rr);
@@ -1259,7 +1259,7 @@ static void pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr)
     const int dim = sim->dim;
     const double *restrict rho = p->field[s->f_rho].data;
     const pfb_nlist *nl = &s->nl;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
+#pragma omp parallel for schedule(dynamic, 256) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
     for (size_t i = 0; i < n; i++) {
         double a[3] = {0, 0, 0};
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {

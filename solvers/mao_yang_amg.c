@@ -245,7 +245,7 @@ int my_amg_setup(my_amg *g, const my_csr *A, pfb_err *err)
 static void amg_smooth(const my_csr *M, const double *dinv, const double *r, const double *x, double *y, int nt)
 {
     const size_t n = M->n;
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+#pragma omp parallel for schedule(dynamic, 2048) num_threads(nt) if (nt > 1)
     for (size_t u = 0; u < n; u++) {
         if (!x) {
             y[u] = dinv[u] * r[u];
@@ -285,14 +285,14 @@ static void amg_cycle(const my_amg *g, int l, const double *r, double *x, int nt
     const int par = nt > 1 && M->start[n] >= MY_AMG_PAR, parc = nt > 1 && C->start[nc] >= MY_AMG_PAR;
     amg_smooth(M, dinv, r, NULL, x, par ? nt : 1);
     /* the residual r - M x, restricted: rc[c] = sum over the members of c */
-#pragma omp parallel for schedule(static) num_threads(nt) if (par)
+#pragma omp parallel for schedule(dynamic, 2048) num_threads(nt) if (par)
     for (size_t u = 0; u < n; u++) {
         double s = r[u];
         for (size_t e = M->start[u]; e < M->start[u + 1]; e++)
             s -= M->val[e] * x[M->col[e]];
         t[u] = s;
     }
-#pragma omp parallel for schedule(static) num_threads(nt) if (parc)
+#pragma omp parallel for schedule(dynamic, 2048) num_threads(nt) if (parc)
     for (size_t c = 0; c < nc; c++) {
         double s = 0.0;
         for (size_t k = L->mstart[c]; k < L->mstart[c + 1]; k++)
@@ -301,11 +301,11 @@ static void amg_cycle(const my_amg *g, int l, const double *r, double *x, int nt
     }
     for (int pass = 0; pass < passes; pass++) {
         amg_cycle(g, l + 1, rc, xc, nt);
-#pragma omp parallel for schedule(static) num_threads(nt) if (par)
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(nt) if (par)
         for (size_t u = 0; u < n; u++)
             x[u] += MY_AMG_OVER * xc[L->agg[u]];
         if (pass + 1 < passes) {
-#pragma omp parallel for schedule(static) num_threads(nt) if (parc)
+#pragma omp parallel for schedule(dynamic, 2048) num_threads(nt) if (parc)
             for (size_t c = 0; c < nc; c++) {
                 double s = 0.0;
                 for (size_t e = C->start[c]; e < C->start[c + 1]; e++)

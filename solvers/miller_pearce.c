@@ -376,7 +376,7 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     const double *rad = p->field[s->f_radius].data;
     double *T = p->field[s->f_temp].data;
     const int thermal = s->material == MAT_THERMAL;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, (size_t)n))
+#pragma omp parallel for schedule(dynamic, 256) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, (size_t)n))
     for (long ii = 0; ii < n; ii++) {
         size_t i = (size_t)ii;
         double F[3] = {0, 0, 0}, heat = 0.0;
@@ -413,7 +413,7 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
             }
         }
     const double t1 = sim->t + dt;
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, (size_t)n))
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(sim_threads(sim)) if (sim_parallel(sim, (size_t)n))
     for (long ii = 0; ii < n; ii++) {
         size_t i = (size_t)ii;
         double xa[3] = {p->x[0][ii], p->x[1][ii], p->x[2][ii]}, xb[3] = {0, 0, 0}, v[3] = {0, 0, 0};

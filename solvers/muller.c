@@ -476,7 +476,7 @@ static int ensure_list(muller_state *s, pfb_sim *sim, double moved2, pfb_err *er
         grid_xs(g, xs);
         const int dim = sim->dim;
         double dmax = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : dmax) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+#pragma omp parallel for schedule(dynamic, 4096) reduction(max : dmax) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
         for (size_t i = 0; i < n; i++) {
             double d2 = 0.0;
             for (int d = 0; d < dim; d++)
