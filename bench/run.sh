@@ -7,7 +7,8 @@
 # Writes into DIR (default data/bench): <case>.json (hyperfine --export-json),
 # results.tsv (each case's own line: ns per particle, throughput, bytes per
 # particle), cost.tsv (instructions per cost case) and meta.txt (commit, date,
-# machine, threads, and each core's single-thread speed before and after).  --quick: only the *_small cases, 2 runs each.
+# machine, threads, and each core's single-thread speed before and after).
+# --quick: only the *_small cases, 2 runs each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0 bin=bin/pfbench out=data/bench

@@ -111,15 +111,13 @@ int run_apply_setting(pfb_params *run, pfb_params *scene, pfb_params *solver, co
 #define RUN_CHECK_BLOCK 4096
 #define RUN_CHECK_MAX_BLOCKS 1024
 
-/* The first cause of a blow-up among particles [lo, hi), in index order, into
- * reason (1), or 0; *ke = their kinetic energy summed in index order. */
-static int check_particles(const pfb_sim *sim, size_t lo, size_t hi, double *ke_out, char *reason, size_t len)
+/* The first non-finite or escaped particle, in index order, into reason (1),
+ * or 0. */
+static int first_bad_particle(const pfb_sim *sim, char *reason, size_t len)
 {
     const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
-    double ke = 0.0;
-    for (size_t i = lo; i < hi; i++) {
-        double v2 = 0.0;
+    for (size_t i = 0; i < p->n; i++) {
         for (int k = 0; k < dim; k++) {
             double x = p->x[k][i], v = p->v[k][i];
             if (!isfinite(x) || !isfinite(v)) {
@@ -132,17 +130,14 @@ static int check_particles(const pfb_sim *sim, size_t lo, size_t hi, double *ke_
                          "xyz"[k], x, sim->domain_lo[k], sim->domain_hi[k], sim->t);
                 return 1;
             }
-            v2 += v * v;
         }
-        ke += 0.5 * p->m[i] * v2;
     }
-    *ke_out = ke;
     return 0;
 }
 
 /* Whether any particle of [lo, hi) is non-finite or outside the domain (no
- * branch per particle: a superset test, x - x == 0 only for finite x); *ke as
- * check_particles'. */
+ * branch per particle: x - x == 0 only for finite x); *ke = their kinetic
+ * energy summed in index order. */
 static int block_suspect(const pfb_sim *sim, size_t lo, size_t hi, double *ke_out)
 {
     const pfb_particles *p = &sim->p;
@@ -164,8 +159,8 @@ static int block_suspect(const pfb_sim *sim, size_t lo, size_t hi, double *ke_ou
 
 int run_check_blowup(const pfb_sim *sim, double energy_scale, double energy_limit, char *reason, size_t len)
 {
-    /* a fast pass over blocks, in parallel; the first cause, if any, from the
-     * exact pass over the particles in order */
+    /* a pass over blocks, in parallel; the cause, if any, from a pass over the
+     * particles in order */
     const size_t n = sim->p.n;
     size_t bs = RUN_CHECK_BLOCK;
     if (n / bs >= RUN_CHECK_MAX_BLOCKS)
@@ -178,10 +173,9 @@ int run_check_blowup(const pfb_sim *sim, double energy_scale, double energy_limi
         const size_t hi = (b + 1) * bs < n ? (b + 1) * bs : n;
         suspect |= block_suspect(sim, b * bs, hi, &part[b]);
     }
-    double ke = 0.0;
-    if (suspect && check_particles(sim, 0, n, &ke, reason, len))
+    if (suspect && first_bad_particle(sim, reason, len))
         return 1;
-    ke = 0.0;
+    double ke = 0.0;
     for (size_t b = 0; b < nb; b++)
         ke += part[b];
     if (ke > energy_limit * energy_scale) {

@@ -29,8 +29,9 @@
  * particle at rest, 283 in the flow.  Later (the drift, list and blow-up loops
  * in pieces taken as the threads come, two multiplications fewer per four
  * pairs): 93-98 ns at rest while both cores run at full speed (bench/run.sh's
- * core_ref near 105 ns), 113-150 while the shared machine slows them.  The version with no stored list, which
- * traversed candidate cells twice per step, took 380-500 ns and 249 bytes.
+ * core_ref near 105 ns), 113-150 while the shared machine slows them.  The
+ * version with no stored list, which traversed candidate cells twice per step,
+ * took 380-500 ns and 249 bytes.
  * Rigid bodies (issue 7; the paper has none): after the drift and the wall
  * projection, sim_bodies_couple (core/sim.h): each body advances under gravity,
  * and every particle within the wall margin of it exchanges the impulse of an

@@ -203,7 +203,7 @@ static size_t check_against_brute(const pts *p, double h, size_t max_cells, int 
          * taking chunks from the end) */
         if (variant % 2) {
             g.chunk_points = 61;
-            g.threads = 1 + variant / 2 + 1;
+            g.threads = variant == 1 ? 2 : 3;
         }
         ck_assert_msg(grid_build(&g, p->x, p->n, &err) == PFB_OK, "%s: %s", what, err.msg);
         if (expect_hashed >= 0)
