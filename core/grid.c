@@ -72,6 +72,15 @@
  * same coordinates, which its users recompute (they read those coordinates
  * anyway); storing it quadrupled what the search writes.
  *
+ * Half rows (grid_half_row: the pairs c > k of one point, for callers that
+ * evaluate each pair once).  In bounded mode a cell's ranges come in
+ * increasing slot order, so its block's entries ascend and the pairs of larger
+ * position are the entries after the point's own: the scan starts there.  The
+ * block is made from xs directly (the same float offsets as xf, not stored)
+ * and kept while the caller's points stay in its cell.  Without the filter,
+ * the exact ranges from k + 1 on are scanned (in hashed mode the row is then
+ * sorted, its slots coming in no particular order).
+ *
  * Single-precision filter (AVX2 + FMA, bounded mode, boxes up to 4096 h wide,
  * unless exact_only).  grid_neighbours first converts xs once into float
  * offsets x - origin (xf, in parallel); a cell's candidates are then copied from
@@ -675,7 +684,8 @@ static inline double cell_gap(int d, double f)
  * cx-S..cx+S, each contiguous in slot order.  Rows, and cells at a row's ends,
  * whose gap to the point is h or more are left out (see the header: the margin
  * covers the rounding of the cell coordinates). */
-static void bounded_ranges(const pfb_grid *g, size_t k, const long c[3], int prune, cell_ranges *r)
+__attribute__((always_inline)) static inline void bounded_ranges(const pfb_grid *g, size_t k, const long c[3],
+                                                                int prune, cell_ranges *r)
 {
     const int S = g->sub_used == 2 ? 2 : 1, Sz = g->dim == 3 ? S : 0;
     const long nx = g->ncell[0], ny = g->ncell[1], nz = g->ncell[2];
@@ -982,7 +992,9 @@ static int make_xf(pfb_grid *g, int nt)
  * GRID_BLOCK_MAX candidates; then use grid_hits.  Runs are copied eight floats
  * at a time: up to seven entries past a run are written (the next run, or the
  * padding, overwrites them; the arrays have room) and read (xf has room). */
-__attribute__((target("avx2"))) static int block_fill(const pfb_grid *g, const pfb_cell_ranges *r, cand_block *b)
+__attribute__((target("avx2"), always_inline)) static inline int block_fill_any(const pfb_grid *g,
+                                                                            const pfb_cell_ranges *r,
+                                                                            cand_block *b, int from_xs)
 {
     size_t m = 0;
     for (int q = 0; q < r->n; q++)
@@ -998,6 +1010,10 @@ __attribute__((target("avx2"))) static int block_fill(const pfb_grid *g, const p
     for (int q = 0; q < r->n; q++) {
         const size_t lo = r->lo[q], len = r->hi[q] - lo;
         for (int d = 0; d < dim; d++) {
+            if (from_xs) { /* the same values as make_xf's, made here */
+                offsets_f(b->x[d] + m, g->xs + (size_t)d * g->cap_points + lo, g->origin[d], len);
+                continue;
+            }
             const float *src = g->xf + (size_t)d * cap + lo;
             float *dst = b->x[d] + m;
             for (size_t c = 0; c < len; c += 8)
@@ -1028,6 +1044,18 @@ __attribute__((target("avx2"))) static int block_fill(const pfb_grid *g, const p
     b->ids = !ordered ? b->id : b->pos; /* ordered: position = index */
     return 1;
 }
+
+/* block_fill_any from xf (made once by make_xf for the whole list), or from
+ * xs (grid_half_row: no stored copy); separate so each loop is its own */
+__attribute__((target("avx2"))) static int block_fill(const pfb_grid *g, const pfb_cell_ranges *r, cand_block *b)
+{
+    return block_fill_any(g, r, b, 0);
+}
+
+__attribute__((target("avx2"))) static int block_fill_xs(const pfb_grid *g, const pfb_cell_ranges *r, cand_block *b)
+{
+    return block_fill_any(g, r, b, 1);
+}
 #endif
 
 /* The place of sorted position k in block b (k is one of its candidates). */
@@ -1048,6 +1076,36 @@ __attribute__((target("avx2,fma"))) static inline __m256 block_dist2(const cand_
     const __m256 dy = _mm256_sub_ps(a1, _mm256_loadu_ps(b->x[1] + t));
     const __m256 dz = _mm256_sub_ps(a2, _mm256_loadu_ps(b->x[2] + t));
     return _mm256_fmadd_ps(dz, dz, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dx, dx)));
+}
+
+/* One step of block_hits_from (as block_hits' loop body): entries t..t+7 of b (only the lanes set in keep),
+ * the hits' entries of ids moved to the front of a 256-bit store at out + m;
+ * returns the new m. */
+__attribute__((target("avx2,fma"), always_inline)) static inline size_t
+block_step(int dim, const double *const xs[3], double hh, const cand_block *b, const uint32_t *ids, size_t ki,
+           size_t t, __m256 a0, __m256 a1, __m256 a2, __m256 L, __m256 H, unsigned keep, uint32_t *restrict out,
+           size_t m)
+{
+    const __m256 r2 = block_dist2(b, t, a0, a1, a2);
+    unsigned mask = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, L, _CMP_LT_OQ));
+    unsigned below = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(r2, H, _CMP_LT_OQ));
+    if (keep != 0xffu) {
+        mask &= keep;
+        below &= keep;
+    }
+    if (below != mask) {
+        /* the rare candidates between lo2 and hi2: the exact test */
+        unsigned band = below & ~mask;
+        while (band) {
+            const unsigned lane = (unsigned)__builtin_ctz(band);
+            mask |= (unsigned)exact_hit(dim, xs, ki, (size_t)b->pos[t + lane], hh) << lane;
+            band &= band - 1u;
+        }
+    }
+    const __m256i sel = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)lut8[mask]));
+    const __m256i id = _mm256_loadu_si256((const __m256i *)(ids + t));
+    _mm256_storeu_si256((__m256i *)(out + m), _mm256_permutevar8x32_epi32(id, sel));
+    return m + (size_t)__builtin_popcount(mask);
 }
 
 /* block_pairs with AVX2: eight candidates at a time, the hits' entries of
@@ -1079,6 +1137,28 @@ __attribute__((target("avx2,fma"))) static size_t block_hits(const pfb_grid *g, 
         const __m256i id = _mm256_loadu_si256((const __m256i *)(ids + t));
         _mm256_storeu_si256((__m256i *)(out + m), _mm256_permutevar8x32_epi32(id, sel));
         m += (size_t)__builtin_popcount(mask);
+    }
+    _mm256_zeroupper();
+    return m;
+}
+
+/* The hits among b's entries from place `from` on (entries before it not
+ * tested), as sorted positions (b->pos), into out (room for b->n + 8). */
+__attribute__((target("avx2,fma"))) static size_t block_hits_from(const pfb_grid *g, const double *const xs[3],
+                                                                   const cand_block *b, size_t ki, size_t from,
+                                                                   uint32_t *restrict out)
+{
+    const int dim = g->dim;
+    const double hh = g->h * g->h;
+    const size_t self = from - 1;
+    const __m256 a0 = _mm256_set1_ps(b->x[0][self]), a1 = _mm256_set1_ps(b->x[1][self]),
+                 a2 = _mm256_set1_ps(b->x[2][self]);
+    const __m256 L = _mm256_set1_ps(g->f_lo2), H = _mm256_set1_ps(g->f_hi2);
+    size_t t = from & ~(size_t)7, m = 0;
+    if (t < b->n) {
+        m = block_step(dim, xs, hh, b, b->pos, ki, t, a0, a1, a2, L, H, (0xffu << (from & 7)) & 0xffu, out, m);
+        for (t += 8; t < b->n; t += 8)
+            m = block_step(dim, xs, hh, b, b->pos, ki, t, a0, a1, a2, L, H, 0xffu, out, m);
     }
     _mm256_zeroupper();
     return m;
@@ -1128,7 +1208,8 @@ static void sort_row(uint32_t *restrict idx, size_t m)
 
 /* The candidate ranges of sorted position k: pruned by its position, or those of
  * its whole cell (shared by every point of the cell). */
-static void ranges_of(const pfb_grid *g, size_t k, int prune, pfb_cell_ranges *r)
+__attribute__((always_inline)) static inline void ranges_of(const pfb_grid *g, size_t k, int prune,
+                                                           pfb_cell_ranges *r)
 {
     if (g->hashed) {
         hashed_ranges(g, g->cellc + (size_t)g->dim * g->order[k], r);
@@ -1429,6 +1510,80 @@ int grid_neighbours(pfb_grid *g, const double *const x[3], pfb_nlist *nl, pfb_er
     }
     nl->n = n;
     return PFB_OK;
+}
+
+/* --------------------------------------------- half rows (pairs c > k) */
+
+/* A thread's state for grid_half_row: the candidate block of the cell last
+ * asked for (cell_slot), and scratch rows. */
+struct pfb_half_scan {
+    cell_ranges r;     /* that cell's whole ranges */
+    size_t cell_slot;  /* its slot; SIZE_MAX: none yet */
+    int use_block;     /* its block is filled (else the exact ranges are scanned) */
+    cand_block blk;
+    uint32_t out[GRID_BLOCK_MAX + 16];
+    size_t hit[GRID_ROW_MAX + GRID_HITS_SPARE];
+};
+
+pfb_half_scan *grid_half_scan_new(void)
+{
+    pfb_half_scan *w = aligned_alloc(64, (sizeof(pfb_half_scan) + 63) / 64 * 64);
+    if (w)
+        grid_half_scan_reset(w);
+    return w;
+}
+
+void grid_half_scan_reset(pfb_half_scan *w)
+{
+    w->r.cached = 0;
+    w->cell_slot = SIZE_MAX;
+    w->use_block = 0;
+}
+
+void grid_half_scan_free(pfb_half_scan *w)
+{
+    free(w);
+}
+
+size_t grid_half_row(const pfb_grid *g, pfb_half_scan *w, size_t k, uint32_t *row)
+{
+    const double *xs[3];
+    grid_xs(g, xs);
+    size_t len = 0;
+#if GRID_HAVE_AVX2
+    /* bounded mode visits a cell's ranges in increasing slot order, so its
+     * block's entries ascend and the pairs c > k are the entries after k's own */
+    if (g->filter && !g->hashed) {
+        const size_t slot = g->slot[g->order[k]];
+        if (slot != w->cell_slot) {
+            ranges_of(g, k, 0, &w->r);
+            w->use_block = block_fill_xs(g, &w->r, &w->blk);
+            w->cell_slot = slot;
+        }
+        if (w->use_block) {
+            len = block_hits_from(g, xs, &w->blk, k, block_place(&w->blk, &w->r, k) + 1, w->out);
+            if (row)
+                memcpy(row, w->out, len * sizeof *row);
+            return len;
+        }
+    }
+#endif
+    /* the exact ranges around k, from k + 1 on, in pieces of GRID_ROW_MAX / 2 */
+    cell_ranges *r = &w->r;
+    w->cell_slot = SIZE_MAX; /* r now holds k's pruned ranges */
+    ranges_of(g, k, 1, r);
+    for (int q = 0; q < r->n; q++)
+        for (size_t lo = r->lo[q] > k ? r->lo[q] : k + 1; lo < r->hi[q]; lo += GRID_ROW_MAX / 2) {
+            const size_t hi = r->hi[q] - lo > GRID_ROW_MAX / 2 ? lo + GRID_ROW_MAX / 2 : r->hi[q];
+            const size_t m = grid_hits(g->dim, xs, k, lo, hi, g->h * g->h, w->hit, 0);
+            if (row)
+                for (size_t e = 0; e < m; e++)
+                    row[len + e] = (uint32_t)w->hit[e];
+            len += m;
+        }
+    if (row && g->hashed) /* hashed slots come in no particular order */
+        sort_row(row, len);
+    return len;
 }
 
 /* -------------------------------------------------------------- reference */

@@ -144,6 +144,20 @@ void grid_candidates(const pfb_grid *g, size_t k, pfb_cell_ranges *r);
 size_t grid_hits(int dim, const double *const xs[3], size_t ki, size_t lo, size_t hi, double hh, size_t *pos,
                  size_t m);
 
+/* Half rows: the sorted positions c > k of the last build with pfb_dist2 < h^2
+ * (the same pairs as the full list, each once), in increasing order, one point
+ * k at a time.  With the single-precision filter (g->filter, bounded mode) a
+ * cell's candidates are converted once into a block that its points share, so
+ * walk the points in sorted order; otherwise the exact ranges are scanned.
+ * One pfb_half_scan per thread (about 60 KB); reset it after each grid_build. */
+typedef struct pfb_half_scan pfb_half_scan;
+pfb_half_scan *grid_half_scan_new(void); /* NULL when out of memory */
+void grid_half_scan_reset(pfb_half_scan *w);
+void grid_half_scan_free(pfb_half_scan *w);
+/* The half row of sorted position k into row (room for its hits; NULL: only
+ * counted); returns its length. */
+size_t grid_half_row(const pfb_grid *g, pfb_half_scan *w, size_t k, uint32_t *row);
+
 /* Permutation perm[new] = old that makes storage cell-ordered (i.e. g->order). */
 const uint32_t *grid_sort_permutation(const pfb_grid *g);
 

@@ -145,6 +145,7 @@ typedef struct muller_state {
     /* per thread, a window of packed records (see "The pair loops"): 8 doubles
      * (64 bytes, one cache line) per particle, particle k in record k & wmask */
     double *pk[MULLER_MAX_THREADS];
+    pfb_half_scan *scan[MULLER_MAX_THREADS]; /* per thread, for the list's rows (kept) */
     size_t cap_pk, wmask;  /* records each pk[t] holds (a power of 2), and cap_pk - 1 */
     int npk;               /* threads with a pk: the pair loops' threads */
     atomic_uchar *done;    /* task completion flags (pair_passes): 3 (nblk + 2) */
@@ -170,8 +171,10 @@ static void muller_destroy(void *state)
     free(s->task);
     free(s->nsurf_blk);
     free(s->cs);
-    for (int t = 0; t < MULLER_MAX_THREADS; t++)
+    for (int t = 0; t < MULLER_MAX_THREADS; t++) {
         free(s->pk[t]);
+        grid_half_scan_free(s->scan[t]);
+    }
     free(s);
 }
 
@@ -248,7 +251,13 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * into cell order (sim_sort_particles with cell hl) and lists each point's hits
  * of larger index from the grid of that sort; the run's own per-frame sorts use
  * the same cell (sim->sort_h = hl), so a list is built on them without a second
- * sort.
+ * sort.  The rows come from grid_half_row, twice (counted, then written): a
+ * cell's candidates are converted once into a float block that its points
+ * share, and each point scans only the entries after its own (the pairs of
+ * larger index), with the exact test where the float one cannot decide.  The
+ * list is the same as the exact per-point range scan made it (same bits), at
+ * about half the cost: 3D dam break, 60k particles, in the flow (a rebuild
+ * every ~4 steps), 275 -> 127 ns per particle per build.
  *
  * Each pair is evaluated once and its terms added to both particles (the paper's
  * sums are symmetric up to the factors m_j / rho_j, applied per side).  Race-free
@@ -279,8 +288,6 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * (measured 330). */
 /* minimum rows per block (the blocks are otherwise as short as the pairs allow) */
 #define MULLER_BLOCK_MIN 256
-/* candidates tested at a time when a list row is built (list_row; on the stack) */
-#define MULLER_CHUNK 64
 /* records packed at a time, at least (block_rows) */
 #define MULLER_PACK 64
 
@@ -344,25 +351,27 @@ static int ensure_records(muller_state *s, size_t reach, int threads, pfb_err *e
     return PFB_OK;
 }
 
-/* The hits c > k of sorted position k within the list radius (hhl = hl^2), from
- * the grid of the last sort, into row (or only counted when row is NULL). */
-static size_t list_row(const pfb_grid *g, const double *const xs[3], size_t k, double hhl, pfb_cell_ranges *r,
-                       uint32_t *row)
+static int thread_num(void)
 {
-    size_t hit[MULLER_CHUNK + GRID_HITS_SPARE], m = 0, len = 0;
-    grid_candidates(g, k, r);
-    for (int q = 0; q < r->n; q++) {
-        size_t lo = r->lo[q] > k ? r->lo[q] : k + 1;
-        for (; lo < r->hi[q]; lo += MULLER_CHUNK) {
-            size_t hi = lo + MULLER_CHUNK < r->hi[q] ? lo + MULLER_CHUNK : r->hi[q];
-            m = grid_hits(g->dim, xs, k, lo, hi, hhl, hit, 0);
-            if (row)
-                for (size_t a = 0; a < m; a++)
-                    row[len + a] = (uint32_t)hit[a];
-            len += m;
-        }
-    }
-    return len;
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* The running thread's scan for the list's rows (made on first use, kept),
+ * reset for a new grid; NULL when out of memory. */
+static pfb_half_scan *half_scan(muller_state *s)
+{
+    const int t = thread_num();
+    if (t >= MULLER_MAX_THREADS)
+        return NULL;
+    if (!s->scan[t])
+        s->scan[t] = grid_half_scan_new();
+    if (s->scan[t])
+        grid_half_scan_reset(s->scan[t]);
+    return s->scan[t];
 }
 
 /* Build the half list and its blocks from sim->grid, which must be the grid of
@@ -371,19 +380,24 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
 {
     const pfb_grid *g = &sim->grid;
     const size_t n = sim->p.n;
-    const double hhl = s->hl * s->hl;
-    const double *xs[3];
-    grid_xs(g, xs);
-    int rc = ensure_arrays(s, n, err);
+    int rc = ensure_arrays(s, n, err); /* (g->h = hl: grid_is_sort) */
     if (rc)
         return rc;
     uint32_t *restrict ls = s->ls;
-    pfb_cell_ranges r;
-    r.cached = 0;
     ls[0] = 0;
-#pragma omp parallel for schedule(dynamic, 512) firstprivate(r) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
-    for (size_t k = 0; k < n; k++)
-        ls[k + 1] = (uint32_t)list_row(g, xs, k, hhl, &r, NULL);
+    const int nt = sim_parallel_pairs(sim, n) ? sim_threads(sim) : 1;
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : failed)
+    {
+        pfb_half_scan *w = half_scan(s);
+        failed = w == NULL;
+#pragma omp for schedule(dynamic, 512)
+        for (size_t k = 0; k < n; k++)
+            if (w)
+                ls[k + 1] = (uint32_t)grid_half_row(g, w, k, NULL);
+    }
+    if (failed)
+        return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's scan of %zu particles", n);
     size_t total = 0;
     for (size_t k = 0; k < n; k++) {
         total += ls[k + 1];
@@ -401,10 +415,17 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
         s->cap_pairs = cap;
     }
     uint32_t *restrict lj = s->lj;
-    r.cached = 0;
-#pragma omp parallel for schedule(dynamic, 512) firstprivate(r) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
-    for (size_t k = 0; k < n; k++)
-        list_row(g, xs, k, hhl, &r, lj + ls[k]);
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : failed)
+    {
+        pfb_half_scan *w = half_scan(s);
+        failed = w == NULL;
+#pragma omp for schedule(dynamic, 512)
+        for (size_t k = 0; k < n; k++)
+            if (w)
+                grid_half_row(g, w, k, lj + ls[k]);
+    }
+    if (failed)
+        return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's scan of %zu particles", n);
     /* the blocks: B_0 = 0, B_1 = min(n, MIN), B_b+2 = max(B_b+1 + MIN, 1 + largest j of block b) */
     size_t *blk = s->blk, nb = 0;
     blk[0] = 0;
@@ -412,9 +433,9 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
     nb = 1;
     while (blk[nb] < n) {
         size_t top = blk[nb] + MULLER_BLOCK_MIN;
-        for (size_t k = blk[nb - 1]; k < blk[nb]; k++)
-            for (uint32_t q = ls[k]; q < ls[k + 1]; q++)
-                top = lj[q] + (size_t)1 > top ? lj[q] + (size_t)1 : top;
+        for (size_t k = blk[nb - 1]; k < blk[nb]; k++) /* a row's largest j is its last (rows ascend) */
+            if (ls[k + 1] > ls[k] && lj[ls[k + 1] - 1] + (size_t)1 > top)
+                top = lj[ls[k + 1] - 1] + (size_t)1;
         blk[nb + 1] = top < n ? top : n;
         nb++;
     }
@@ -757,15 +778,6 @@ static void pack_records(const muller_state *s, const pfb_sim *sim, int pass, si
         r[6] = dim3 ? v2[k] : 0.0;
         r[7] = gk * pr[k];
     }
-}
-
-static int thread_num(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
 }
 
 /* Rows [B_b, B_b+1) of block b in pass (0 density, 1 forces), on the packed

@@ -178,6 +178,52 @@ static void assert_valid_sort(const pfb_grid *g, const pts *p)
     }
 }
 
+/* grid_half_row against the brute-force list nb: the half row of sorted
+ * position k is exactly the positions c > k of the points in the brute-force
+ * row of order[k], ascending, and counting alone gives its length.  Walked in
+ * sorted order (as muller does: a cell's block is shared by its points) and
+ * then in a scattered order (the cached block must follow the cell). */
+static void check_half_rows(const pfb_grid *g, const pfb_nlist *nb, const char *what)
+{
+    const size_t n = g->n;
+    size_t *pos = malloc((n ? n : 1) * sizeof *pos);
+    uint32_t *want = malloc((n ? n : 1) * sizeof *want), *got = malloc((n + 16) * sizeof *got);
+    ck_assert(pos && want && got);
+    for (size_t k = 0; k < n; k++)
+        pos[g->order[k]] = k;
+    pfb_half_scan *w = grid_half_scan_new();
+    ck_assert_ptr_nonnull(w);
+    size_t total = 0;
+    for (int walk = 0; walk < 2; walk++)
+        for (size_t t = 0; t < n; t++) {
+            const size_t k = walk == 0 ? t : (t * 7919u + 13u) % n;
+            const size_t i = g->order[k];
+            size_t m = 0;
+            for (size_t q = nb->start[i]; q < nb->start[i + 1]; q++)
+                if (pos[nb->idx[q]] > k)
+                    want[m++] = (uint32_t)pos[nb->idx[q]];
+            for (size_t a = 1; a < m; a++) /* insertion sort */
+                for (size_t b = a; b > 0 && want[b - 1] > want[b]; b--) {
+                    const uint32_t tmp = want[b];
+                    want[b] = want[b - 1];
+                    want[b - 1] = tmp;
+                }
+            const size_t len = grid_half_row(g, w, k, got);
+            REQUIRE(len == m, "%s: half row of position %zu has %zu pairs, expected %zu", what, k, len, m);
+            for (size_t a = 0; a < m; a++)
+                REQUIRE(got[a] == want[a], "%s: half row of position %zu, entry %zu: %u, expected %u", what, k,
+                        a, (unsigned)got[a], (unsigned)want[a]);
+            REQUIRE(grid_half_row(g, w, k, NULL) == m, "%s: counted half row of %zu differs", what, k);
+            total += walk == 0 ? m : 0;
+        }
+    /* every pair once: half of the full list's directed pairs */
+    REQUIRE(2 * total == nb->start[n], "%s: %zu half pairs for %zu directed pairs", what, total, nb->start[n]);
+    grid_half_scan_free(w);
+    free(pos);
+    free(want);
+    free(got);
+}
+
 /* Build the grid list and the brute-force list and require them identical.
  * max_cells = 0 keeps the default.  Returns the number of (directed) pairs;
  * if out is non-NULL the grid list is moved there. */
@@ -213,6 +259,7 @@ static size_t check_against_brute(const pts *p, double h, size_t max_cells, int 
         assert_valid_sort(&g, p);
         ck_assert_msg(grid_neighbours(&g, p->x, &ng, &err) == PFB_OK, "%s: %s", what, err.msg);
         assert_same_list(&ng, &nb, what);
+        check_half_rows(&g, &nb, what);
         ck_assert_msg(!g.filter || (!exact_only && !g.hashed), "%s: filter used where it must not be", what);
         pairs = ng.start[ng.n];
         grid_free(&g);
