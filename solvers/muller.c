@@ -29,7 +29,11 @@
  * particle at rest, 283 in the flow.  Later (the drift, list and blow-up loops
  * in pieces taken as the threads come, two multiplications fewer per four
  * pairs): 93-98 ns at rest while both cores run at full speed (bench/run.sh's
- * core_ref near 105 ns), 113-150 while the shared machine slows them.  The
+ * core_ref near 105 ns), 113-150 while the shared machine slows them.  Then
+ * the list's rows from grid_half_row (a rebuild 275 -> 127-160 ns per
+ * particle; the same list): in the flow (warmup 2500, 100 steps, 10 runs
+ * alternating with the version before, cores slowed) 184-258 ns mean
+ * (before 211-267; paired ratio median 0.88), the median step unchanged.  The
  * version with no stored list, which traversed candidate cells twice per step,
  * took 380-500 ns and 249 bytes.
  * Rigid bodies (issue 7; the paper has none): after the drift and the wall
