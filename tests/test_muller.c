@@ -200,10 +200,12 @@ END_TEST
  * of up to 0.03 h per axis (up to 0.052 h in 3D, against the rebuild threshold
  * 0.45 skin h = 0.09 h), and after every move the step's sums must equal the
  * brute-force ones (check_kernel_sums): some moves reuse the list, and the
- * accumulated ones rebuild it. */
+ * accumulated ones rebuild it.  Also in 3D with the rebuilds' grids hashed
+ * (max_cells = 1), whose rows come from the exact ranges, sorted. */
 START_TEST(test_list_follows_motion)
 {
-    for (int dim = 2; dim <= 3; dim++) {
+    for (int c = 0; c < 3; c++) {
+        const int dim = c == 0 ? 2 : 3;
         const size_t n = dim == 3 ? 400 : 200;
         const double L = 0.1, spacing = dim == 3 ? 0.0136 : 0.0071, h = 2.0 * spacing, m = 0.02;
         double *x = malloc(3 * n * sizeof *x), *v = malloc(3 * n * sizeof *v);
@@ -213,6 +215,7 @@ START_TEST(test_list_follows_motion)
         int fa;
         void *st = accel_at_rest(&sim, skin_sets, &fa);
         ck_assert(list_builds(st, &sim) == 1.0);
+        sim.grid.max_cells = c == 2 ? 1 : 0; /* kept: the rebuilds' grids have the same h */
         pfb_rng r;
         rng_seed(&r, 5);
         pfb_err err;
@@ -225,6 +228,8 @@ START_TEST(test_list_follows_motion)
             double before = list_builds(st, &sim);
             ck_assert_msg(pfb_solver_muller.step(st, &sim, 0.0, &err) == 0, "%s", err.msg);
             reused += list_builds(st, &sim) == before;
+            if (list_builds(st, &sim) > 1.0) /* on a grid built since */
+                ck_assert(sim.grid.hashed == (c == 2));
             check_kernel_sums(&sim, h);
         }
         double builds = list_builds(st, &sim);
