@@ -1078,7 +1078,7 @@ __attribute__((target("avx2,fma"))) static inline __m256 block_dist2(const cand_
     return _mm256_fmadd_ps(dz, dz, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dx, dx)));
 }
 
-/* One step of block_hits_from (as block_hits' loop body): entries t..t+7 of b (only the lanes set in keep),
+/* One step of block_hits_from: block_hits' loop body, for entries t..t+7 of b (only the lanes set in keep),
  * the hits' entries of ids moved to the front of a 256-bit store at out + m;
  * returns the new m. */
 __attribute__((target("avx2,fma"), always_inline)) static inline size_t
@@ -1109,7 +1109,9 @@ block_step(int dim, const double *const xs[3], double hh, const cand_block *b, c
 }
 
 /* block_pairs with AVX2: eight candidates at a time, the hits' entries of
- * ids moved to the front of a 256-bit store. */
+ * ids moved to the front of a 256-bit store.  Its loop keeps its own body:
+ * written as block_step (inlined, keep = 0xff) it has fewer instructions but
+ * made the list 1.10-1.15x slower (8 alternating runs of bench nsearch). */
 __attribute__((target("avx2,fma"))) static size_t block_hits(const pfb_grid *g, const double *const xs[3],
                                                               const cand_block *b, size_t ki, const float a[3],
                                                               uint32_t *restrict out)

@@ -378,6 +378,28 @@ static pfb_half_scan *half_scan(muller_state *s)
     return s->scan[t];
 }
 
+/* One pass over the list's rows on nt threads: each row's length to
+ * ls[k + 1] when lj is NULL, else the row written at lj + ls[k].  Returns 1
+ * when a thread had no scan (out of memory). */
+static int list_pass(muller_state *s, const pfb_grid *g, size_t n, int nt, uint32_t *lj)
+{
+    uint32_t *restrict ls = s->ls;
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : failed)
+    {
+        pfb_half_scan *w = half_scan(s);
+        failed = w == NULL;
+#pragma omp for schedule(dynamic, 512)
+        for (size_t k = 0; k < n; k++)
+            if (w) {
+                const size_t len = grid_half_row(g, w, k, lj ? lj + ls[k] : NULL);
+                if (!lj)
+                    ls[k + 1] = (uint32_t)len;
+            }
+    }
+    return failed;
+}
+
 /* Build the half list and its blocks from sim->grid, which must be the grid of
  * the sort of the current storage (cell hl). */
 static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
@@ -390,17 +412,7 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
     uint32_t *restrict ls = s->ls;
     ls[0] = 0;
     const int nt = sim_parallel_pairs(sim, n) ? sim_threads(sim) : 1;
-    int failed = 0;
-#pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : failed)
-    {
-        pfb_half_scan *w = half_scan(s);
-        failed = w == NULL;
-#pragma omp for schedule(dynamic, 512)
-        for (size_t k = 0; k < n; k++)
-            if (w)
-                ls[k + 1] = (uint32_t)grid_half_row(g, w, k, NULL);
-    }
-    if (failed)
+    if (list_pass(s, g, n, nt, NULL))
         return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's scan of %zu particles", n);
     size_t total = 0;
     for (size_t k = 0; k < n; k++) {
@@ -419,16 +431,7 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
         s->cap_pairs = cap;
     }
     uint32_t *restrict lj = s->lj;
-#pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : failed)
-    {
-        pfb_half_scan *w = half_scan(s);
-        failed = w == NULL;
-#pragma omp for schedule(dynamic, 512)
-        for (size_t k = 0; k < n; k++)
-            if (w)
-                grid_half_row(g, w, k, lj + ls[k]);
-    }
-    if (failed)
+    if (list_pass(s, g, n, nt, lj))
         return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's scan of %zu particles", n);
     /* the blocks: B_0 = 0, B_1 = min(n, MIN), B_b+2 = max(B_b+1 + MIN, 1 + largest j of block b) */
     size_t *blk = s->blk, nb = 0;
