@@ -1547,8 +1547,10 @@ void grid_half_scan_free(pfb_half_scan *w)
     free(w);
 }
 
-size_t grid_half_row(const pfb_grid *g, pfb_half_scan *w, size_t k, uint32_t *row)
+size_t grid_half_row(const pfb_grid *g, pfb_half_scan *w, size_t k, uint32_t *row, size_t cap)
 {
+    if (!row)
+        cap = 0;
     const double *xs[3];
     grid_xs(g, xs);
     size_t len = 0;
@@ -1564,7 +1566,7 @@ size_t grid_half_row(const pfb_grid *g, pfb_half_scan *w, size_t k, uint32_t *ro
         }
         if (w->use_block) {
             len = block_hits_from(g, xs, &w->blk, k, block_place(&w->blk, &w->r, k) + 1, w->out);
-            if (row)
+            if (row && len <= cap)
                 memcpy(row, w->out, len * sizeof *row);
             return len;
         }
@@ -1578,12 +1580,12 @@ size_t grid_half_row(const pfb_grid *g, pfb_half_scan *w, size_t k, uint32_t *ro
         for (size_t lo = r->lo[q] > k ? r->lo[q] : k + 1; lo < r->hi[q]; lo += GRID_ROW_MAX / 2) {
             const size_t hi = r->hi[q] - lo > GRID_ROW_MAX / 2 ? lo + GRID_ROW_MAX / 2 : r->hi[q];
             const size_t m = grid_hits(g->dim, xs, k, lo, hi, g->h * g->h, w->hit, 0);
-            if (row)
+            if (len + m <= cap)
                 for (size_t e = 0; e < m; e++)
                     row[len + e] = (uint32_t)w->hit[e];
             len += m;
         }
-    if (row && g->hashed) /* hashed slots come in no particular order */
+    if (row && len <= cap && g->hashed) /* hashed slots come in no particular order */
         sort_row(row, len);
     return len;
 }

@@ -154,9 +154,10 @@ typedef struct pfb_half_scan pfb_half_scan;
 pfb_half_scan *grid_half_scan_new(void); /* NULL when out of memory */
 void grid_half_scan_reset(pfb_half_scan *w);
 void grid_half_scan_free(pfb_half_scan *w);
-/* The half row of sorted position k into row (room for its hits; NULL: only
- * counted); returns its length. */
-size_t grid_half_row(const pfb_grid *g, pfb_half_scan *w, size_t k, uint32_t *row);
+/* The half row of sorted position k, written to row when its length is at
+ * most cap (else row's contents are unspecified; row NULL: only counted);
+ * returns its length. */
+size_t grid_half_row(const pfb_grid *g, pfb_half_scan *w, size_t k, uint32_t *row, size_t cap);
 
 /* Permutation perm[new] = old that makes storage cell-ordered (i.e. g->order). */
 const uint32_t *grid_sort_permutation(const pfb_grid *g);

@@ -180,7 +180,8 @@ static void assert_valid_sort(const pfb_grid *g, const pts *p)
 
 /* grid_half_row against the brute-force list nb: the half row of sorted
  * position k is exactly the positions c > k of the points in the brute-force
- * row of order[k], ascending, and counting alone gives its length.  Walked in
+ * row of order[k], ascending, and counting alone gives its length, as does a
+ * call with room for one pair fewer, which writes nothing past that room.  Walked in
  * sorted order (as muller does: a cell's block is shared by its points) and
  * then in a scattered order (the cached block must follow the cell). */
 static void check_half_rows(const pfb_grid *g, const pfb_nlist *nb, const char *what)
@@ -208,12 +209,17 @@ static void check_half_rows(const pfb_grid *g, const pfb_nlist *nb, const char *
                     want[b] = want[b - 1];
                     want[b - 1] = tmp;
                 }
-            const size_t len = grid_half_row(g, w, k, got);
+            const size_t len = grid_half_row(g, w, k, got, n + 16);
             REQUIRE(len == m, "%s: half row of position %zu has %zu pairs, expected %zu", what, k, len, m);
             for (size_t a = 0; a < m; a++)
                 REQUIRE(got[a] == want[a], "%s: half row of position %zu, entry %zu: %u, expected %u", what, k,
                         a, (unsigned)got[a], (unsigned)want[a]);
-            REQUIRE(grid_half_row(g, w, k, NULL) == m, "%s: counted half row of %zu differs", what, k);
+            REQUIRE(grid_half_row(g, w, k, NULL, 0) == m, "%s: counted half row of %zu differs", what, k);
+            if (m > 0) { /* room for one pair fewer: the length still, and nothing written from got[m - 1] on */
+                got[m - 1] = UINT32_MAX;
+                REQUIRE(grid_half_row(g, w, k, got, m - 1) == m, "%s: half row of %zu with too little room", what, k);
+                REQUIRE(got[m - 1] == UINT32_MAX, "%s: half row of %zu written past its room", what, k);
+            }
             total += walk == 0 ? m : 0;
         }
     /* every pair once: half of the full list's directed pairs */
