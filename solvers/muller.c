@@ -781,6 +781,17 @@ static inline size_t compact4_base(const uint32_t *src, unsigned keep, uint32_t 
             dst[m++] = src[k];
     return m;
 }
+/* the end of a force row: each lane sum to its particle's sums (acc: 3, cs: 4) */
+static inline void vd4_row_end(double *acc, double *cs, vd4 f0, vd4 f1, vd4 f2, vd4 n0, vd4 n1, vd4 n2, vd4 lc)
+{
+    acc[0] += vd4_hsum(f0);
+    acc[1] += vd4_hsum(f1);
+    acc[2] += vd4_hsum(f2);
+    cs[0] += vd4_hsum(n0);
+    cs[1] += vd4_hsum(n1);
+    cs[2] += vd4_hsum(n2);
+    cs[3] += vd4_hsum(lc);
+}
 #define vd vd4
 #define V_SET1 vd4_set1
 #define V_ADD vd4_add
@@ -800,6 +811,8 @@ static inline size_t compact4_base(const uint32_t *src, unsigned keep, uint32_t 
 #define V_ADD4 vd4_add4
 #define V_POS_BITS vd4_pos_bits
 #define V_COMPACT4 compact4_base
+#define V_ROW_QUAD row_quad
+#define V_ROW_END vd4_row_end
 #define MULLER_ROW_TARGET
 #define MULLER_ROW(name) name##_base
 #include "muller_rows.inc"
@@ -824,6 +837,8 @@ static inline size_t compact4_base(const uint32_t *src, unsigned keep, uint32_t 
 #undef V_ADD4
 #undef V_POS_BITS
 #undef V_COMPACT4
+#undef V_ROW_QUAD
+#undef V_ROW_END
 
 /* AVX2: the same lanes in one register (the self mask converts 32-bit indices
  * as signed: used up to 2^31 - 1 particles) */
@@ -867,6 +882,37 @@ __attribute__((target("avx2,fma"))) static inline size_t muller_compact4_avx2(co
     _mm_storeu_si128((__m128i *)(void *)dst,
                      _mm_shuffle_epi8(v, _mm_loadu_si128((const __m128i *)(const void *)muller_compact_lut[keep])));
     return (size_t)__builtin_popcount(keep);
+}
+/* the same as row_quad: the last four's indices by one blend (reading up to
+ * three entries past the row: the list and the compacted rows have them) */
+__attribute__((target("avx2,fma"))) static inline const uint32_t *muller_row_quad_avx2(const uint32_t *row, size_t len,
+                                                                                  size_t q, size_t i,
+                                                                                  uint32_t tail[4])
+{
+    if (len - q >= 4)
+        return row + q;
+    const __m128i in = _mm_cmpgt_epi32(_mm_set1_epi32((int)(len - q)), _mm_setr_epi32(0, 1, 2, 3));
+    _mm_storeu_si128((__m128i *)(void *)tail,
+                     _mm_blendv_epi8(_mm_set1_epi32((int)(uint32_t)i),
+                                     _mm_loadu_si128((const __m128i *)(const void *)(row + q)), in));
+    return tail;
+}
+/* (a0 + a1) + (a2 + a3) for each of a, b, c, d, as one vector */
+__attribute__((target("avx2,fma"))) static inline __m256d muller_hsum4_avx2(__m256d a, __m256d b, __m256d c,
+                                                                       __m256d d)
+{
+    const __m256d ab = _mm256_hadd_pd(a, b), cd = _mm256_hadd_pd(c, d);
+    return _mm256_add_pd(_mm256_permute2f128_pd(ab, cd, 0x20), _mm256_permute2f128_pd(ab, cd, 0x31));
+}
+/* the same as vd4_row_end */
+__attribute__((target("avx2,fma"))) static inline void muller_row_end_avx2(double *acc, double *cs, __m256d f0,
+                                                                      __m256d f1, __m256d f2, __m256d n0,
+                                                                      __m256d n1, __m256d n2, __m256d lc)
+{
+    const __m256d f = muller_hsum4_avx2(f0, f1, f2, _mm256_setzero_pd());
+    _mm_storeu_pd(acc, _mm_add_pd(_mm_loadu_pd(acc), _mm256_castpd256_pd128(f)));
+    _mm_store_sd(acc + 2, _mm_add_sd(_mm_load_sd(acc + 2), _mm256_extractf128_pd(f, 1)));
+    _mm256_storeu_pd(cs, _mm256_add_pd(_mm256_loadu_pd(cs), muller_hsum4_avx2(n0, n1, n2, lc)));
 }
 /* the same as vd4_add1 */
 __attribute__((target("avx2,fma"))) static inline void muller_add1_avx2(double *t, const uint32_t *j, __m256d a)
@@ -924,6 +970,8 @@ __attribute__((target("avx2,fma"))) static inline void muller_add4_avx2(double *
 #define V_ADD4 muller_add4_avx2
 #define V_POS_BITS(d) ((uint32_t)_mm256_movemask_pd(_mm256_cmp_pd(d, _mm256_setzero_pd(), _CMP_GT_OQ)))
 #define V_COMPACT4 muller_compact4_avx2
+#define V_ROW_QUAD muller_row_quad_avx2
+#define V_ROW_END muller_row_end_avx2
 #define MULLER_ROW_TARGET __attribute__((target("avx2,fma")))
 #define MULLER_ROW(name) name##_avx2
 #include "muller_rows.inc"
