@@ -33,7 +33,12 @@
  * the list's rows from grid_half_row (a rebuild 275 -> 127-160 ns per
  * particle; the same list): in the flow (warmup 2500, 100 steps, 10 runs
  * alternating with the version before, cores slowed) 184-258 ns mean
- * (before 211-267; paired ratio median 0.88), the median step unchanged.  The
+ * (before 211-267; paired ratio median 0.88), the median step unchanged.
+ * Then the force pass on the pairs within h only, the list in one scan and
+ * the rows' ends by transposed sums: in the flow, one thread each, the two
+ * versions at once on the two cores, swapped each round, 3 of 4 rounds alike:
+ * 248 against 266 ns median, 281 against 316-323 mean (0.93, 0.88); at rest
+ * the same (306-319 against 309-314).  The
  * version with no stored list, which traversed candidate cells twice per step,
  * took 380-500 ns and 249 bytes.
  * Rigid bodies (issue 7; the paper has none): after the drift and the wall
