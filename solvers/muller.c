@@ -769,6 +769,13 @@ static inline void vd4_add4(double *t, const uint32_t *j, vd4 a, vd4 b, vd4 c, v
         r[3] += d.l[p];
     }
 }
+/* the number of bits set in b */
+static inline size_t bits_set(uint32_t b)
+{
+    b = b - ((b >> 1) & 0x55555555u);
+    b = (b & 0x33333333u) + ((b >> 2) & 0x33333333u);
+    return (size_t)((((b + (b >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
 /* bit p set where lane p of d is above 0 */
 static inline uint32_t vd4_pos_bits(vd4 d)
 {
@@ -886,7 +893,7 @@ __attribute__((target("avx2,fma"))) static inline size_t muller_compact4_avx2(co
     const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)src);
     _mm_storeu_si128((__m128i *)(void *)dst,
                      _mm_shuffle_epi8(v, _mm_loadu_si128((const __m128i *)(const void *)muller_compact_lut[keep])));
-    return (size_t)__builtin_popcount(keep);
+    return bits_set(keep);
 }
 /* the same as row_quad: the last four's indices by one blend (reading up to
  * three entries past the row: the list and the compacted rows have them) */
