@@ -365,10 +365,11 @@ static int ensure_arrays(muller_state *s, size_t n, pfb_err *err)
     return PFB_OK;
 }
 
-/* A window of packed records per thread, for rows that reach at most `reach`
+/* Per thread, a window of packed records for rows that reach at most `reach`
  * places ahead: the smallest power of 2 above reach + MULLER_PACK (so that
  * the records of rows r to r + reach, and the next MULLER_PACK packed ahead,
- * are all in place at once). */
+ * are all in place at once); and the force pass's buffer for a row's pairs
+ * within h, for rows of up to maxrow pairs (cj). */
 static int ensure_records(muller_state *s, size_t reach, size_t maxrow, int threads, pfb_err *err)
 {
     if (threads > MULLER_MAX_THREADS)
@@ -399,7 +400,8 @@ static int ensure_records(muller_state *s, size_t reach, size_t maxrow, int thre
         if (!s->cj[s->npk])
             s->cj[s->npk] = malloc(s->cap_cj * sizeof(uint32_t));
         if (!s->pk[s->npk] || !s->cj[s->npk])
-            return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu packed records", s->cap_pk);
+            return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu packed records and a row of %zu",
+                               s->cap_pk, s->cap_cj);
     }
     return PFB_OK;
 }
