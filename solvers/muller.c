@@ -126,13 +126,15 @@ static const pfb_param_spec muller_params[] = {
     {"wall_friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "tangential velocity removed at walls (0 slip, 1 no-slip)", NULL},
     {"list_skin", PFB_PARAM_DOUBLE, 0.1, 0.01, 1.0, "1", "neighbour list radius h (1 + skin), rebuilt when a particle moved 0.45 skin h", NULL},
     {"simd", PFB_PARAM_BOOL, 1, 0, 1, "", "AVX2 pair loops where the CPU has them (the same bits as without)", NULL},
+    {"narrow_list", PFB_PARAM_BOOL, 1, 0, 1, "", "the list's entries as 16-bit offsets j - i while no row reaches 65,536 places ahead (half its memory; the same bits as without)", NULL},
     {"cfl", PFB_PARAM_DOUBLE, 0.15, 0.01, 2.0, "1", "CFL number of the suggested time step", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 struct muller_state;
 /* the most threads the pair loops use */
 #define MULLER_MAX_THREADS 256
-typedef void (*muller_row_fn)(struct muller_state *s, size_t i, const double *pk, size_t wmask, uint32_t *buf);
+typedef void (*muller_row_fn)(struct muller_state *s, size_t i, const uint32_t *row, size_t len, const double *pk,
+                              size_t wmask, uint32_t *buf);
 
 typedef struct muller_state {
     int clamp, simd, dim;
@@ -142,20 +144,26 @@ typedef struct muller_state {
     int f_rho, f_p, f_a;   /* particle field indices: density, pressure, acceleration */
     int have_accel;
     size_t n_surface;
-    /* the half list (pairs i < j within hl at its build; rows ls[i] .. ls[i+1]-1 of lj),
-     * its blocks blk[0 .. nblk], and per particle m / rho and the colour-field sums
-     * (grad c_S, lap c_S: 4 doubles) */
-    uint32_t *ls, *lj;
+    /* the half list (pairs i < j within hl at its build; rows ls[i] .. ls[i+1]-1 of
+     * lj: j itself (uint32_t), or j - i (uint16_t) when narrow), its blocks
+     * blk[0 .. nblk], and per particle m / rho and the colour-field sums (grad
+     * c_S, lap c_S: 4 doubles) */
+    uint32_t *ls;
+    void *lj;
+    int narrow;            /* the format of the current list */
+    int narrow_ok;         /* narrow_list, until a list's rows reached too far (then wide for good) */
     size_t last_pairs;     /* pairs of the last list */
-    size_t cap_n, cap_pairs, *blk, nblk, *bord; /* bord: the even blocks, then the odd, each
-                                                             largest first (the order the threads take them) */
+    size_t cap_n, cap_bytes, *blk, nblk, *bord; /* cap_bytes: lj's size; bord: the even blocks, then
+                                                   the odd, each largest first (the order the threads take them) */
     unsigned long list_gen; /* sim->grid_gen of the grid it was built on */
     long builds;           /* lists built so far */
     double *cs;
     uint32_t *inh;         /* per particle, bit q: pair q of its row was within h in this
                               step's density pass (pairs 0-31; see "The pair loops") */
-    uint32_t *cj[MULLER_MAX_THREADS]; /* per thread, the force pass's compacted row */
-    size_t cap_cj;         /* entries each cj[t] holds: the longest row + 8 */
+    uint32_t *cj[MULLER_MAX_THREADS]; /* per thread, two rows of cap_cj: a row as indices j (a
+                                         narrow row decoded, or a row in the making), and the
+                                         force pass's compacted row */
+    size_t cap_cj;         /* entries of each of the two: the longest row + 8 */
     /* per thread, a window of packed records (see "The pair loops"): 8 doubles
      * (64 bytes, one cache line) per particle, particle k in record k & wmask */
     double *pk[MULLER_MAX_THREADS];
@@ -208,6 +216,7 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->clamp = params_get_int(p, "clamp_pressure");
     s->dim = sim->dim;
     s->simd = params_get_int(p, "simd");
+    s->narrow_ok = params_get_int(p, "narrow_list");
     s->sigma = params_get(p, "surface_tension");
     s->l = params_get(p, "surface_threshold");
     s->e = params_get(p, "wall_restitution");
@@ -283,6 +292,15 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * second scan: 103-120 -> 72-81 ns per particle per build (2 runs each,
  * alternating); when the storage is too small (the list grew by more than
  * 1/32) or on more threads, the two scans.
+ *
+ * Narrow list (narrow_list, default on): a row's entries j are stored as the
+ * offsets j - i in 16 bits, as long as no row reaches 2^16 places ahead
+ * (cell order keeps rows short: 6,000 places at 60k particles in 3D, growing
+ * as n^(2/3), so up to about 10^6 particles), and decoded into a per-thread
+ * buffer as each row runs; a list whose rows reach farther is made wide (32
+ * bits) and every later one too.  Same pairs, same order, same bits; 2 bytes
+ * per pair instead of 4 (3D dam break, 60k particles: 266 -> 236 bytes per
+ * particle at rest).
  *
  * Each pair is evaluated once and its terms added to both particles (the paper's
  * sums are symmetric up to the factors m_j / rho_j, applied per side).  Race-free
@@ -368,8 +386,8 @@ static int ensure_arrays(muller_state *s, size_t n, pfb_err *err)
 /* Per thread, a window of packed records for rows that reach at most `reach`
  * places ahead: the smallest power of 2 above reach + MULLER_PACK (so that
  * the records of rows r to r + reach, and the next MULLER_PACK packed ahead,
- * are all in place at once); and the force pass's buffer for a row's pairs
- * within h, for rows of up to maxrow pairs (cj). */
+ * are all in place at once); and the two row buffers (cj) for rows of up to
+ * maxrow pairs. */
 static int ensure_records(muller_state *s, size_t reach, size_t maxrow, int threads, pfb_err *err)
 {
     if (threads > MULLER_MAX_THREADS)
@@ -398,7 +416,7 @@ static int ensure_records(muller_state *s, size_t reach, size_t maxrow, int thre
         if (!s->pk[s->npk])
             s->pk[s->npk] = aligned_alloc(64, 8 * s->cap_pk * sizeof(double));
         if (!s->cj[s->npk])
-            s->cj[s->npk] = malloc(s->cap_cj * sizeof(uint32_t));
+            s->cj[s->npk] = malloc(2 * s->cap_cj * sizeof(uint32_t));
         if (!s->pk[s->npk] || !s->cj[s->npk])
             return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu packed records and a row of %zu",
                                s->cap_pk, s->cap_cj);
@@ -429,10 +447,42 @@ static pfb_half_scan *half_scan(muller_state *s)
     return s->scan[t];
 }
 
+/* Row k (its entries j in src, ascending) as offsets j - k to dst; returns 1
+ * when its last is beyond 16 bits (nothing usable written). */
+static int narrow_row(const uint32_t *restrict src, size_t len, size_t k, uint16_t *restrict dst)
+{
+    if (len && src[len - 1] - k > UINT16_MAX)
+        return 1;
+    for (size_t e = 0; e < len; e++)
+        dst[e] = (uint16_t)(src[e] - k);
+    return 0;
+}
+
+/* Row k of the list as its entries j: in place (wide), or decoded into buf
+ * (narrow; buf holds the longest row + 8). */
+static inline const uint32_t *list_row(const muller_state *s, size_t k, uint32_t *restrict buf)
+{
+    const size_t a = s->ls[k], len = s->ls[k + 1] - a;
+    if (!s->narrow)
+        return (const uint32_t *)s->lj + a;
+    const uint16_t *restrict src = (const uint16_t *)s->lj + a;
+    for (size_t e = 0; e < len; e++)
+        buf[e] = (uint32_t)(k + src[e]);
+    return buf;
+}
+
+/* The largest j of row k, which is not empty (its last: rows ascend). */
+static inline size_t row_last(const muller_state *s, size_t k)
+{
+    const size_t e = s->ls[k + 1] - 1;
+    return s->narrow ? k + ((const uint16_t *)s->lj)[e] : ((const uint32_t *)s->lj)[e];
+}
+
 /* One pass over the list's rows on nt threads: each row's length to
- * ls[k + 1] when lj is NULL, else the row written at lj + ls[k].  Returns 1
- * when a thread had no scan (out of memory). */
-static int list_pass(muller_state *s, const pfb_grid *g, size_t n, int nt, uint32_t *lj)
+ * ls[k + 1] when write is 0, else the row written at lj + ls[k] (narrow: made
+ * in the thread's row buffer first).  Returns 1 when a thread had no scan
+ * (out of memory), 2 when a narrow row reached too far. */
+static int list_pass(muller_state *s, const pfb_grid *g, size_t n, int nt, int write)
 {
     uint32_t *restrict ls = s->ls;
     int failed = 0;
@@ -440,15 +490,23 @@ static int list_pass(muller_state *s, const pfb_grid *g, size_t n, int nt, uint3
     {
         pfb_half_scan *w = half_scan(s);
         failed = w == NULL;
+        uint32_t *rb = s->cj[thread_num()];
 #pragma omp for schedule(dynamic, 512)
-        for (size_t k = 0; k < n; k++)
-            if (w) {
-                const size_t len = grid_half_row(g, w, k, lj ? lj + ls[k] : NULL, lj ? ls[k + 1] - ls[k] : 0);
-                if (!lj)
-                    ls[k + 1] = (uint32_t)len;
+        for (size_t k = 0; k < n; k++) {
+            if (!w)
+                continue;
+            if (!write) {
+                ls[k + 1] = (uint32_t)grid_half_row(g, w, k, NULL, 0);
+            } else if (!s->narrow) {
+                grid_half_row(g, w, k, (uint32_t *)s->lj + ls[k], ls[k + 1] - ls[k]);
+            } else {
+                const size_t len = ls[k + 1] - ls[k];
+                grid_half_row(g, w, k, rb, len);
+                failed |= 2 * narrow_row(rb, len, k, (uint16_t *)s->lj + ls[k]);
             }
+        }
     }
-    return failed;
+    return failed & 1 ? 1 : failed;
 }
 
 /* Build the half list and its blocks from sim->grid, which must be the grid of
@@ -463,16 +521,18 @@ static int list_pass(muller_state *s, const pfb_grid *g, size_t n, int nt, uint3
  * written into the side's buffer first and copied once its size is known, so
  * that the two never overlap (the room is claimed by one atomic count).  Then
  * the end part is moved down to close the gap, and ls[k + 1] holds row k's
- * length.  The rows are those of list_pass, whichever side made them.
- * Returns 0, 1 when the storage was too small (nothing usable written), or -1
- * when out of memory. */
+ * length.  The rows are those of list_pass, whichever side made them (narrow:
+ * as offsets, made wide in the side's buffer).  Returns 0, 1 when the storage
+ * was too small (nothing usable written), 2 when a narrow row reached too far
+ * (the same), or -1 when out of memory. */
 static int list_one_pass(muller_state *s, const pfb_grid *g, size_t n, int nt)
 {
-    uint32_t *restrict ls = s->ls, *lj = s->lj;
+    uint32_t *restrict ls = s->ls;
+    const size_t es = s->narrow ? sizeof(uint16_t) : sizeof(uint32_t);
     /* the end side starts at most 1/32 above the last list's size: the
      * storage's spare beyond (a quarter) stays untouched, out of the resident set */
     const size_t pairs = s->last_pairs, room = pairs + pairs / 32 + 1024,
-                 cap = room < s->cap_pairs ? room : s->cap_pairs,
+                 cap = room < s->cap_bytes / es ? room : s->cap_bytes / es,
                  ch = n / 16 > MULLER_LIST_CHUNK ? MULLER_LIST_CHUNK : n / 16 < 64 ? 64 : n / 16,
                  nc = (n + ch - 1) / ch;
     size_t used_side[2] = {0, 0};
@@ -523,14 +583,25 @@ static int list_one_pass(muller_state *s, const pfb_grid *g, size_t n, int nt)
                 break;
             }
             pos += m;
-            memcpy(side == 0 ? lj + pos - m : lj + cap - pos, s->lbuf[side], m * sizeof *lj);
+            char *dst = (char *)s->lj + es * (side == 0 ? pos - m : cap - pos);
+            if (!s->narrow) {
+                memcpy(dst, s->lbuf[side], m * es);
+            } else {
+                const uint32_t *src = s->lbuf[side];
+                uint16_t *d16 = (uint16_t *)(void *)dst;
+                for (size_t k = lo; k < hi; src += ls[k + 1], d16 += ls[k + 1], k++)
+                    if (narrow_row(src, ls[k + 1], k, d16)) {
+                        atomic_store(&stop, 2);
+                        break;
+                    }
+            }
         }
         used_side[side] = pos;
     }
     const int rc = atomic_load(&stop);
     if (rc)
         return rc;
-    memmove(lj + used_side[0], lj + cap - used_side[1], used_side[1] * sizeof *lj);
+    memmove((char *)s->lj + es * used_side[0], (char *)s->lj + es * (cap - used_side[1]), es * used_side[1]);
     return 0;
 }
 
@@ -545,32 +616,50 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
     ls[0] = 0;
     const int nt = sim_parallel_pairs(sim, n) ? sim_threads(sim) : 1;
     /* one pass into the last list's storage when it is large enough (and the
-     * threads are at most two), else counted first and then written */
-    const int one = nt <= 2 && s->cap_pairs > 0 ? list_one_pass(s, g, n, nt) : 1;
+     * threads are at most two), else counted first and then written; narrow
+     * while the rows reach less than 2^16 places ahead, then wide for good */
+    s->narrow = s->narrow_ok;
+    int one = nt <= 2 && s->cap_bytes > 0 ? list_one_pass(s, g, n, nt) : 1;
     if (one < 0)
         return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's rows of %zu particles", n);
-    if (one && list_pass(s, g, n, nt, NULL))
+    if (one == 2)
+        s->narrow = s->narrow_ok = 0;
+    if (one && list_pass(s, g, n, nt, 0))
         return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's scan of %zu particles", n);
-    size_t total = 0;
+    size_t total = 0, maxrow = 0; /* and the longest row */
     for (size_t k = 0; k < n; k++) {
         total += ls[k + 1];
+        maxrow = ls[k + 1] > maxrow ? ls[k + 1] : maxrow;
         if (total > UINT32_MAX)
             return pfb_err_set(err, PFB_EINVAL, "muller: more than %lu pairs within the list radius; "
                                "valid: fewer particles or a smaller list_skin", (unsigned long)UINT32_MAX);
         ls[k + 1] = (uint32_t)total;
     }
-    if (total + 4 > s->cap_pairs) { /* 4 spare: the rows' last four are read as one vector */
-        size_t cap = total + total / 4 + 64;
-        uint32_t *lj = realloc(s->lj, cap * sizeof *lj);
-        if (!lj)
-            return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu listed pairs", total);
-        s->lj = lj;
-        s->cap_pairs = cap;
+    /* the row buffers, and the list's storage with 8 spare entries (a row's
+     * last four are read as one vector) */
+    rc = ensure_records(s, 0, maxrow, sim_threads(sim), err);
+    if (rc)
+        return rc;
+    for (;;) { /* (a wide pass always succeeds) */
+        const size_t es = s->narrow ? sizeof(uint16_t) : sizeof(uint32_t);
+        if (es * (total + 8) > s->cap_bytes) {
+            const size_t cap = es * (total + total / 4 + 64);
+            void *lj = realloc(s->lj, cap);
+            if (!lj)
+                return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu listed pairs", total);
+            s->lj = lj;
+            s->cap_bytes = cap;
+        }
+        if (!one)
+            break;
+        one = list_pass(s, g, n, nt, 1);
+        if (one == 1)
+            return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's scan of %zu particles", n);
+        if (one == 2)
+            s->narrow = s->narrow_ok = 0;
     }
-    uint32_t *restrict lj = s->lj;
-    if (one && list_pass(s, g, n, nt, lj))
-        return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's scan of %zu particles", n);
-    memset(lj + total, 0, 4 * sizeof *lj);
+    memset((char *)s->lj + (s->narrow ? sizeof(uint16_t) : sizeof(uint32_t)) * total, 0,
+           8 * (s->narrow ? sizeof(uint16_t) : sizeof(uint32_t)));
     s->last_pairs = total;
     /* the blocks: B_0 = 0, B_1 = min(n, MIN), B_b+2 = max(B_b+1 + MIN, 1 + largest j of block b) */
     size_t *blk = s->blk, nb = 0;
@@ -579,9 +668,9 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
     nb = 1;
     while (blk[nb] < n) {
         size_t top = blk[nb] + MULLER_BLOCK_MIN;
-        for (size_t k = blk[nb - 1]; k < blk[nb]; k++) /* a row's largest j is its last (rows ascend) */
-            if (ls[k + 1] > ls[k] && lj[ls[k + 1] - 1] + (size_t)1 > top)
-                top = lj[ls[k + 1] - 1] + (size_t)1;
+        for (size_t k = blk[nb - 1]; k < blk[nb]; k++)
+            if (ls[k + 1] > ls[k] && row_last(s, k) + 1 > top)
+                top = row_last(s, k) + 1;
         blk[nb + 1] = top < n ? top : n;
         nb++;
     }
@@ -605,12 +694,10 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
         s->task[2 * nb + t] = 2 * nb + bord[t];
         s->task[3 * nb + t] = 3 * nb + t;
     }
-    size_t reach = 0, maxrow = 0; /* the farthest any row reaches ahead (its last j: rows ascend), the longest row */
-    for (size_t k = 0; k < n; k++) {
-        if (ls[k + 1] > ls[k] && lj[ls[k + 1] - 1] - k > reach)
-            reach = lj[ls[k + 1] - 1] - k;
-        maxrow = ls[k + 1] - ls[k] > maxrow ? ls[k + 1] - ls[k] : maxrow;
-    }
+    size_t reach = 0; /* the farthest any row reaches ahead */
+    for (size_t k = 0; k < n; k++)
+        if (ls[k + 1] > ls[k] && row_last(s, k) - k > reach)
+            reach = row_last(s, k) - k;
     rc = ensure_records(s, reach, maxrow, sim_threads(sim), err);
     if (rc)
         return rc;
@@ -1041,18 +1128,20 @@ static void block_rows(muller_state *s, const pfb_sim *sim, int pass, size_t b)
     }
     const int t = thread_num();
     double *pk = s->pk[t];
-    uint32_t *buf = s->cj[t];
+    uint32_t *rb = s->cj[t], *buf = rb + s->cap_cj;
     const muller_row_fn row = pass ? s->force_row : s->density_row;
     size_t done = lo; /* records [lo, done) packed */
     for (size_t k = lo; k < mid; k++) {
-        const size_t need = s->ls[k + 1] > s->ls[k] ? s->lj[s->ls[k + 1] - 1] + (size_t)1 : k + 1;
+        const size_t len = s->ls[k + 1] - s->ls[k];
+        const uint32_t *r = list_row(s, k, rb);
+        const size_t need = len ? r[len - 1] + (size_t)1 : k + 1; /* its last j: rows ascend */
         if (need > done) {
             size_t to = done + MULLER_PACK > need ? done + MULLER_PACK : need;
             to = to < hi ? to : hi;
             pack_records(s, sim, pass, done, to, pk);
             done = to;
         }
-        row(s, k, pk, s->wmask, buf);
+        row(s, k, r, len, pk, s->wmask, buf);
     }
 }
 
@@ -1280,7 +1369,8 @@ static double muller_suggest_dt(const void *state, const pfb_sim *sim)
     return dt;
 }
 
-static const char *const muller_diag_names[] = {"rho0", "rho_max_rel", "n_surface", "list_builds", NULL};
+static const char *const muller_diag_names[] = {"rho0", "rho_max_rel", "n_surface", "list_builds",
+                                                "list_entry_bytes", NULL};
 
 static void muller_diag(const void *state, const pfb_sim *sim, double *values)
 {
@@ -1293,6 +1383,7 @@ static void muller_diag(const void *state, const pfb_sim *sim, double *values)
     values[1] = s->have_accel ? mx / s->rho0 : NAN;
     values[2] = (double)s->n_surface;
     values[3] = (double)s->builds;
+    values[4] = s->builds ? (s->narrow ? 2.0 : 4.0) : NAN; /* the current list's storage per pair */
 }
 
 static double muller_surface_tension(const void *state)
