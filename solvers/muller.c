@@ -126,15 +126,13 @@ static const pfb_param_spec muller_params[] = {
     {"wall_friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "tangential velocity removed at walls (0 slip, 1 no-slip)", NULL},
     {"list_skin", PFB_PARAM_DOUBLE, 0.1, 0.01, 1.0, "1", "neighbour list radius h (1 + skin), rebuilt when a particle moved 0.45 skin h", NULL},
     {"simd", PFB_PARAM_BOOL, 1, 0, 1, "", "AVX2 pair loops where the CPU has them (the same bits as without)", NULL},
-    {"narrow_list", PFB_PARAM_BOOL, 1, 0, 1, "", "the list's entries as 16-bit offsets j - i while no row reaches 65,536 places ahead (half its memory; the same bits as without)", NULL},
     {"cfl", PFB_PARAM_DOUBLE, 0.15, 0.01, 2.0, "1", "CFL number of the suggested time step", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 struct muller_state;
 /* the most threads the pair loops use */
 #define MULLER_MAX_THREADS 256
-typedef void (*muller_row_fn)(struct muller_state *s, size_t i, const uint32_t *row, size_t len, const double *pk,
-                              size_t wmask, uint32_t *buf);
+typedef void (*muller_row_fn)(struct muller_state *s, size_t i, const double *pk, size_t wmask, uint32_t *buf);
 
 typedef struct muller_state {
     int clamp, simd, dim;
@@ -144,26 +142,20 @@ typedef struct muller_state {
     int f_rho, f_p, f_a;   /* particle field indices: density, pressure, acceleration */
     int have_accel;
     size_t n_surface;
-    /* the half list (pairs i < j within hl at its build; rows ls[i] .. ls[i+1]-1 of
-     * lj: j itself (uint32_t), or j - i (uint16_t) when narrow), its blocks
-     * blk[0 .. nblk], and per particle the force pass's sums, one 64-byte
-     * line: f (3 doubles, then a 0), grad c_S (3), lap c_S */
-    uint32_t *ls;
-    void *lj;
-    int narrow;            /* the format of the current list */
-    int narrow_ok;         /* narrow_list, until a list's rows reached too far (then wide for good) */
+    /* the half list (pairs i < j within hl at its build; rows ls[i] .. ls[i+1]-1 of lj),
+     * its blocks blk[0 .. nblk], and per particle m / rho and the colour-field sums
+     * (grad c_S, lap c_S: 4 doubles) */
+    uint32_t *ls, *lj;
     size_t last_pairs;     /* pairs of the last list */
-    size_t cap_n, cap_bytes, *blk, nblk, *bord; /* cap_bytes: lj's size; bord: the even blocks, then
-                                                   the odd, each largest first (the order the threads take them) */
+    size_t cap_n, cap_pairs, *blk, nblk, *bord; /* bord: the even blocks, then the odd, each
+                                                             largest first (the order the threads take them) */
     unsigned long list_gen; /* sim->grid_gen of the grid it was built on */
     long builds;           /* lists built so far */
-    double *cs;            /* the sums: 8 doubles per particle, 64-byte aligned */
+    double *cs;
     uint32_t *inh;         /* per particle, bit q: pair q of its row was within h in this
                               step's density pass (pairs 0-31; see "The pair loops") */
-    uint32_t *cj[MULLER_MAX_THREADS]; /* per thread, two rows of cap_cj: a row as indices j (a
-                                         narrow row decoded, or a row in the making), and the
-                                         force pass's compacted row */
-    size_t cap_cj;         /* entries of each of the two: the longest row + 8 */
+    uint32_t *cj[MULLER_MAX_THREADS]; /* per thread, the force pass's compacted row */
+    size_t cap_cj;         /* entries each cj[t] holds: the longest row + 8 */
     /* per thread, a window of packed records (see "The pair loops"): 8 doubles
      * (64 bytes, one cache line) per particle, particle k in record k & wmask */
     double *pk[MULLER_MAX_THREADS];
@@ -216,7 +208,6 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->clamp = params_get_int(p, "clamp_pressure");
     s->dim = sim->dim;
     s->simd = params_get_int(p, "simd");
-    s->narrow_ok = params_get_int(p, "narrow_list");
     s->sigma = params_get(p, "surface_tension");
     s->l = params_get(p, "surface_threshold");
     s->e = params_get(p, "wall_restitution");
@@ -293,16 +284,6 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * alternating); when the storage is too small (the list grew by more than
  * 1/32) or on more threads, the two scans.
  *
- * Narrow list (narrow_list, default on): a row's entries j are stored as the
- * offsets j - i in 16 bits, as long as no row reaches 2^16 places ahead
- * (cell order keeps rows short: in the 3D dam break 6,000 places at 60k
- * particles and 38,000 at 10^6, growing as n^(2/3), so up to about 2 10^6
- * particles), and decoded into a per-thread
- * buffer as each row runs; a list whose rows reach farther is made wide (32
- * bits) and every later one too.  Same pairs, same order, same bits; 2 bytes
- * per pair instead of 4 (3D dam break, 60k particles: 266 -> 236 bytes per
- * particle at rest).
- *
  * Each pair is evaluated once and its terms added to both particles (the paper's
  * sums are symmetric up to the factors m_j / rho_j, applied per side).  Race-free
  * and independent of the thread count: the rows are cut into blocks [B_b, B_b+1)
@@ -343,19 +324,7 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * size is the power of 2 above the farthest any row reaches ahead (its last
  * j - i, about 6,000 places at 60k, 38,000 at 10^6), 8-17 bytes per particle
  * in all, where a global copy would cost 64 against the 300-byte budget
- * (measured 330).
- *
- * Sum lines: the force pass adds each pair's terms for j to j's force (3
- * values) and colour-field sums (4).  They are one 64-byte aligned line per
- * particle (cs: f, a 0, grad c_S, lap c_S), each pair's share two 32-byte
- * adds, where the accel field (24 bytes, every third one across two lines)
- * and a 4-double array took one line or two more and a scalar add; the
- * accelerations are written from the line at the end (block_forces_done).
- * Same bits (every sum gets the same terms in the same order); 3% fewer
- * instructions (callgrind, 3D dam break at rest, one thread); in the flow,
- * one thread each on the two cores at once, 4 rounds: 319-472 against
- * 467-477 ns median (the cores slowed); 32 more bytes per particle, paid for
- * by the narrow list. */
+ * (measured 330). */
 /* minimum rows per block (the blocks are otherwise as short as the pairs allow) */
 #define MULLER_BLOCK_MIN 256
 /* records packed at a time, at least (block_rows) */
@@ -368,9 +337,9 @@ static int ensure_arrays(muller_state *s, size_t n, pfb_err *err)
         uint32_t *ls = realloc(s->ls, (cap + 1) * sizeof *ls);
         if (ls)
             s->ls = ls;
-        free(s->cs); /* (its content lasts one step) */
-        double *cs = ls ? aligned_alloc(64, 8 * cap * sizeof *cs) : NULL;
-        s->cs = cs;
+        double *cs = ls ? realloc(s->cs, 4 * cap * sizeof *cs) : NULL;
+        if (cs)
+            s->cs = cs;
         uint32_t *inh = cs ? realloc(s->inh, cap * sizeof *inh) : NULL;
         if (inh)
             s->inh = inh;
@@ -399,8 +368,8 @@ static int ensure_arrays(muller_state *s, size_t n, pfb_err *err)
 /* Per thread, a window of packed records for rows that reach at most `reach`
  * places ahead: the smallest power of 2 above reach + MULLER_PACK (so that
  * the records of rows r to r + reach, and the next MULLER_PACK packed ahead,
- * are all in place at once); and the two row buffers (cj) for rows of up to
- * maxrow pairs. */
+ * are all in place at once); and the force pass's buffer for a row's pairs
+ * within h, for rows of up to maxrow pairs (cj). */
 static int ensure_records(muller_state *s, size_t reach, size_t maxrow, int threads, pfb_err *err)
 {
     if (threads > MULLER_MAX_THREADS)
@@ -429,7 +398,7 @@ static int ensure_records(muller_state *s, size_t reach, size_t maxrow, int thre
         if (!s->pk[s->npk])
             s->pk[s->npk] = aligned_alloc(64, 8 * s->cap_pk * sizeof(double));
         if (!s->cj[s->npk])
-            s->cj[s->npk] = malloc(2 * s->cap_cj * sizeof(uint32_t));
+            s->cj[s->npk] = malloc(s->cap_cj * sizeof(uint32_t));
         if (!s->pk[s->npk] || !s->cj[s->npk])
             return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu packed records and a row of %zu",
                                s->cap_pk, s->cap_cj);
@@ -460,42 +429,10 @@ static pfb_half_scan *half_scan(muller_state *s)
     return s->scan[t];
 }
 
-/* Row k (its entries j in src, ascending) as offsets j - k to dst; returns 1
- * when its last is beyond 16 bits (nothing usable written). */
-static int narrow_row(const uint32_t *restrict src, size_t len, size_t k, uint16_t *restrict dst)
-{
-    if (len && src[len - 1] - k > UINT16_MAX)
-        return 1;
-    for (size_t e = 0; e < len; e++)
-        dst[e] = (uint16_t)(src[e] - k);
-    return 0;
-}
-
-/* Row k of the list as its entries j: in place (wide), or decoded into buf
- * (narrow; buf holds the longest row + 8). */
-static inline const uint32_t *list_row(const muller_state *s, size_t k, uint32_t *restrict buf)
-{
-    const size_t a = s->ls[k], len = s->ls[k + 1] - a;
-    if (!s->narrow)
-        return (const uint32_t *)s->lj + a;
-    const uint16_t *restrict src = (const uint16_t *)s->lj + a;
-    for (size_t e = 0; e < len; e++)
-        buf[e] = (uint32_t)(k + src[e]);
-    return buf;
-}
-
-/* The largest j of row k, which is not empty (its last: rows ascend). */
-static inline size_t row_last(const muller_state *s, size_t k)
-{
-    const size_t e = s->ls[k + 1] - 1;
-    return s->narrow ? k + ((const uint16_t *)s->lj)[e] : ((const uint32_t *)s->lj)[e];
-}
-
 /* One pass over the list's rows on nt threads: each row's length to
- * ls[k + 1] when write is 0, else the row written at lj + ls[k] (narrow: made
- * in the thread's row buffer first).  Returns 1 when a thread had no scan
- * (out of memory), 2 when a narrow row reached too far. */
-static int list_pass(muller_state *s, const pfb_grid *g, size_t n, int nt, int write)
+ * ls[k + 1] when lj is NULL, else the row written at lj + ls[k].  Returns 1
+ * when a thread had no scan (out of memory). */
+static int list_pass(muller_state *s, const pfb_grid *g, size_t n, int nt, uint32_t *lj)
 {
     uint32_t *restrict ls = s->ls;
     int failed = 0;
@@ -503,23 +440,15 @@ static int list_pass(muller_state *s, const pfb_grid *g, size_t n, int nt, int w
     {
         pfb_half_scan *w = half_scan(s);
         failed = w == NULL;
-        uint32_t *rb = s->cj[thread_num()];
 #pragma omp for schedule(dynamic, 512)
-        for (size_t k = 0; k < n; k++) {
-            if (!w)
-                continue;
-            if (!write) {
-                ls[k + 1] = (uint32_t)grid_half_row(g, w, k, NULL, 0);
-            } else if (!s->narrow) {
-                grid_half_row(g, w, k, (uint32_t *)s->lj + ls[k], ls[k + 1] - ls[k]);
-            } else {
-                const size_t len = ls[k + 1] - ls[k];
-                grid_half_row(g, w, k, rb, len);
-                failed |= 2 * narrow_row(rb, len, k, (uint16_t *)s->lj + ls[k]);
+        for (size_t k = 0; k < n; k++)
+            if (w) {
+                const size_t len = grid_half_row(g, w, k, lj ? lj + ls[k] : NULL, lj ? ls[k + 1] - ls[k] : 0);
+                if (!lj)
+                    ls[k + 1] = (uint32_t)len;
             }
-        }
     }
-    return failed & 1 ? 1 : failed;
+    return failed;
 }
 
 /* Build the half list and its blocks from sim->grid, which must be the grid of
@@ -534,18 +463,16 @@ static int list_pass(muller_state *s, const pfb_grid *g, size_t n, int nt, int w
  * written into the side's buffer first and copied once its size is known, so
  * that the two never overlap (the room is claimed by one atomic count).  Then
  * the end part is moved down to close the gap, and ls[k + 1] holds row k's
- * length.  The rows are those of list_pass, whichever side made them (narrow:
- * as offsets, made wide in the side's buffer).  Returns 0, 1 when the storage
- * was too small (nothing usable written), 2 when a narrow row reached too far
- * (the same), or -1 when out of memory. */
+ * length.  The rows are those of list_pass, whichever side made them.
+ * Returns 0, 1 when the storage was too small (nothing usable written), or -1
+ * when out of memory. */
 static int list_one_pass(muller_state *s, const pfb_grid *g, size_t n, int nt)
 {
-    uint32_t *restrict ls = s->ls;
-    const size_t es = s->narrow ? sizeof(uint16_t) : sizeof(uint32_t);
+    uint32_t *restrict ls = s->ls, *lj = s->lj;
     /* the end side starts at most 1/32 above the last list's size: the
      * storage's spare beyond (a quarter) stays untouched, out of the resident set */
     const size_t pairs = s->last_pairs, room = pairs + pairs / 32 + 1024,
-                 cap = room < s->cap_bytes / es ? room : s->cap_bytes / es,
+                 cap = room < s->cap_pairs ? room : s->cap_pairs,
                  ch = n / 16 > MULLER_LIST_CHUNK ? MULLER_LIST_CHUNK : n / 16 < 64 ? 64 : n / 16,
                  nc = (n + ch - 1) / ch;
     size_t used_side[2] = {0, 0};
@@ -596,25 +523,14 @@ static int list_one_pass(muller_state *s, const pfb_grid *g, size_t n, int nt)
                 break;
             }
             pos += m;
-            char *dst = (char *)s->lj + es * (side == 0 ? pos - m : cap - pos);
-            if (!s->narrow) {
-                memcpy(dst, s->lbuf[side], m * es);
-            } else {
-                const uint32_t *src = s->lbuf[side];
-                uint16_t *d16 = (uint16_t *)(void *)dst;
-                for (size_t k = lo; k < hi; src += ls[k + 1], d16 += ls[k + 1], k++)
-                    if (narrow_row(src, ls[k + 1], k, d16)) {
-                        atomic_store(&stop, 2);
-                        break;
-                    }
-            }
+            memcpy(side == 0 ? lj + pos - m : lj + cap - pos, s->lbuf[side], m * sizeof *lj);
         }
         used_side[side] = pos;
     }
     const int rc = atomic_load(&stop);
     if (rc)
         return rc;
-    memmove((char *)s->lj + es * used_side[0], (char *)s->lj + es * (cap - used_side[1]), es * used_side[1]);
+    memmove(lj + used_side[0], lj + cap - used_side[1], used_side[1] * sizeof *lj);
     return 0;
 }
 
@@ -629,50 +545,32 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
     ls[0] = 0;
     const int nt = sim_parallel_pairs(sim, n) ? sim_threads(sim) : 1;
     /* one pass into the last list's storage when it is large enough (and the
-     * threads are at most two), else counted first and then written; narrow
-     * while the rows reach less than 2^16 places ahead, then wide for good */
-    s->narrow = s->narrow_ok;
-    int one = nt <= 2 && s->cap_bytes > 0 ? list_one_pass(s, g, n, nt) : 1;
+     * threads are at most two), else counted first and then written */
+    const int one = nt <= 2 && s->cap_pairs > 0 ? list_one_pass(s, g, n, nt) : 1;
     if (one < 0)
         return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's rows of %zu particles", n);
-    if (one == 2)
-        s->narrow = s->narrow_ok = 0;
-    if (one && list_pass(s, g, n, nt, 0))
+    if (one && list_pass(s, g, n, nt, NULL))
         return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's scan of %zu particles", n);
-    size_t total = 0, maxrow = 0; /* and the longest row */
+    size_t total = 0;
     for (size_t k = 0; k < n; k++) {
         total += ls[k + 1];
-        maxrow = ls[k + 1] > maxrow ? ls[k + 1] : maxrow;
         if (total > UINT32_MAX)
             return pfb_err_set(err, PFB_EINVAL, "muller: more than %lu pairs within the list radius; "
                                "valid: fewer particles or a smaller list_skin", (unsigned long)UINT32_MAX);
         ls[k + 1] = (uint32_t)total;
     }
-    /* the row buffers, and the list's storage with 8 spare entries (a row's
-     * last four are read as one vector) */
-    rc = ensure_records(s, 0, maxrow, sim_threads(sim), err);
-    if (rc)
-        return rc;
-    for (;;) { /* (a wide pass always succeeds) */
-        const size_t es = s->narrow ? sizeof(uint16_t) : sizeof(uint32_t);
-        if (es * (total + 8) > s->cap_bytes) {
-            const size_t cap = es * (total + total / 4 + 64);
-            void *lj = realloc(s->lj, cap);
-            if (!lj)
-                return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu listed pairs", total);
-            s->lj = lj;
-            s->cap_bytes = cap;
-        }
-        if (!one)
-            break;
-        one = list_pass(s, g, n, nt, 1);
-        if (one == 1)
-            return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's scan of %zu particles", n);
-        if (one == 2)
-            s->narrow = s->narrow_ok = 0;
+    if (total + 4 > s->cap_pairs) { /* 4 spare: the rows' last four are read as one vector */
+        size_t cap = total + total / 4 + 64;
+        uint32_t *lj = realloc(s->lj, cap * sizeof *lj);
+        if (!lj)
+            return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu listed pairs", total);
+        s->lj = lj;
+        s->cap_pairs = cap;
     }
-    memset((char *)s->lj + (s->narrow ? sizeof(uint16_t) : sizeof(uint32_t)) * total, 0,
-           8 * (s->narrow ? sizeof(uint16_t) : sizeof(uint32_t)));
+    uint32_t *restrict lj = s->lj;
+    if (one && list_pass(s, g, n, nt, lj))
+        return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's scan of %zu particles", n);
+    memset(lj + total, 0, 4 * sizeof *lj);
     s->last_pairs = total;
     /* the blocks: B_0 = 0, B_1 = min(n, MIN), B_b+2 = max(B_b+1 + MIN, 1 + largest j of block b) */
     size_t *blk = s->blk, nb = 0;
@@ -681,9 +579,9 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
     nb = 1;
     while (blk[nb] < n) {
         size_t top = blk[nb] + MULLER_BLOCK_MIN;
-        for (size_t k = blk[nb - 1]; k < blk[nb]; k++)
-            if (ls[k + 1] > ls[k] && row_last(s, k) + 1 > top)
-                top = row_last(s, k) + 1;
+        for (size_t k = blk[nb - 1]; k < blk[nb]; k++) /* a row's largest j is its last (rows ascend) */
+            if (ls[k + 1] > ls[k] && lj[ls[k + 1] - 1] + (size_t)1 > top)
+                top = lj[ls[k + 1] - 1] + (size_t)1;
         blk[nb + 1] = top < n ? top : n;
         nb++;
     }
@@ -707,10 +605,12 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
         s->task[2 * nb + t] = 2 * nb + bord[t];
         s->task[3 * nb + t] = 3 * nb + t;
     }
-    size_t reach = 0; /* the farthest any row reaches ahead */
-    for (size_t k = 0; k < n; k++)
-        if (ls[k + 1] > ls[k] && row_last(s, k) - k > reach)
-            reach = row_last(s, k) - k;
+    size_t reach = 0, maxrow = 0; /* the farthest any row reaches ahead (its last j: rows ascend), the longest row */
+    for (size_t k = 0; k < n; k++) {
+        if (ls[k + 1] > ls[k] && lj[ls[k + 1] - 1] - k > reach)
+            reach = lj[ls[k + 1] - 1] - k;
+        maxrow = ls[k + 1] - ls[k] > maxrow ? ls[k + 1] - ls[k] : maxrow;
+    }
     rc = ensure_records(s, reach, maxrow, sim_threads(sim), err);
     if (rc)
         return rc;
@@ -850,19 +750,25 @@ static inline void vd4_add1(double *t, const uint32_t *j, vd4 a)
     for (size_t p = 0; p < 4; p++)
         t[j[p]] += a.l[p];
 }
-/* t[8 j[p] + 0..7] += (a, b, c, d, e, f, g, k) lane p */
-static inline void vd4_add8(double *t, const uint32_t *j, vd4 a, vd4 b, vd4 c, vd4 d, vd4 e, vd4 f, vd4 g, vd4 k)
+/* t[3 j[p] + 0..2] += (a, b, c) lane p */
+static inline void vd4_add3(double *t, const uint32_t *j, vd4 a, vd4 b, vd4 c)
 {
     for (size_t p = 0; p < 4; p++) {
-        double *r = t + 8 * (size_t)j[p];
+        double *r = t + 3 * (size_t)j[p];
+        r[0] += a.l[p];
+        r[1] += b.l[p];
+        r[2] += c.l[p];
+    }
+}
+/* t[4 j[p] + 0..3] += (a, b, c, d) lane p */
+static inline void vd4_add4(double *t, const uint32_t *j, vd4 a, vd4 b, vd4 c, vd4 d)
+{
+    for (size_t p = 0; p < 4; p++) {
+        double *r = t + 4 * (size_t)j[p];
         r[0] += a.l[p];
         r[1] += b.l[p];
         r[2] += c.l[p];
         r[3] += d.l[p];
-        r[4] += e.l[p];
-        r[5] += f.l[p];
-        r[6] += g.l[p];
-        r[7] += k.l[p];
     }
 }
 /* the number of bits set in b */
@@ -889,16 +795,16 @@ static inline size_t compact4_base(const uint32_t *src, unsigned keep, uint32_t 
             dst[m++] = src[k];
     return m;
 }
-/* the end of a force row: each lane sum to its particle's sums t[0..2], t[4..7] */
-static inline void vd4_row_end(double *t, vd4 f0, vd4 f1, vd4 f2, vd4 n0, vd4 n1, vd4 n2, vd4 lc)
+/* the end of a force row: each lane sum to its particle's sums (acc: 3, cs: 4) */
+static inline void vd4_row_end(double *acc, double *cs, vd4 f0, vd4 f1, vd4 f2, vd4 n0, vd4 n1, vd4 n2, vd4 lc)
 {
-    t[0] += vd4_hsum(f0);
-    t[1] += vd4_hsum(f1);
-    t[2] += vd4_hsum(f2);
-    t[4] += vd4_hsum(n0);
-    t[5] += vd4_hsum(n1);
-    t[6] += vd4_hsum(n2);
-    t[7] += vd4_hsum(lc);
+    acc[0] += vd4_hsum(f0);
+    acc[1] += vd4_hsum(f1);
+    acc[2] += vd4_hsum(f2);
+    cs[0] += vd4_hsum(n0);
+    cs[1] += vd4_hsum(n1);
+    cs[2] += vd4_hsum(n2);
+    cs[3] += vd4_hsum(lc);
 }
 #define vd vd4
 #define V_SET1 vd4_set1
@@ -915,7 +821,8 @@ static inline void vd4_row_end(double *t, vd4 f0, vd4 f1, vd4 f2, vd4 n0, vd4 n1
 #define V_SEL_NE vd4_sel_ne
 #define V_HSUM vd4_hsum
 #define V_ADD1 vd4_add1
-#define V_ADD8 vd4_add8
+#define V_ADD3 vd4_add3
+#define V_ADD4 vd4_add4
 #define V_POS_BITS vd4_pos_bits
 #define V_COMPACT4 compact4_base
 #define V_ROW_QUAD row_quad
@@ -940,7 +847,8 @@ static inline void vd4_row_end(double *t, vd4 f0, vd4 f1, vd4 f2, vd4 n0, vd4 n1
 #undef V_SEL_NE
 #undef V_HSUM
 #undef V_ADD1
-#undef V_ADD8
+#undef V_ADD3
+#undef V_ADD4
 #undef V_POS_BITS
 #undef V_COMPACT4
 #undef V_ROW_QUAD
@@ -1010,13 +918,15 @@ __attribute__((target("avx2,fma"))) static inline __m256d muller_hsum4_avx2(__m2
     const __m256d ab = _mm256_hadd_pd(a, b), cd = _mm256_hadd_pd(c, d);
     return _mm256_add_pd(_mm256_permute2f128_pd(ab, cd, 0x20), _mm256_permute2f128_pd(ab, cd, 0x31));
 }
-/* the same as vd4_row_end (t[3] += 0) */
-__attribute__((target("avx2,fma"))) static inline void muller_row_end_avx2(double *t, __m256d f0, __m256d f1,
-                                                                      __m256d f2, __m256d n0, __m256d n1,
-                                                                      __m256d n2, __m256d lc)
+/* the same as vd4_row_end */
+__attribute__((target("avx2,fma"))) static inline void muller_row_end_avx2(double *acc, double *cs, __m256d f0,
+                                                                      __m256d f1, __m256d f2, __m256d n0,
+                                                                      __m256d n1, __m256d n2, __m256d lc)
 {
-    _mm256_store_pd(t, _mm256_add_pd(_mm256_load_pd(t), muller_hsum4_avx2(f0, f1, f2, _mm256_setzero_pd())));
-    _mm256_store_pd(t + 4, _mm256_add_pd(_mm256_load_pd(t + 4), muller_hsum4_avx2(n0, n1, n2, lc)));
+    const __m256d f = muller_hsum4_avx2(f0, f1, f2, _mm256_setzero_pd());
+    _mm_storeu_pd(acc, _mm_add_pd(_mm_loadu_pd(acc), _mm256_castpd256_pd128(f)));
+    _mm_store_sd(acc + 2, _mm_add_sd(_mm_load_sd(acc + 2), _mm256_extractf128_pd(f, 1)));
+    _mm256_storeu_pd(cs, _mm256_add_pd(_mm256_loadu_pd(cs), muller_hsum4_avx2(n0, n1, n2, lc)));
 }
 /* the same as vd4_add1 */
 __attribute__((target("avx2,fma"))) static inline void muller_add1_avx2(double *t, const uint32_t *j, __m256d a)
@@ -1027,7 +937,22 @@ __attribute__((target("avx2,fma"))) static inline void muller_add1_avx2(double *
     _mm_store_sd(t + j[2], _mm_add_sd(_mm_load_sd(t + j[2]), hi));
     _mm_store_sd(t + j[3], _mm_add_sd(_mm_load_sd(t + j[3]), _mm_unpackhi_pd(hi, hi)));
 }
-/* lanes (a, b, c, d) transposed into one vector per pair, each added to t + 8 j[p] */
+/* the same as vd4_add3: (a, b) lanes transposed into pairs, c lane by lane */
+__attribute__((target("avx2,fma"))) static inline void muller_add3_avx2(double *t, const uint32_t *j, __m256d a,
+                                                                   __m256d b, __m256d c)
+{
+    const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b);
+    const __m128d ab[4] = {_mm256_castpd256_pd128(t0), _mm256_castpd256_pd128(t1), _mm256_extractf128_pd(t0, 1),
+                           _mm256_extractf128_pd(t1, 1)};
+    const __m128d clo = _mm256_castpd256_pd128(c), chi = _mm256_extractf128_pd(c, 1);
+    const __m128d cc[4] = {clo, _mm_unpackhi_pd(clo, clo), chi, _mm_unpackhi_pd(chi, chi)};
+    for (size_t p = 0; p < 4; p++) {
+        double *q = t + 3 * (size_t)j[p];
+        _mm_storeu_pd(q, _mm_add_pd(_mm_loadu_pd(q), ab[p]));
+        _mm_store_sd(q + 2, _mm_add_sd(_mm_load_sd(q + 2), cc[p]));
+    }
+}
+/* the same as vd4_add4: lanes transposed into one vector per pair */
 __attribute__((target("avx2,fma"))) static inline void muller_add4_avx2(double *t, const uint32_t *j, __m256d a,
                                                                    __m256d b, __m256d c, __m256d d)
 {
@@ -1036,17 +961,9 @@ __attribute__((target("avx2,fma"))) static inline void muller_add4_avx2(double *
     const __m256d r[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
                           _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
     for (size_t p = 0; p < 4; p++) {
-        double *q = t + 8 * (size_t)j[p];
-        _mm256_store_pd(q, _mm256_add_pd(_mm256_load_pd(q), r[p]));
+        double *q = t + 4 * (size_t)j[p];
+        _mm256_storeu_pd(q, _mm256_add_pd(_mm256_loadu_pd(q), r[p]));
     }
-}
-/* the same as vd4_add8: two halves of a line per pair */
-__attribute__((target("avx2,fma"))) static inline void muller_add8_avx2(double *t, const uint32_t *j, __m256d a,
-                                                                   __m256d b, __m256d c, __m256d d, __m256d e,
-                                                                   __m256d f, __m256d g, __m256d k)
-{
-    muller_add4_avx2(t, j, a, b, c, d);
-    muller_add4_avx2(t + 4, j, e, f, g, k);
 }
 #define vd __m256d
 #define V_SET1 _mm256_set1_pd
@@ -1063,7 +980,8 @@ __attribute__((target("avx2,fma"))) static inline void muller_add8_avx2(double *
 #define V_SEL_NE(a, b, x) _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_NEQ_OQ), x)
 #define V_HSUM muller_hsum_avx2
 #define V_ADD1 muller_add1_avx2
-#define V_ADD8 muller_add8_avx2
+#define V_ADD3 muller_add3_avx2
+#define V_ADD4 muller_add4_avx2
 #define V_POS_BITS(d) ((uint32_t)_mm256_movemask_pd(_mm256_cmp_pd(d, _mm256_setzero_pd(), _CMP_GT_OQ)))
 #define V_COMPACT4 muller_compact4_avx2
 #define V_ROW_QUAD muller_row_quad_avx2
@@ -1123,20 +1041,18 @@ static void block_rows(muller_state *s, const pfb_sim *sim, int pass, size_t b)
     }
     const int t = thread_num();
     double *pk = s->pk[t];
-    uint32_t *rb = s->cj[t], *buf = rb + s->cap_cj;
+    uint32_t *buf = s->cj[t];
     const muller_row_fn row = pass ? s->force_row : s->density_row;
     size_t done = lo; /* records [lo, done) packed */
     for (size_t k = lo; k < mid; k++) {
-        const size_t len = s->ls[k + 1] - s->ls[k];
-        const uint32_t *r = list_row(s, k, rb);
-        const size_t need = len ? r[len - 1] + (size_t)1 : k + 1; /* its last j: rows ascend */
+        const size_t need = s->ls[k + 1] > s->ls[k] ? s->lj[s->ls[k + 1] - 1] + (size_t)1 : k + 1;
         if (need > done) {
             size_t to = done + MULLER_PACK > need ? done + MULLER_PACK : need;
             to = to < hi ? to : hi;
             pack_records(s, sim, pass, done, to, pk);
             done = to;
         }
-        row(s, k, r, len, pk, s->wmask, buf);
+        row(s, k, pk, s->wmask, buf);
     }
 }
 
@@ -1147,16 +1063,17 @@ static void block_density_done(muller_state *s, const pfb_sim *sim, size_t b)
     const double hh = s->h * s->h;
     /* the self term of lap c_S: V_i c6 h^2 (0 - 6 dim h^2) (eq. 15 at r = 0) */
     const double lap0 = s->c6 * hh * (-6.0 * (double)sim->dim * hh);
-    double *restrict rho = s->rho, *restrict pr = sim->p.field[s->f_p].data, *restrict cs = s->cs;
+    double *restrict rho = s->rho, *restrict pr = sim->p.field[s->f_p].data, *restrict acc = s->acc,
+                     *restrict cs = s->cs;
     for (size_t i = s->blk[b]; i < s->blk[b + 1]; i++) {
         const double sum = s->c6 * rho[i];
         double pi = s->k * (sum - s->rho0); /* eq. 12 */
         pi = (s->clamp && pi < 0.0) ? 0.0 : pi;
         rho[i] = sum;
         pr[i] = pi;
-        double *t = cs + 8 * i;
-        t[0] = t[1] = t[2] = t[3] = t[4] = t[5] = t[6] = 0.0;
-        t[7] = (sim->p.m[i] / sum) * lap0; /* V_i, as the records' */
+        acc[3 * i] = acc[3 * i + 1] = acc[3 * i + 2] = 0.0;
+        cs[4 * i] = cs[4 * i + 1] = cs[4 * i + 2] = 0.0;
+        cs[4 * i + 3] = (sim->p.m[i] / sum) * lap0; /* V_i, as the records' */
     }
 }
 
@@ -1170,7 +1087,7 @@ static size_t block_forces_done(const muller_state *s, pfb_sim *sim, size_t b, d
     double *restrict acc = s->acc;
     size_t nsurf = 0;
     for (size_t i = s->blk[b]; i < s->blk[b + 1]; i++) {
-        const double *f = cs + 8 * i, *n = f + 4;
+        const double *n = cs + 4 * i;
         const double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         double c = 0.0;
         if (nn > s->l && nn > 0) { /* eq. 20: only near the surface */
@@ -1178,8 +1095,8 @@ static size_t block_forces_done(const muller_state *s, pfb_sim *sim, size_t b, d
             nsurf++;
         }
         for (int d = 0; d < 3; d++) {
-            const double fd = d < dim ? f[d] + c * n[d] : 0.0;
-            acc[3 * i + (size_t)d] = fd / rho[i] + (d < dim ? sim->g[d] : 0.0); /* eq. 8 */
+            const double f = d < dim ? acc[3 * i + (size_t)d] + c * n[d] : 0.0;
+            acc[3 * i + (size_t)d] = f / rho[i] + (d < dim ? sim->g[d] : 0.0); /* eq. 8 */
         }
         if (half_dt != 0.0)
             for (int d = 0; d < dim; d++)
@@ -1363,8 +1280,7 @@ static double muller_suggest_dt(const void *state, const pfb_sim *sim)
     return dt;
 }
 
-static const char *const muller_diag_names[] = {"rho0", "rho_max_rel", "n_surface", "list_builds",
-                                                "list_entry_bytes", NULL};
+static const char *const muller_diag_names[] = {"rho0", "rho_max_rel", "n_surface", "list_builds", NULL};
 
 static void muller_diag(const void *state, const pfb_sim *sim, double *values)
 {
@@ -1377,7 +1293,6 @@ static void muller_diag(const void *state, const pfb_sim *sim, double *values)
     values[1] = s->have_accel ? mx / s->rho0 : NAN;
     values[2] = (double)s->n_surface;
     values[3] = (double)s->builds;
-    values[4] = s->builds ? (s->narrow ? 2.0 : 4.0) : NAN; /* the current list's storage per pair */
 }
 
 static double muller_surface_tension(const void *state)

@@ -160,22 +160,16 @@ static void check_kernel_sums(const pfb_sim *sim, double h)
     free(pp);
 }
 
-/* The diag column `name` of the solver state. */
-static double diag_value(const void *st, const pfb_sim *sim, const char *name)
-{
-    double v[16];
-    pfb_solver_muller.diag(st, sim, v);
-    for (int k = 0; pfb_solver_muller.diag_names[k]; k++)
-        if (!strcmp(pfb_solver_muller.diag_names[k], name))
-            return v[k];
-    ck_abort_msg("no diag column %s", name);
-    return 0.0;
-}
-
 /* The lists built so far (the diag column list_builds). */
 static double list_builds(const void *st, const pfb_sim *sim)
 {
-    return diag_value(st, sim, "list_builds");
+    double v[8];
+    pfb_solver_muller.diag(st, sim, v);
+    for (int k = 0; pfb_solver_muller.diag_names[k]; k++)
+        if (!strcmp(pfb_solver_muller.diag_names[k], "list_builds"))
+            return v[k];
+    ck_abort_msg("no diag column list_builds");
+    return 0.0;
 }
 
 /* The half list with its symmetric pair evaluation gives the densities and
@@ -287,124 +281,47 @@ START_TEST(test_list_threshold)
 }
 END_TEST
 
-/* A 3D dam break (over 1,000 particles, run.threads=2, so the parallel
- * blocks run) after 200 steps with the extra setting `set`: positions,
- * velocities and densities, 7 n doubles (malloc'd), n to *n; the list's entry
- * size to *entry. */
-static double *dam_state(const char *set, size_t *n, double *entry)
-{
-    const char *const sets[] = {"run.dim=3", "run.spacing=0.025", "run.threads=2", set, NULL};
-    tu_run t;
-    tu_run_init(&t, "muller", "dam_break", sets);
-    pfb_sim sim;
-    void *st = NULL;
-    pfb_err err;
-    ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
-    const double dt = pfb_solver_muller.suggest_dt(st, &sim);
-    for (int k = 0; k < 200; k++) {
-        ck_assert_msg(pfb_solver_muller.step(st, &sim, dt, &err) == 0, "%s", err.msg);
-        sim.t += dt;
-    }
-    *n = sim.p.n;
-    const double *rho = sim.p.field[particles_find_field(&sim.p, "density")].data;
-    double *state = malloc(7 * sim.p.n * sizeof(double));
-    for (int k = 0; k < 3; k++) {
-        memcpy(state + (size_t)k * sim.p.n, sim.p.x[k], sim.p.n * sizeof(double));
-        memcpy(state + (size_t)(3 + k) * sim.p.n, sim.p.v[k], sim.p.n * sizeof(double));
-    }
-    memcpy(state + 6 * sim.p.n, rho, sim.p.n * sizeof(double));
-    ck_assert(list_builds(st, &sim) >= 1.0);
-    *entry = diag_value(st, &sim, "list_entry_bytes");
-    pfb_solver_muller.destroy(st);
-    sim_free(&sim);
-    tu_run_free(&t);
-    return state;
-}
-
 /* The AVX2 pair loops and the portable ones give the same bits (muller_rows.inc:
- * the same IEEE operations per lane, the lane sums combined in one order):
- * dam_state with solver.simd on and off.  Exact equality is the claim, so
- * there is no tolerance.  (On a CPU without AVX2 both runs take the portable
- * path and the test is vacuous.) */
+ * the same IEEE operations per lane, the lane sums combined in one order): a 3D
+ * dam break (over 1,000 particles, run.threads=2, so the parallel blocks run) for 200
+ * steps, with solver.simd on and off, ends in identical positions, velocities and
+ * densities.  Exact equality is the claim, so there is no tolerance.  (On a CPU
+ * without AVX2 both runs take the portable path and the test is vacuous.) */
 START_TEST(test_simd_same_bits)
 {
-    size_t n[2];
-    double entry;
-    double *state[2] = {dam_state("solver.simd=0", &n[0], &entry), dam_state("solver.simd=1", &n[1], &entry)};
+    double *state[2] = {NULL, NULL};
+    size_t n[2] = {0, 0};
+    for (int simd = 0; simd < 2; simd++) {
+        const char *const sets[] = {"run.dim=3", "run.spacing=0.025", "run.threads=2",
+                                    simd ? "solver.simd=1" : "solver.simd=0", NULL};
+        tu_run t;
+        tu_run_init(&t, "muller", "dam_break", sets);
+        pfb_sim sim;
+        void *st = NULL;
+        pfb_err err;
+        ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
+        const double dt = pfb_solver_muller.suggest_dt(st, &sim);
+        for (int k = 0; k < 200; k++) {
+            ck_assert_msg(pfb_solver_muller.step(st, &sim, dt, &err) == 0, "%s", err.msg);
+            sim.t += dt;
+        }
+        n[simd] = sim.p.n;
+        const double *rho = sim.p.field[particles_find_field(&sim.p, "density")].data;
+        state[simd] = malloc(7 * sim.p.n * sizeof(double));
+        for (int k = 0; k < 3; k++) {
+            memcpy(state[simd] + (size_t)k * sim.p.n, sim.p.x[k], sim.p.n * sizeof(double));
+            memcpy(state[simd] + (size_t)(3 + k) * sim.p.n, sim.p.v[k], sim.p.n * sizeof(double));
+        }
+        memcpy(state[simd] + 6 * sim.p.n, rho, sim.p.n * sizeof(double));
+        ck_assert(list_builds(st, &sim) >= 1.0);
+        pfb_solver_muller.destroy(st);
+        sim_free(&sim);
+        tu_run_free(&t);
+    }
     ck_assert(n[0] == n[1] && n[0] > 1000);
     ck_assert_msg(memcmp(state[0], state[1], 7 * n[0] * sizeof(double)) == 0, "AVX2 and portable loops differ");
     free(state[0]);
     free(state[1]);
-}
-END_TEST
-
-/* The narrow list (16-bit offsets) holds the same pairs in the same order as
- * the wide one: dam_state with solver.narrow_list on and off gives the same
- * bits, and the list really was narrow (2 bytes per entry) and wide (4). */
-START_TEST(test_narrow_list_same_bits)
-{
-    size_t n[2];
-    double entry[2];
-    double *state[2] = {dam_state("solver.narrow_list=0", &n[0], &entry[0]),
-                        dam_state("solver.narrow_list=1", &n[1], &entry[1])};
-    ck_assert(entry[0] == 4.0 && entry[1] == 2.0);
-    ck_assert(n[0] == n[1] && n[0] > 1000);
-    ck_assert_msg(memcmp(state[0], state[1], 7 * n[0] * sizeof(double)) == 0, "narrow and wide lists differ");
-    free(state[0]);
-    free(state[1]);
-}
-END_TEST
-
-/* A list whose rows reach more than 2^16 places ahead cannot be narrow: a 2D
- * strip of 4 x 35,000 lattice particles along x, whose cells of 2.2 spacings
- * (x varying fastest in cell order) hold 3 of the 4 rows in the first cell row
- * (105,000 particles) and the 4th in the second, so a row of the first reaches
- * up to ~10^5 places.  The strip first stands along y (rows reach a few places:
- * the list is narrow, 2 bytes per entry), then is turned onto x: the next
- * list, made in one scan into the last one's storage, finds a row too long,
- * and is made wide (4 bytes per entry).  The densities and accelerations of
- * both are those of narrow_list off, bit for bit. */
-START_TEST(test_narrow_list_falls_back)
-{
-    const size_t cols = 35000, n = 4 * cols;
-    const double spacing = 0.01;
-    double *x = calloc(3 * n, sizeof *x), *v = calloc(3 * n, sizeof *v);
-    for (size_t i = 0; i < n; i++) {
-        x[3 * i] = spacing * (double)(i % 4);
-        x[3 * i + 1] = spacing * (double)(i / 4);
-        v[3 * i] = 0.01 * (double)(i % 7) - 0.03;
-    }
-    double *out[2];
-    for (int narrow = 0; narrow < 2; narrow++) {
-        const char *const sets[] = {SUMS_SETS, narrow ? "narrow_list=1" : "narrow_list=0", NULL};
-        pfb_sim sim;
-        make_sim(&sim, 2, spacing, n, x, v, 0.1);
-        int fa;
-        pfb_err err;
-        void *st = accel_at_rest(&sim, sets, &fa);
-        ck_assert(diag_value(st, &sim, "list_entry_bytes") == (narrow ? 2.0 : 4.0));
-        out[narrow] = malloc(8 * n * sizeof(double));
-        memcpy(out[narrow], sim.p.field[fa].data, 3 * n * sizeof(double));
-        memcpy(out[narrow] + 3 * n, sim.p.field[particles_find_field(&sim.p, "density")].data, n * sizeof(double));
-        for (size_t i = 0; i < n; i++) { /* the strip onto x */
-            const double t = sim.p.x[0][i];
-            sim.p.x[0][i] = sim.p.x[1][i];
-            sim.p.x[1][i] = t;
-        }
-        sim_positions_changed(&sim);
-        ck_assert_msg(pfb_solver_muller.step(st, &sim, 0.0, &err) == 0, "%s", err.msg);
-        ck_assert(list_builds(st, &sim) == 2.0);
-        ck_assert(diag_value(st, &sim, "list_entry_bytes") == 4.0);
-        memcpy(out[narrow] + 4 * n, sim.p.field[fa].data, 3 * n * sizeof(double));
-        memcpy(out[narrow] + 7 * n, sim.p.field[particles_find_field(&sim.p, "density")].data, n * sizeof(double));
-        pfb_solver_muller.destroy(st);
-        sim_free(&sim);
-    }
-    ck_assert_msg(memcmp(out[0], out[1], 8 * n * sizeof(double)) == 0, "narrow, then wide, differs from wide");
-    free(out[0]);
-    free(out[1]);
-    free(x);
-    free(v);
 }
 END_TEST
 
@@ -698,8 +615,6 @@ static Suite *muller_suite(void)
     tcase_add_test(tc, test_list_follows_motion);
     tcase_add_test(tc, test_list_threshold);
     tcase_add_test(tc, test_simd_same_bits);
-    tcase_add_test(tc, test_narrow_list_same_bits);
-    tcase_add_test(tc, test_narrow_list_falls_back);
     tcase_add_test(tc, test_pressure_viscosity_conserve_momentum);
     tcase_add_test(tc, test_all_forces_vanish_on_symmetric_configuration);
     tcase_add_test(tc, test_surface_tension_contracts_drop);
