@@ -466,8 +466,6 @@ static int list_pass(muller_state *s, const pfb_grid *g, size_t n, int nt, uint3
     return failed;
 }
 
-/* Build the half list and its blocks from sim->grid, which must be the grid of
- * the sort of the current storage (cell hl). */
 /* rows per chunk of the one-pass list, at most (n / 16, at least 64) */
 #define MULLER_LIST_CHUNK 512
 
@@ -549,6 +547,8 @@ static int list_one_pass(muller_state *s, const pfb_grid *g, size_t n, int nt)
     return 0;
 }
 
+/* Build the half list and its blocks from sim->grid, which must be the grid of
+ * the sort of the current storage (cell hl). */
 static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
 {
     const pfb_grid *g = &sim->grid;
