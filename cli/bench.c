@@ -14,10 +14,14 @@
  * Exit status 1 on bad input (one line naming the value), 3 if the steps blew up. */
 #include "bench.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/grid.h"
 #include "../core/rng.h"
@@ -46,6 +50,7 @@ static void usage_bench(FILE *f)
 {
     fputs("usage: pfbench bench nsearch [--n N] [--neighbours K] [--dim 2|3] [--reps R] [--seed S]\n"
           "       pfbench bench step --solver S [--scene SC] [--dim 2|3] [--n N] [--steps K] [--warmup K] [--set KEY=VALUE]\n"
+          "                          [--lockstep-in FIFO --lockstep-out FIFO]\n"
           "\n"
           "nsearch: grid build + full neighbour list of N uniform random points (cell order)\n"
           "         with K neighbours on average (defaults 1000000, 40, 3D, 5 reps)\n"
@@ -53,7 +58,10 @@ static void usage_bench(FILE *f)
           "         dam_break) at the spacing giving about N particles (default 60000)\n"
           "\n"
           "prints one line of key=value: ns per particle (median, and mean), throughput, bytes per\n"
-          "particle added to the resident set; OMP_NUM_THREADS sets the threads.\n",
+          "particle added to the resident set; OMP_NUM_THREADS sets the threads.\n"
+          "--lockstep-in/-out: take turns step by step with a second `bench step` on the same two FIFOs\n"
+          "(wait for a byte on in before each step, write one to out after it): bench/lockstep.sh runs two\n"
+          "builds or settings this way, so both meet the same phases of a shared machine.\n",
           f);
 }
 
@@ -153,11 +161,34 @@ static int bench_nsearch(int argc, char **argv)
     return 0;
 }
 
+/* seconds a lockstep process waits for its turn (the partner's set-up included) */
+#define PFB_LOCKSTEP_TIMEOUT 600.0
+
+/* Open the FIFO at path for --lockstep-in/-out into *fd.  Read and write
+ * (Linux): neither end then waits for the other to open, and a partner that
+ * has finished leaves no end of file behind. */
+static int open_fifo(const char *path, int *fd)
+{
+    struct stat st;
+    const int bad = stat(path, &st) ? errno : 0;
+    if (bad || !S_ISFIFO(st.st_mode)) {
+        fprintf(stderr, "pfbench bench step: lockstep path '%s' %s%s; valid: a FIFO (mkfifo; bench/lockstep.sh "
+                "makes them)\n", path, bad ? "cannot be used: " : "is not a FIFO", bad ? strerror(bad) : "");
+        return -1;
+    }
+    *fd = open(path, O_RDWR | O_CLOEXEC);
+    if (*fd < 0) {
+        fprintf(stderr, "pfbench bench step: cannot open lockstep FIFO '%s': %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 static int bench_step(int argc, char **argv)
 {
     const char *solver = NULL, *scene = "dam_break";
     long n = 60000, steps = 20, dim = 3, warmup = 2;
-    const char *sets[64];
+    const char *sets[64], *lock_in = NULL, *lock_out = NULL;
     int nsets = 0;
     for (int i = 3; i < argc; i++) {
         const char *a = argv[i];
@@ -180,9 +211,13 @@ static int bench_step(int argc, char **argv)
             rc = int_arg(a, argv[++i], 2, 3, &dim);
         else if (!strcmp(a, "--set") && nsets < 64)
             sets[nsets++] = argv[++i];
+        else if (!strcmp(a, "--lockstep-in"))
+            lock_in = argv[++i];
+        else if (!strcmp(a, "--lockstep-out"))
+            lock_out = argv[++i];
         else {
-            fprintf(stderr, "pfbench bench step: unknown option '%s'; valid: --solver, --scene, --dim, --n, --steps, --warmup, --set\n",
-                    a);
+            fprintf(stderr, "pfbench bench step: unknown option '%s'; valid: --solver, --scene, --dim, --n, --steps, "
+                    "--warmup, --set, --lockstep-in, --lockstep-out\n", a);
             return EXIT_BAD;
         }
         if (rc)
@@ -190,6 +225,17 @@ static int bench_step(int argc, char **argv)
     }
     if (!solver) {
         fprintf(stderr, "pfbench bench step: --solver is missing; valid: pfbench list shows the solvers\n");
+        return EXIT_BAD;
+    }
+    if (!lock_in != !lock_out) {
+        fprintf(stderr, "pfbench bench step: --lockstep-%s is missing; valid: both --lockstep-in and --lockstep-out, "
+                "or neither\n", lock_in ? "out" : "in");
+        return EXIT_BAD;
+    }
+    pfb_step_gate gate = {-1, -1, PFB_LOCKSTEP_TIMEOUT};
+    if (lock_in && (open_fifo(lock_in, &gate.fd_in) || open_fifo(lock_out, &gate.fd_out))) {
+        if (gate.fd_in >= 0)
+            close(gate.fd_in);
         return EXIT_BAD;
     }
     pfb_err err;
@@ -233,7 +279,11 @@ static int bench_step(int argc, char **argv)
     pfb_step_timing tm;
     memset(&tm, 0, sizeof tm);
     if (!rc)
-        rc = run_time_steps(&cfg, warmup, steps, &tm, &err);
+        rc = run_time_steps_gated(&cfg, warmup, steps, lock_in ? &gate : NULL, &tm, &err);
+    if (lock_in) {
+        close(gate.fd_in);
+        close(gate.fd_out);
+    }
     if (rc)
         fprintf(stderr, "pfbench bench step: %s\n", err.msg);
     else if (tm.unstable)

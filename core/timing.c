@@ -1,7 +1,9 @@
 /* timing.c — timed solver steps (see timing.h). */
 #include "timing.h"
 
+#include <errno.h>
 #include <malloc.h>
+#include <poll.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +88,53 @@ static void read_timers(const pfb_solver_ops *so, const void *st, size_t ntimers
     }
 }
 
+/* Wait for the turn before step k (see timing.h). */
+static int gate_wait(const pfb_step_gate *g, long k, pfb_err *err)
+{
+    struct pollfd pf = {.fd = g->fd_in, .events = POLLIN, .revents = 0};
+    const double ms = g->timeout * 1e3;
+    int r;
+    do
+        r = poll(&pf, 1, ms < 2147483647.0 ? (int)ms : 2147483647);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        return pfb_err_set(err, PFB_EIO, "lockstep: waiting for step %ld's turn failed: %s", k, strerror(errno));
+    if (r == 0)
+        return pfb_err_set(err, PFB_EIO, "lockstep: no turn for step %ld within %g s; valid: a partner "
+                           "process taking turns on the same FIFOs (bench/lockstep.sh)", k, g->timeout);
+    char c = 0;
+    ssize_t got;
+    do
+        got = read(g->fd_in, &c, 1);
+    while (got < 0 && errno == EINTR);
+    if (got != 1)
+        return pfb_err_set(err, PFB_EIO, "lockstep: the turn for step %ld could not be read (%s)", k,
+                           got == 0 ? "end of file" : strerror(errno));
+    if (c != 'g')
+        return pfb_err_set(err, PFB_EIO, "lockstep: the partner process stopped before step %ld", k);
+    return PFB_OK;
+}
+
+/* Hand the turn over ('g') or tell the partner that this process stops ('x'). */
+static int gate_pass(const pfb_step_gate *g, char c, pfb_err *err)
+{
+    ssize_t put;
+    do
+        put = write(g->fd_out, &c, 1);
+    while (put < 0 && errno == EINTR);
+    if (put != 1 && err)
+        return pfb_err_set(err, PFB_EIO, "lockstep: the turn could not be handed over: %s",
+                           put < 0 ? strerror(errno) : "short write");
+    return PFB_OK;
+}
+
 int run_time_steps(const pfb_run_config *cfg, long warmup, long steps, pfb_step_timing *out, pfb_err *err)
+{
+    return run_time_steps_gated(cfg, warmup, steps, NULL, out, err);
+}
+
+int run_time_steps_gated(const pfb_run_config *cfg, long warmup, long steps, const pfb_step_gate *gate,
+                         pfb_step_timing *out, pfb_err *err)
 {
     memset(out, 0, sizeof *out);
     if (warmup < 0 || steps < 1)
@@ -130,6 +178,8 @@ int run_time_steps(const pfb_run_config *cfg, long warmup, long steps, pfb_step_
     out->dt = dt;
     double tm0[PFB_TIMING_MAX] = {0}, tm1[PFB_TIMING_MAX] = {0};
     for (long k = -warmup; !rc && k < steps && !out->unstable; k++) {
+        if (gate && (rc = gate_wait(gate, k, err)) != 0)
+            break;
         if (k == 0)
             read_timers(so, st, out->ntimers, tall, tm0);
         double t0 = pfb_now();
@@ -144,7 +194,11 @@ int run_time_steps(const pfb_run_config *cfg, long warmup, long steps, pfb_step_
         /* no energy scale here: only a non-finite state or an escape is a blow-up */
         if (!rc)
             out->unstable = run_check_blowup(&sim, INFINITY, 1.0, out->reason, sizeof out->reason);
+        if (gate && !rc && !out->unstable)
+            rc = gate_pass(gate, 'g', err);
     }
+    if (gate && (rc || out->unstable))
+        gate_pass(gate, 'x', NULL); /* the partner stops too (best effort: this run's error stands) */
     if (!rc && !out->unstable) {
         read_timers(so, st, out->ntimers, tall, tm1);
         for (size_t k = 0; k < out->ntimers; k++)

@@ -65,6 +65,24 @@ int run_spacing_for(const pfb_run_config *cfg, double n, double *spacing, pfb_er
  * and returns 0. */
 int run_time_steps(const pfb_run_config *cfg, long warmup, long steps, pfb_step_timing *out, pfb_err *err);
 
+/* Lockstep: two processes timing two builds or settings take turns, step by
+ * step, so that both meet the same phases of a shared machine (whose speed here
+ * moves by up to 3x within minutes: process-level alternation cannot separate a
+ * few percent from that, turn-taking can; bench/lockstep.sh).  Before each step,
+ * warm-up steps included, a process waits for one byte on fd_in; after it, and
+ * after the step's untimed blow-up check, it writes one byte 'g' to fd_out, so
+ * its own work never overlaps the other's.  A process that stops early (an
+ * error, a blow-up) writes 'x' instead, and the other stops with an error
+ * naming the step.  Waiting longer than timeout seconds for a turn is an error. */
+typedef struct pfb_step_gate {
+    int fd_in, fd_out;
+    double timeout;
+} pfb_step_gate;
+
+/* run_time_steps with every step a turn of gate (NULL: no gate). */
+int run_time_steps_gated(const pfb_run_config *cfg, long warmup, long steps, const pfb_step_gate *gate,
+                         pfb_step_timing *out, pfb_err *err);
+
 /* The value of timer or diagnostic `name` in t, or NaN when the solver has none. */
 double timing_timer_step(const pfb_step_timing *t, const char *name);
 double timing_timer_frame(const pfb_step_timing *t, const char *name);

@@ -911,6 +911,61 @@ START_TEST(test_run_deterministic)
 }
 END_TEST
 
+/* bench step's lockstep options: half of the pair, or a path that is not a
+ * FIFO, is bad input (one line naming it, nothing written). */
+START_TEST(test_bad_lockstep)
+{
+    char f[PATH_LEN];
+    write_text(wpath(f, sizeof f, "plain"), "x");
+    argv_list a = {.n = 0};
+    args_add(&a, "bench", "step", "--solver", "muller", "--dim", "2", "--n", "200", "--steps", "2", "--lockstep-in",
+             f, END);
+    expect_bad(&a, "--lockstep-out is missing", END);
+    a.n = 0;
+    args_add(&a, "bench", "step", "--solver", "muller", "--dim", "2", "--n", "200", "--steps", "2", "--lockstep-in",
+             f, "--lockstep-out", f, END);
+    expect_bad(&a, f, "is not a FIFO", END);
+}
+END_TEST
+
+/* bench/lockstep.sh: two `bench step` runs taking turns print a line per round
+ * and the median ratio (a positive number; its value is the machine's, not
+ * checked); a partner refused at start stops the round at once, exit status 1,
+ * the refusal shown (a hang would trip the test's time-out). */
+START_TEST(test_bench_lockstep)
+{
+    char root[PATH_LEN], cmd[6 * PATH_LEN], outp[PATH_LEN], errp[PATH_LEN];
+    fmt_path(root, sizeof root, "%s", PFB_BIN);
+    for (int k = 0; k < 2; k++) { /* <root>/bin/pfbench */
+        char *slash = strrchr(root, '/');
+        ck_assert(slash != NULL);
+        *slash = '\0';
+    }
+    fmt_path(outp, sizeof outp, "%s/lockstep.out", tmp_dir);
+    fmt_path(errp, sizeof errp, "%s/lockstep.err", tmp_dir);
+    const char *args = "--solver muller --dim 2 --n 300 --steps 4";
+    for (int bad = 0; bad < 2; bad++) {
+        snprintf(cmd, sizeof cmd, "cd '%s' && bash '%s/bench/lockstep.sh' --rounds 2 %s '%s' '%s' %s >'%s' 2>'%s'",
+                 work_dir, root, bad ? "--set-b solver.bogus=1" : "", PFB_BIN, PFB_BIN, args, outp, errp);
+        const int st = system(cmd);
+        char *out = slurp(outp, NULL), *err = slurp(errp, NULL);
+        ck_assert(out != NULL && err != NULL);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == bad, "lockstep.sh status %d; stderr:\n%s", st, err);
+        if (bad) {
+            ck_assert_msg(strstr(err, "'bogus'") != NULL && strstr(err, "round 1 failed") != NULL, "%s", err);
+        } else {
+            ck_assert_msg(has_line_prefix(out, "1     a ") && has_line_prefix(out, "2     b "), "%s", out);
+            const char *k = strstr(out, "ratio_median_b_over_a=");
+            ck_assert_msg(k != NULL, "%s", out);
+            const double r = strtod(k + strlen("ratio_median_b_over_a="), NULL);
+            ck_assert_msg(r > 0 && isfinite(r), "%s", out);
+        }
+        free(out);
+        free(err);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------------------- */
 
 static Suite *cli_suite(void)
@@ -934,6 +989,7 @@ static Suite *cli_suite(void)
     tcase_add_test(bad, test_bad_command);
     tcase_add_test(bad, test_bad_scene_too_coarse);
     tcase_add_test(bad, test_bad_existing_out_stays_empty);
+    tcase_add_test(bad, test_bad_lockstep);
     suite_add_tcase(s, bad);
 
     TCase *info = tcase_create("info");
@@ -952,6 +1008,7 @@ static Suite *cli_suite(void)
     tcase_add_test(run, test_run_config);
     tcase_add_test(run, test_run_unstable);
     tcase_add_test(run, test_run_deterministic);
+    tcase_add_test(run, test_bench_lockstep);
     suite_add_tcase(s, run);
     return s;
 }

@@ -1,6 +1,7 @@
 /* test_experiments.c — the experiment drivers, the blow-up classifier and the volume measure. */
 #include <check.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +335,71 @@ START_TEST(test_time_steps)
 }
 END_TEST
 
+/* bytes waiting in pipe end fd (none: 0), read into buf */
+static size_t pipe_bytes(int fd, char *buf, size_t cap)
+{
+    struct pollfd pf = {.fd = fd, .events = POLLIN, .revents = 0};
+    if (poll(&pf, 1, 0) != 1)
+        return 0;
+    const ssize_t got = read(fd, buf, cap);
+    return got > 0 ? (size_t)got : 0;
+}
+
+/* The lockstep gate's protocol (timing.h), on two pipes in one process: with W
+ * warm-up and K timed steps a run takes exactly W + K turns and hands over as
+ * many 'g'; a partner's 'x' stops it before the step the error names; no turn
+ * within the timeout is an error naming the step; a run that stops early
+ * (those two, or a set-up refused) hands over 'x'. */
+START_TEST(test_lockstep_gate)
+{
+    const pfb_solver_ops *so = solver_find("muller");
+    const pfb_scene_def *sc;
+    pfb_err err;
+    ck_assert(scene_lookup("dam_break", &sc, &err) == 0);
+    pfb_params rp, sp, op;
+    ck_assert(params_init(&rp, pfb_run_params, "run", &err) == 0);
+    ck_assert(params_init(&sp, sc->params, sc->name, &err) == 0);
+    ck_assert(params_init(&op, so->params, so->name, &err) == 0);
+    ck_assert(params_set(&rp, "spacing", "0.02", &err) == 0);
+    pfb_run_config cfg = {.solver = so, .scene = sc, .run = &rp, .scene_params = &sp, .solver_params = &op};
+    int in[2], out[2];
+    ck_assert(pipe(in) == 0 && pipe(out) == 0);
+    pfb_step_gate gate = {in[0], out[1], 5.0};
+    pfb_step_timing tm;
+    char buf[64];
+    /* five turns for 2 + 3 steps: all taken, five handed over */
+    ck_assert(write(in[1], "ggggg", 5) == 5);
+    ck_assert_msg(run_time_steps_gated(&cfg, 2, 3, &gate, &tm, &err) == 0, "%s", err.msg);
+    ck_assert(tm.steps == 3 && !tm.unstable && tm.t_step > 0);
+    ck_assert(pipe_bytes(out[0], buf, sizeof buf) == 5 && memcmp(buf, "ggggg", 5) == 0);
+    ck_assert(pipe_bytes(in[0], buf, sizeof buf) == 0);
+    /* the partner stops after two turns: steps -2 and -1 run, step 0 does not */
+    ck_assert(write(in[1], "ggx", 3) == 3);
+    ck_assert(run_time_steps_gated(&cfg, 2, 3, &gate, &tm, &err) == PFB_EIO);
+    ck_assert_msg(strstr(err.msg, "stopped before step 0") != NULL, "%s", err.msg);
+    ck_assert(pipe_bytes(out[0], buf, sizeof buf) == 3 && memcmp(buf, "ggx", 3) == 0);
+    /* no turn at all */
+    gate.timeout = 0.05;
+    ck_assert(run_time_steps_gated(&cfg, 2, 3, &gate, &tm, &err) == PFB_EIO);
+    ck_assert_msg(strstr(err.msg, "no turn for step -2 within 0.05 s") != NULL, "%s", err.msg);
+    ck_assert(pipe_bytes(out[0], buf, sizeof buf) == 1 && buf[0] == 'x');
+    /* a set-up refused (spacing too coarse for the column) takes no turn and says so */
+    ck_assert(params_set(&rp, "spacing", "1.0", &err) == 0);
+    ck_assert(write(in[1], "g", 1) == 1);
+    ck_assert(run_time_steps_gated(&cfg, 2, 3, &gate, &tm, &err) != 0);
+    ck_assert_msg(strstr(err.msg, "too coarse") != NULL, "%s", err.msg);
+    ck_assert(pipe_bytes(out[0], buf, sizeof buf) == 1 && buf[0] == 'x');
+    ck_assert(pipe_bytes(in[0], buf, sizeof buf) == 1);
+    close(in[0]);
+    close(in[1]);
+    close(out[0]);
+    close(out[1]);
+    params_free(&rp);
+    params_free(&sp);
+    params_free(&op);
+}
+END_TEST
+
 /* Every registered solver has a [name] section in every experiment's preset file
  * scenes/<exp>.ini (the presets say how each solver's parameters were chosen). */
 START_TEST(test_presets_for_every_solver)
@@ -371,6 +437,7 @@ int main(void)
     tcase_add_test(tc, test_presets_for_every_solver);
     tcase_add_test(tc, test_line_slope);
     tcase_add_test(tc, test_time_steps);
+    tcase_add_test(tc, test_lockstep_gate);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
