@@ -18,9 +18,15 @@
 #    and within 0.03 of 1 with 3 s near 0.2 on the 0.2-1 s cases: the 3 s term
 #    carries the noise, the 0.10 floor keeps quiet cases from failing on a few
 #    percent.
+#  - lockstep time (the bench step cases, when BASE has the lockstep mode): the
+#    two builds take turns step by step (bench/lockstep.sh, 3 rounds), and a case
+#    fails when the median of the rounds' ratios head/base exceeds 1 + max(0.03,
+#    2 r), r the range of the three ratios.  Two runs of one binary in lockstep
+#    gave round ratios within 0.994-1.012 (2 threads, 60k particles).
 #  - cost: a case fails when head/base exceeds 1 + F (default 0.01): callgrind's
 #    count moves by under 1e-6 between two runs of one binary.
 # --fail-on cost (CI) fails on cost regressions only and prints the times.
+# The times in lockstep are printed after hyperfine's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bench/compare.sh BASE [--quick] [--fail-on all|cost] [--cost-threshold F]" >&2; exit 1; }
@@ -73,6 +79,33 @@ grep -v '^#' bench/cases.tsv | while IFS=$'\t' read -r name args; do
       if (v == "SLOWER" && failon == "all") print 1 >> fl
     }' "$tmp/$name.csv"
 done
+# lockstep: the same step cases with both builds taking turns step by step
+# (bench/lockstep.sh), where a few percent stand out of the machine's phases
+if "$bb" bench --help 2>/dev/null | grep -q -- --lockstep-in; then
+  echo "::: time in lockstep (bench/lockstep.sh, 3 rounds; ns per particle-step, medians of the rounds)"
+  printf '%-24s %10s %10s %7s %7s  %s\n' case base_ns head_ns ratio limit verdict
+  grep -v '^#' bench/cases.tsv | while IFS=$'\t' read -r name args; do
+    [ -n "$name" ] && [[ "$args" == "bench step "* ]] || continue
+    if [ $quick = 1 ] && [[ "$name" != *_small ]]; then continue; fi
+    # shellcheck disable=SC2086
+    if ! bash bench/lockstep.sh --rounds 3 "$bb" "$hb" ${args#bench step } > "$tmp/$name.lock" 2>&1; then
+      printf '%-24s failed to run: %s\n' "$name" "$(tail -1 "$tmp/$name.lock")"; echo 1 >> "$tmp/fail"; continue
+    fi
+    awk -v name="$name" -v failon="$failon" -v fl="$tmp/fail" '
+      function med(v, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+                                      return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+      $1 ~ /^[0-9]+$/ { n++; a[n] = $3; b[n] = $5; r[n] = $7; lo = (n == 1 || $7 < lo) ? $7 : lo; hi = (n == 1 || $7 > hi) ? $7 : hi }
+      END {
+        if (n == 0) { printf "%-24s no rounds\n", name; print 1 >> fl; exit }
+        rm = med(r, n); lim = 1 + (2 * (hi - lo) > 0.03 ? 2 * (hi - lo) : 0.03)
+        v = rm > lim ? "SLOWER" : (rm < 1 / lim ? "faster" : "same")
+        printf "%-24s %10.1f %10.1f %7.3f %7.3f  %s\n", name, med(a, n), med(b, n), rm, lim, v
+        if (v == "SLOWER" && failon == "all") print 1 >> fl
+      }' "$tmp/$name.lock"
+  done
+else
+  echo "::: time in lockstep skipped: BASE's pfbench has no bench step --lockstep-in"
+fi
 echo "::: deterministic cost (instructions, callgrind, one thread)"
 bash bench/cost.sh "$bb" > "$tmp/cost_base.tsv" &
 bash bench/cost.sh "$hb" > "$tmp/cost_head.tsv"
