@@ -22,7 +22,8 @@
 #    two builds take turns step by step (bench/lockstep.sh, 3 rounds), and a case
 #    fails when the median of the rounds' ratios head/base exceeds 1 + max(0.03,
 #    2 r), r the range of the three ratios.  Two runs of one binary in lockstep
-#    gave round ratios within 0.994-1.012 (2 threads, 60k particles).
+#    gave round ratios within 0.991-1.012 (2 threads, 60k particles, at rest
+#    and in the flow).
 #  - cost: a case fails when head/base exceeds 1 + F (default 0.01): callgrind's
 #    count moves by under 1e-6 between two runs of one binary.
 # --fail-on cost (CI) fails on cost regressions only and prints the times.

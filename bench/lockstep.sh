@@ -15,7 +15,8 @@
 # OMP_WAIT_POLICY defaults to passive here: with GNU OpenMP's spinning, the
 # threads of the run that waits kept the cores busy during the other's turn
 # (two runs of one binary then differed by 1-3%, and both were 20-40% slower);
-# with passive ones the same pair agrees within 0.5%.
+# with passive ones the same pair agrees within about 1% (round ratios
+# 0.991-1.012, muller 3D at rest and in the flow, 2 threads).
 #
 # R rounds (default 3), A taking the first turn in odd rounds and B in even ones;
 # each round prints both runs' median and mean ns per particle-step and their
