@@ -339,7 +339,25 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * no faster, 32 bytes more); rebuilding on the largest relative displacement
  * of neighbouring cell blocks instead of the largest displacement (the front
  * moves as a whole, but only 5 -> 7 steps between rebuilds: 0.7 of the limit
- * when the absolute test fires). */
+ * when the absolute test fires).
+ *
+ * Where the pair passes' time goes, measured so that the machine's phases
+ * cancel (60k at rest, one thread, 150 steps; a throw-away build timing the
+ * pair passes of two variants on alternate steps, which variant takes the odd
+ * steps swapped every 16, two identical copies agreeing within 0.5%): the
+ * j-side additions of the force pass 25% (accel 15.5%: two read-modify-writes
+ * per pair, 16 and 8 bytes; the colour sums 9%: one of 32 bytes), those of the
+ * density pass 6.5%, the square root and the division 4%, the second record
+ * of a pair (velocity, pressure) 1%, the spilled accumulators under 1%.  The
+ * time follows the instruction count more than any one resource.  Measured
+ * and not kept: the colour sums 64-byte aligned (no change: the arrays are 16
+ * bytes past a page start), the accel sums as an aligned 4-double array
+ * (1-5% faster, 32 bytes more), both sums in one 64-byte line (no change),
+ * two fours of a row interleaved (3.5% slower), the records packed four at
+ * a time with AVX2 (1.5% slower); with bench/lockstep.sh, 2 threads: the cells'
+ * slowest axis along the fluid's longest extent (the rows' reach 5,938 ->
+ * 3,055 at rest: 1-1.5% faster at rest, 1-2% slower in the flow), list_skin
+ * 0.075 and 0.15 against 0.1 in the flow (mean +3% and +0.3-1.9%). */
 /* minimum rows per block (the blocks are otherwise as short as the pairs allow) */
 #define MULLER_BLOCK_MIN 256
 /* records packed at a time, at least (block_rows) */
