@@ -357,7 +357,12 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * a time with AVX2 (1.5% slower); with bench/lockstep.sh, 2 threads: the cells'
  * slowest axis along the fluid's longest extent (the rows' reach 5,938 ->
  * 3,055 at rest: 1-1.5% faster at rest, 1-2% slower in the flow), list_skin
- * 0.075 and 0.15 against 0.1 in the flow (mean +3% and +0.3-1.9%). */
+ * 0.075 and 0.15 against 0.1 in the flow (mean +3% and +0.3-1.9%).
+ * The drift, walls and move check (drift_avx2, four particles at a time in 3D,
+ * the same bits): in the flow it took 24-28 ns per particle-step on 2 threads
+ * (170 instructions per particle, a tenth of the particles projected onto a
+ * wall each step); four at a time, 1.5-3% less time per step at rest and
+ * 2-2.5% in the flow (bench/lockstep.sh, 2-3 rounds). */
 /* minimum rows per block (the blocks are otherwise as short as the pairs allow) */
 #define MULLER_BLOCK_MIN 256
 /* records packed at a time, at least (block_rows) */
@@ -1253,6 +1258,134 @@ static int compute_accel(muller_state *s, pfb_sim *sim, double moved2, double ha
     return PFB_OK;
 }
 
+/* particles per piece of the drift (muller_step), taken as the threads come */
+#define MULLER_DRIFT 2048
+
+/* The drift of particles [lo, hi): the first half kick v += half_dt a, then
+ * x += dt v, the walls (sim_project_particle where sim_walls_clear does not
+ * clear the particle), and with xs (the positions at the list's sort; NULL:
+ * none) the largest squared move since, which is returned. */
+static double drift_base(pfb_sim *sim, const double *acc, const pfb_wall_step *w, const double *const xs[3],
+                         size_t lo, size_t hi, double dt, double half_dt)
+{
+    pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    double moved2 = 0.0;
+    for (size_t i = lo; i < hi; i++) {
+        for (int k = 0; k < dim; k++) {
+            double *restrict x = p->x[k], *restrict v = p->v[k];
+            v[i] += half_dt * acc[3 * i + (size_t)k];
+            x[i] += dt * v[i];
+        }
+        if (!sim_walls_clear(sim, w, p->x[0][i], p->x[1][i], p->x[2][i]))
+            sim_project_particle(sim, w, i);
+        if (xs) {
+            double d2 = 0.0;
+            for (int d = 0; d < dim; d++)
+                d2 += (p->x[d][i] - xs[d][i]) * (p->x[d][i] - xs[d][i]);
+            moved2 = d2 > moved2 ? d2 : moved2;
+        }
+    }
+    return moved2;
+}
+
+#ifdef MULLER_HAVE_AVX2
+/* Whether drift_avx2 can test every wall: planes and containing boxes (the
+ * shapes shape_clear decides; the others it never clears). */
+static int walls_vector(const pfb_sim *sim)
+{
+    for (size_t k = 0; k < sim->walls.n; k++) {
+        const pfb_shape *sh = &sim->walls.s[k];
+        if (!(sh->type == PFB_SHAPE_PLANE || (sh->type == PFB_SHAPE_BOX && sh->inside)))
+            return 0;
+    }
+    return 1;
+}
+
+/* drift_base in 3D, four particles at a time: the same operations on each
+ * (no FMA), shape_clear's tests as lane masks (its comparisons, negated the
+ * same way, so a NaN is never clear), the particles not cleared projected one
+ * by one after the four are stored, the largest move by max (exact): the
+ * same bits (test_muller).  The last pieces' remainder goes to drift_base. */
+__attribute__((target("avx2,fma"))) static double drift_avx2(pfb_sim *sim, const double *acc, const pfb_wall_step *w,
+                                                        const double *const xs[3], size_t lo, size_t hi, double dt,
+                                                        double half_dt)
+{
+    pfb_particles *p = &sim->p;
+    double *restrict x0 = p->x[0], *restrict x1 = p->x[1], *restrict x2 = p->x[2];
+    double *restrict v0 = p->v[0], *restrict v1 = p->v[1], *restrict v2 = p->v[2];
+    const __m256d DT = _mm256_set1_pd(dt), HDT = _mm256_set1_pd(half_dt), SIGN = _mm256_set1_pd(-0.0),
+                  MARGIN = _mm256_set1_pd(w->margin), ZERO = _mm256_setzero_pd();
+    __m256d mv = ZERO;
+    const size_t end = lo + (hi - lo) / 4 * 4;
+    for (size_t i = lo; i < end; i += 4) {
+        /* a of particles i .. i+3 (3 doubles each) as one vector per axis */
+        const __m256d l0 = _mm256_loadu_pd(acc + 3 * i), l1 = _mm256_loadu_pd(acc + 3 * i + 4),
+                      l2 = _mm256_loadu_pd(acc + 3 * i + 8);
+        const __m256d ax = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(l0, l1, 4), l2, 2), 0x6c),
+                      ay = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(l0, l1, 9), l2, 4), 0xb1),
+                      az = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(l0, l1, 2), l2, 9), 0xc6);
+        const __m256d V0 = _mm256_add_pd(_mm256_loadu_pd(v0 + i), _mm256_mul_pd(HDT, ax)),
+                      V1 = _mm256_add_pd(_mm256_loadu_pd(v1 + i), _mm256_mul_pd(HDT, ay)),
+                      V2 = _mm256_add_pd(_mm256_loadu_pd(v2 + i), _mm256_mul_pd(HDT, az));
+        const __m256d X0 = _mm256_add_pd(_mm256_loadu_pd(x0 + i), _mm256_mul_pd(DT, V0)),
+                      X1 = _mm256_add_pd(_mm256_loadu_pd(x1 + i), _mm256_mul_pd(DT, V1)),
+                      X2 = _mm256_add_pd(_mm256_loadu_pd(x2 + i), _mm256_mul_pd(DT, V2));
+        _mm256_storeu_pd(v0 + i, V0);
+        _mm256_storeu_pd(v1 + i, V1);
+        _mm256_storeu_pd(v2 + i, V2);
+        _mm256_storeu_pd(x0 + i, X0);
+        _mm256_storeu_pd(x1 + i, X1);
+        _mm256_storeu_pd(x2 + i, X2);
+        __m256d clear = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+        for (size_t k = 0; k < sim->walls.n; k++) {
+            const pfb_shape *sh = &sim->walls.s[k];
+            const __m256d P0 = _mm256_sub_pd(X0, _mm256_set1_pd(w->c[k][0])),
+                          P1 = _mm256_sub_pd(X1, _mm256_set1_pd(w->c[k][1])),
+                          P2 = _mm256_sub_pd(X2, _mm256_set1_pd(w->c[k][2]));
+            if (sh->type == PFB_SHAPE_PLANE) { /* !((inside ? -sdf : sdf) < margin) */
+                __m256d sdf = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(P0, _mm256_set1_pd(sh->n[0])),
+                                                          _mm256_mul_pd(P1, _mm256_set1_pd(sh->n[1]))),
+                                            _mm256_mul_pd(P2, _mm256_set1_pd(sh->n[2])));
+                if (sh->inside)
+                    sdf = _mm256_xor_pd(sdf, SIGN);
+                clear = _mm256_and_pd(clear, _mm256_cmp_pd(sdf, MARGIN, _CMP_NLT_UQ));
+            } else { /* a containing box: every q <= 0 and !(-max q < margin) */
+                const __m256d q0 = _mm256_sub_pd(_mm256_andnot_pd(SIGN, P0), _mm256_set1_pd(sh->half[0])),
+                              q1 = _mm256_sub_pd(_mm256_andnot_pd(SIGN, P1), _mm256_set1_pd(sh->half[1])),
+                              q2 = _mm256_sub_pd(_mm256_andnot_pd(SIGN, P2), _mm256_set1_pd(sh->half[2]));
+                const __m256d in = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(q0, ZERO, _CMP_LE_OQ),
+                                                               _mm256_cmp_pd(q1, ZERO, _CMP_LE_OQ)),
+                                                 _mm256_cmp_pd(q2, ZERO, _CMP_LE_OQ));
+                const __m256d qmax = _mm256_max_pd(_mm256_max_pd(q0, q1), q2);
+                clear = _mm256_and_pd(clear, _mm256_and_pd(in, _mm256_cmp_pd(_mm256_xor_pd(qmax, SIGN), MARGIN,
+                                                                               _CMP_NLT_UQ)));
+            }
+        }
+        const int bits = _mm256_movemask_pd(clear);
+        if (bits != 15)
+            for (int l = 0; l < 4; l++)
+                if (!(bits >> l & 1))
+                    sim_project_particle(sim, w, i + (size_t)l);
+        if (xs) {
+            const __m256d d0 = _mm256_sub_pd(_mm256_loadu_pd(x0 + i), _mm256_loadu_pd(xs[0] + i)),
+                          d1 = _mm256_sub_pd(_mm256_loadu_pd(x1 + i), _mm256_loadu_pd(xs[1] + i)),
+                          d2 = _mm256_sub_pd(_mm256_loadu_pd(x2 + i), _mm256_loadu_pd(xs[2] + i));
+            const __m256d m2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(d0, d0), _mm256_mul_pd(d1, d1)),
+                                             _mm256_mul_pd(d2, d2));
+            mv = _mm256_max_pd(m2, mv); /* a NaN lane keeps mv, as drift_base's test does */
+        }
+    }
+    double m[4];
+    _mm256_storeu_pd(m, mv);
+    double moved2 = 0.0;
+    for (int l = 0; l < 4; l++)
+        moved2 = m[l] > moved2 ? m[l] : moved2;
+    const double rest = end < hi ? drift_base(sim, acc, w, xs, end, hi, dt, half_dt) : 0.0;
+    return rest > moved2 ? rest : moved2;
+}
+#endif
+
 static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
 {
     muller_state *s = state;
@@ -1268,7 +1401,7 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
      * largest squared move since the list's sort when nothing moves the
      * particles after it (no rigid bodies) */
     const size_t n = p->n;
-    const double *restrict acc = p->field[s->f_a].data;
+    const double *acc = p->field[s->f_a].data;
     const int dim = sim->dim, measure = sim->bodies.n == 0 && grid_is_sort(s, sim);
     const double half_dt = 0.5 * dt;
     pfb_wall_step w;
@@ -1277,21 +1410,22 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     if (measure)
         grid_xs(&sim->grid, xs);
     double moved2 = 0.0;
-#pragma omp parallel for schedule(dynamic, 2048) reduction(max : moved2) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
-    for (size_t i = 0; i < n; i++) {
-        for (int k = 0; k < dim; k++) {
-            double *restrict x = p->x[k], *restrict v = p->v[k];
-            v[i] += half_dt * acc[3 * i + (size_t)k];
-            x[i] += dt * v[i];
-        }
-        if (!sim_walls_clear(sim, &w, p->x[0][i], p->x[1][i], p->x[2][i]))
-            sim_project_particle(sim, &w, i);
-        if (measure) {
-            double d2 = 0.0;
-            for (int d = 0; d < dim; d++)
-                d2 += (p->x[d][i] - xs[d][i]) * (p->x[d][i] - xs[d][i]);
-            moved2 = d2 > moved2 ? d2 : moved2;
-        }
+    const size_t nchunk = (n + MULLER_DRIFT - 1) / MULLER_DRIFT;
+    int vec = 0;
+#ifdef MULLER_HAVE_AVX2
+    vec = dim == 3 && s->simd && __builtin_cpu_supports("avx2") && walls_vector(sim);
+#endif
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : moved2) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t c = 0; c < nchunk; c++) {
+        const size_t lo = c * MULLER_DRIFT, hi = lo + MULLER_DRIFT < n ? lo + MULLER_DRIFT : n;
+        double m;
+#ifdef MULLER_HAVE_AVX2
+        if (vec)
+            m = drift_avx2(sim, acc, &w, xs, lo, hi, dt, half_dt);
+        else
+#endif
+            m = drift_base(sim, acc, &w, xs, lo, hi, dt, half_dt);
+        moved2 = m > moved2 ? m : moved2;
     }
     sim_bodies_couple(sim, dt, sim->t + dt, s->margin, s->fric); /* rigid bodies: see core/sim.h */
     sim_positions_changed(sim);
