@@ -16,7 +16,12 @@
 # threads of the run that waits kept the cores busy during the other's turn
 # (two runs of one binary then differed by 1-3%, and both were 20-40% slower);
 # with passive ones the same pair agrees within about 1% (round ratios
-# 0.991-1.012, muller 3D at rest and in the flow, 2 threads).
+# 0.991-1.012, muller 3D at rest and in the flow, 2 threads).  Passive threads
+# sleep between parallel regions, so a phase made of many short regions (a
+# sort's column-by-column permutation, the list's build) costs more than in a
+# plain run (muller's list build in the flow: 138 against 91 ns per particle).
+# OMP_WAIT_POLICY set empty keeps GNU OpenMP's default (spin, then sleep); with
+# GOMP_SPINCOUNT=20000 the pair agreed within 1% too (0.991-1.011, 6 rounds).
 #
 # R rounds (default 3), A taking the first turn in odd rounds and B in even ones;
 # each round prints both runs' median and mean ns per particle-step and their
@@ -37,7 +42,11 @@ if [ $# -lt 2 ]; then
 fi
 case "$rounds" in ''|*[!0-9]*|0) echo "bench/lockstep.sh: --rounds $rounds is invalid; valid: a whole number >= 1" >&2; exit 1 ;; esac
 a="$1" b="$2"; shift 2
-export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
+if [ -z "${OMP_WAIT_POLICY+set}" ]; then
+  export OMP_WAIT_POLICY=passive
+elif [ -z "$OMP_WAIT_POLICY" ]; then
+  unset OMP_WAIT_POLICY
+fi
 for bin in "$a" "$b"; do
   [ -x "$bin" ] || { echo "bench/lockstep.sh: '$bin' is not an executable; valid: a pfbench binary" >&2; exit 1; }
 done

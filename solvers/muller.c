@@ -331,8 +331,12 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * pair passes about 88%, the list's upkeep 11% (the sort 4, the rows' scan
  * 6, the serial loops of build_list 1; a rebuild every 5 steps, 120 ns per
  * particle each), threads waiting for a task's inputs 0.4%.  One thread to
- * two: 1.72 times faster (262 -> 152 ns median), no idling, so the cores'
- * shared cache and memory take the rest.  Measured and not kept: the list's
+ * two, the two runs in lockstep (bench/lockstep.sh): 2.05 times faster at
+ * rest, 1.94 in the flow's median step and 1.7 in its mean (an earlier 1.72
+ * from separate runs was the machine's phases); in the flow, per rebuilt
+ * particle, the sort 52 -> 58 ns and the list 165 -> 131 ns (one thread ->
+ * two; passive threads), the pair passes 274 -> 151 ns per particle-step, so
+ * the rebuilds are what scales worst.  Measured and not kept: the list's
  * entries as 16-bit offsets decoded per row (30-40 bytes per particle less,
  * but 15% more time per step on two threads together with the next); the
  * force pass's sums as one 64-byte line per particle (3% fewer instructions,
