@@ -1425,10 +1425,10 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
         double m;
 #ifdef MULLER_HAVE_AVX2
         if (vec)
-            m = drift_avx2(sim, acc, &w, xs, lo, hi, dt, half_dt);
+            m = drift_avx2(sim, acc, &w, measure ? xs : NULL, lo, hi, dt, half_dt);
         else
 #endif
-            m = drift_base(sim, acc, &w, xs, lo, hi, dt, half_dt);
+            m = drift_base(sim, acc, &w, measure ? xs : NULL, lo, hi, dt, half_dt);
         moved2 = m > moved2 ? m : moved2;
     }
     sim_bodies_couple(sim, dt, sim->t + dt, s->margin, s->fric); /* rigid bodies: see core/sim.h */
