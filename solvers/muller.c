@@ -1294,23 +1294,11 @@ static double drift_base(pfb_sim *sim, const double *acc, const pfb_wall_step *w
 }
 
 #ifdef MULLER_HAVE_AVX2
-/* Whether drift_avx2 can test every wall: planes and containing boxes (the
- * shapes shape_clear decides; the others it never clears). */
-static int walls_vector(const pfb_sim *sim)
-{
-    for (size_t k = 0; k < sim->walls.n; k++) {
-        const pfb_shape *sh = &sim->walls.s[k];
-        if (!(sh->type == PFB_SHAPE_PLANE || (sh->type == PFB_SHAPE_BOX && sh->inside)))
-            return 0;
-    }
-    return 1;
-}
-
-/* drift_base in 3D, four particles at a time: the same operations on each
- * (no FMA), shape_clear's tests as lane masks (its comparisons, negated the
- * same way, so a NaN is never clear), the particles not cleared projected one
- * by one after the four are stored, the largest move by max (exact): the
- * same bits (test_muller).  The last pieces' remainder goes to drift_base. */
+/* drift_base in 3D, four particles at a time, for walls sim_walls_clear4
+ * decides: the same operations on each (no FMA), the walls by
+ * sim_walls_clear4, the particles not cleared projected one by one after the
+ * four are stored, the largest move by max (exact): the same bits
+ * (test_muller).  The last piece's remainder goes to drift_base. */
 __attribute__((target("avx2,fma"))) static double drift_avx2(pfb_sim *sim, const double *acc, const pfb_wall_step *w,
                                                         const double *const xs[3], size_t lo, size_t hi, double dt,
                                                         double half_dt)
@@ -1318,9 +1306,8 @@ __attribute__((target("avx2,fma"))) static double drift_avx2(pfb_sim *sim, const
     pfb_particles *p = &sim->p;
     double *restrict x0 = p->x[0], *restrict x1 = p->x[1], *restrict x2 = p->x[2];
     double *restrict v0 = p->v[0], *restrict v1 = p->v[1], *restrict v2 = p->v[2];
-    const __m256d DT = _mm256_set1_pd(dt), HDT = _mm256_set1_pd(half_dt), SIGN = _mm256_set1_pd(-0.0),
-                  MARGIN = _mm256_set1_pd(w->margin), ZERO = _mm256_setzero_pd();
-    __m256d mv = ZERO;
+    const __m256d DT = _mm256_set1_pd(dt), HDT = _mm256_set1_pd(half_dt);
+    __m256d mv = _mm256_setzero_pd();
     const size_t end = lo + (hi - lo) / 4 * 4;
     for (size_t i = lo; i < end; i += 4) {
         /* a of particles i .. i+3 (3 doubles each) as one vector per axis */
@@ -1341,32 +1328,7 @@ __attribute__((target("avx2,fma"))) static double drift_avx2(pfb_sim *sim, const
         _mm256_storeu_pd(x0 + i, X0);
         _mm256_storeu_pd(x1 + i, X1);
         _mm256_storeu_pd(x2 + i, X2);
-        __m256d clear = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-        for (size_t k = 0; k < sim->walls.n; k++) {
-            const pfb_shape *sh = &sim->walls.s[k];
-            const __m256d P0 = _mm256_sub_pd(X0, _mm256_set1_pd(w->c[k][0])),
-                          P1 = _mm256_sub_pd(X1, _mm256_set1_pd(w->c[k][1])),
-                          P2 = _mm256_sub_pd(X2, _mm256_set1_pd(w->c[k][2]));
-            if (sh->type == PFB_SHAPE_PLANE) { /* !((inside ? -sdf : sdf) < margin) */
-                __m256d sdf = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(P0, _mm256_set1_pd(sh->n[0])),
-                                                          _mm256_mul_pd(P1, _mm256_set1_pd(sh->n[1]))),
-                                            _mm256_mul_pd(P2, _mm256_set1_pd(sh->n[2])));
-                if (sh->inside)
-                    sdf = _mm256_xor_pd(sdf, SIGN);
-                clear = _mm256_and_pd(clear, _mm256_cmp_pd(sdf, MARGIN, _CMP_NLT_UQ));
-            } else { /* a containing box: every q <= 0 and !(-max q < margin) */
-                const __m256d q0 = _mm256_sub_pd(_mm256_andnot_pd(SIGN, P0), _mm256_set1_pd(sh->half[0])),
-                              q1 = _mm256_sub_pd(_mm256_andnot_pd(SIGN, P1), _mm256_set1_pd(sh->half[1])),
-                              q2 = _mm256_sub_pd(_mm256_andnot_pd(SIGN, P2), _mm256_set1_pd(sh->half[2]));
-                const __m256d in = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(q0, ZERO, _CMP_LE_OQ),
-                                                               _mm256_cmp_pd(q1, ZERO, _CMP_LE_OQ)),
-                                                 _mm256_cmp_pd(q2, ZERO, _CMP_LE_OQ));
-                const __m256d qmax = _mm256_max_pd(_mm256_max_pd(q0, q1), q2);
-                clear = _mm256_and_pd(clear, _mm256_and_pd(in, _mm256_cmp_pd(_mm256_xor_pd(qmax, SIGN), MARGIN,
-                                                                               _CMP_NLT_UQ)));
-            }
-        }
-        const int bits = _mm256_movemask_pd(clear);
+        const int bits = sim_walls_clear4(sim, w, X0, X1, X2);
         if (bits != 15)
             for (int l = 0; l < 4; l++)
                 if (!(bits >> l & 1))
@@ -1417,7 +1379,7 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     const size_t nchunk = (n + MULLER_DRIFT - 1) / MULLER_DRIFT;
     int vec = 0;
 #ifdef MULLER_HAVE_AVX2
-    vec = dim == 3 && s->simd && __builtin_cpu_supports("avx2") && walls_vector(sim);
+    vec = dim == 3 && s->simd && __builtin_cpu_supports("avx2") && sim_walls_clear4_decides(sim);
 #endif
 #pragma omp parallel for schedule(dynamic, 1) reduction(max : moved2) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t c = 0; c < nchunk; c++) {

@@ -352,16 +352,11 @@ static size_t pipe_bytes(int fd, char *buf, size_t cap)
  * (those two, or a set-up refused) hands over 'x'. */
 START_TEST(test_lockstep_gate)
 {
-    const pfb_solver_ops *so = solver_find("muller");
-    const pfb_scene_def *sc;
+    static const char *const sets[] = {"run.spacing=0.02", NULL};
+    tu_run t;
+    tu_run_init(&t, "muller", "dam_break", sets);
+    const pfb_run_config cfg = t.cfg;
     pfb_err err;
-    ck_assert(scene_lookup("dam_break", &sc, &err) == 0);
-    pfb_params rp, sp, op;
-    ck_assert(params_init(&rp, pfb_run_params, "run", &err) == 0);
-    ck_assert(params_init(&sp, sc->params, sc->name, &err) == 0);
-    ck_assert(params_init(&op, so->params, so->name, &err) == 0);
-    ck_assert(params_set(&rp, "spacing", "0.02", &err) == 0);
-    pfb_run_config cfg = {.solver = so, .scene = sc, .run = &rp, .scene_params = &sp, .solver_params = &op};
     int in[2], out[2];
     ck_assert(pipe(in) == 0 && pipe(out) == 0);
     pfb_step_gate gate = {in[0], out[1], 5.0};
@@ -384,7 +379,7 @@ START_TEST(test_lockstep_gate)
     ck_assert_msg(strstr(err.msg, "no turn for step -2 within 0.05 s") != NULL, "%s", err.msg);
     ck_assert(pipe_bytes(out[0], buf, sizeof buf) == 1 && buf[0] == 'x');
     /* a set-up refused (spacing too coarse for the column) takes no turn and says so */
-    ck_assert(params_set(&rp, "spacing", "1.0", &err) == 0);
+    ck_assert(params_set(&t.run, "spacing", "1.0", &err) == 0);
     ck_assert(write(in[1], "g", 1) == 1);
     ck_assert(run_time_steps_gated(&cfg, 2, 3, &gate, &tm, &err) != 0);
     ck_assert_msg(strstr(err.msg, "too coarse") != NULL, "%s", err.msg);
@@ -394,9 +389,7 @@ START_TEST(test_lockstep_gate)
     close(in[1]);
     close(out[0]);
     close(out[1]);
-    params_free(&rp);
-    params_free(&sp);
-    params_free(&op);
+    tu_run_free(&t);
 }
 END_TEST
 
