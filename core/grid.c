@@ -449,6 +449,67 @@ static int filter_bounds(double h, double E, size_t n, int exact_only, float *lo
     return 1;
 }
 
+/* grid_build's stable counting sort of the n points by slot on nt threads,
+ * each taking the slots of one range: thread t's range starts at the slot of
+ * point t n / nt (balanced when the storage is near slot order, as the
+ * framework's sorts keep it), and every thread scans all points twice, counting
+ * and then placing only those in its range.  The same cell_start, order and xs
+ * as the serial sort, whatever nt; returns whether order is the identity. */
+static int counting_sort_ranges(pfb_grid *g, const uint32_t *restrict slot, const double *const x[3], size_t n,
+                                int nt)
+{
+    size_t *restrict cs = g->cell_start;
+    uint32_t *restrict order = g->order;
+    double *restrict xs = g->xs;
+    const size_t cap = g->cap_points, ntable = g->ntable;
+    const int dim = g->dim;
+    size_t own[GRID_MAX_CHUNKS + 1];
+    nt = nt < GRID_MAX_CHUNKS ? nt : GRID_MAX_CHUNKS;
+    int ordered = 1;
+#pragma omp parallel num_threads(nt) reduction(& : ordered)
+    {
+        int t = 0, m = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        m = omp_get_num_threads();
+#endif
+        /* slots [bnd(t), bnd(t + 1)), bnd(0) = 0, bnd(m) = ntable and between
+         * bnd(u) = max(bnd(u - 1), slot of point u n / m) */
+        size_t lo = 0, hi = 0;
+        for (int u = 1; u <= t + 1; u++) {
+            const size_t b = u == m ? ntable : slot[(size_t)u * n / (size_t)m];
+            lo = hi;
+            hi = b > hi ? b : hi;
+        }
+        memset(cs + lo, 0, (hi - lo) * sizeof *cs);
+        size_t count = 0;
+        for (size_t i = 0; i < n; i++)
+            if (slot[i] - lo < hi - lo) { /* lo <= slot < hi */
+                cs[slot[i]]++;
+                count++;
+            }
+        own[t] = count;
+#pragma omp barrier
+        size_t sum = 0; /* the points of the ranges before this one */
+        for (int u = 0; u < t; u++)
+            sum += own[u];
+        for (size_t c = lo; c < hi; c++) {
+            sum += cs[c];
+            cs[c] = sum;
+        }
+        for (size_t i = n; i-- > 0;)
+            if (slot[i] - lo < hi - lo) {
+                const size_t k = --cs[slot[i]];
+                order[k] = (uint32_t)i;
+                ordered &= k == i;
+                for (int d = 0; d < dim; d++)
+                    xs[(size_t)d * cap + k] = x[d][i];
+            }
+    }
+    cs[ntable] = n;
+    return ordered;
+}
+
 int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
 {
     if (!g)
@@ -636,25 +697,29 @@ int grid_build(pfb_grid *g, const double *const x[3], size_t n, pfb_err *err)
         return PFB_OK;
     }
 
-    memset(cs, 0, (ntable + 1) * sizeof *cs);
-    for (size_t i = 0; i < n; i++) /* the counts (the binning above runs in parallel) */
-        cs[slot[i]]++;
-
-    /* stable counting sort: inclusive prefix sums, then scatter from the last point
-     * down, which leaves cs[s] at the first entry of slot s */
-    size_t sum = 0;
-    for (size_t t = 0; t < ntable; t++) {
-        sum += cs[t];
-        cs[t] = sum;
-    }
-    cs[ntable] = n;
     int ordered = 1;
-    for (size_t i = n; i-- > 0;) {
-        const size_t k = --cs[slot[i]];
-        order[k] = (uint32_t)i;
-        ordered &= k == i;
-        for (int d = 0; d < dim; d++)
-            xs[(size_t)d * cap + k] = x[d][i];
+    if (nt > 1 && n >= GRID_PIECE) {
+        ordered = counting_sort_ranges(g, slot, x, n, nt);
+    } else {
+        memset(cs, 0, (ntable + 1) * sizeof *cs);
+        for (size_t i = 0; i < n; i++) /* the counts (the binning above runs in parallel) */
+            cs[slot[i]]++;
+
+        /* stable counting sort: inclusive prefix sums, then scatter from the last point
+         * down, which leaves cs[s] at the first entry of slot s */
+        size_t sum = 0;
+        for (size_t t = 0; t < ntable; t++) {
+            sum += cs[t];
+            cs[t] = sum;
+        }
+        cs[ntable] = n;
+        for (size_t i = n; i-- > 0;) {
+            const size_t k = --cs[slot[i]];
+            order[k] = (uint32_t)i;
+            ordered &= k == i;
+            for (int d = 0; d < dim; d++)
+                xs[(size_t)d * cap + k] = x[d][i];
+        }
     }
     g->ordered = ordered;
 

@@ -125,54 +125,82 @@ static inline size_t perm_at(const uint32_t *p32, const size_t *p, size_t k)
     return p32 ? (size_t)p32[k] : p[k];
 }
 
-/* One 8-byte column of an array of n records of `stride` bytes (the column at
- * byte offset off), through tmp (n values), by p32 or perm; plain copies, so
- * threads (from 16384 particles, OpenMP's default count) change nothing but
- * the time. */
-static void permute_column(unsigned char *base, size_t stride, size_t off, const uint32_t *p32, const size_t *perm,
-                           size_t n, uint64_t *tmp)
-{
-#pragma omp parallel for schedule(dynamic, 16384) if (n >= 16384)
-    for (size_t k = 0; k < n; k++)
-        memcpy(&tmp[k], base + perm_at(p32, perm, k) * stride + off, sizeof *tmp);
-#pragma omp parallel for schedule(dynamic, 16384) if (n >= 16384)
-    for (size_t k = 0; k < n; k++)
-        memcpy(base + k * stride + off, &tmp[k], sizeof *tmp);
-}
+/* One 8-byte column: the column at byte offset off of an array of records of
+ * `stride` bytes. */
+typedef struct {
+    unsigned char *base;
+    size_t stride, off;
+} perm_column;
 
-/* Every column of p through tmp, by p32 or perm. */
-static void permute_all(pfb_particles *p, const uint32_t *p32, const size_t *perm, uint64_t *tmp)
+/* The columns of p in the order permute_all moves them: m, id, v, the fields
+ * (but those with bit f of skip), and the positions last.  Returns how many. */
+static size_t perm_columns(pfb_particles *p, uint64_t skip, perm_column *col)
 {
-    const size_t n = p->n;
-    for (int k = 0; k < 3; k++) {
-        permute_column((unsigned char *)p->x[k], sizeof(double), 0, p32, perm, n, tmp);
-        permute_column((unsigned char *)p->v[k], sizeof(double), 0, p32, perm, n, tmp);
-    }
-    permute_column((unsigned char *)p->m, sizeof(double), 0, p32, perm, n, tmp);
-    permute_column((unsigned char *)p->id, sizeof(uint64_t), 0, p32, perm, n, tmp);
+    size_t nc = 0;
+    col[nc++] = (perm_column){(unsigned char *)p->m, sizeof(double), 0};
+    col[nc++] = (perm_column){(unsigned char *)p->id, sizeof(uint64_t), 0};
+    for (int k = 0; k < 3; k++)
+        col[nc++] = (perm_column){(unsigned char *)p->v[k], sizeof(double), 0};
     for (size_t f = 0; f < p->nfields; f++) {
+        if ((skip >> f) & 1u)
+            continue;
         const size_t stride = sizeof(double) * (size_t)p->field[f].ncomp;
         for (size_t c = 0; c < (size_t)p->field[f].ncomp; c++)
-            permute_column((unsigned char *)p->field[f].data, stride, c * sizeof(double), p32, perm, n, tmp);
+            col[nc++] = (perm_column){(unsigned char *)p->field[f].data, stride, c * sizeof(double)};
+    }
+    for (int k = 0; k < 3; k++)
+        col[nc++] = (perm_column){(unsigned char *)p->x[k], sizeof(double), 0};
+    return nc;
+}
+
+/* Every column of p but the skipped fields' through tmp, by p32 or perm, `group`
+ * columns at a time (tmp holds group columns of `ld` >= n words; column g of a
+ * group at tmp + g ld).  All groups run in one parallel region (from 16384
+ * particles): a group is gathered into tmp, the threads meet, and each thread
+ * copies back the same static share of k it gathered, so only the gathers need
+ * a barrier.  Plain copies: threads change nothing but the time.  The last
+ * group ends with the positions, so on return tmp[d ld + k] (d < group) holds
+ * the new x of the last group's columns. */
+static void permute_all(pfb_particles *p, const uint32_t *p32, const size_t *perm, uint64_t *tmp, size_t group,
+                        size_t ld, uint64_t skip)
+{
+    const size_t n = p->n;
+    perm_column col[8 + PFB_MAX_FIELDS * 9];
+    const size_t nc = perm_columns(p, skip, col);
+    /* groups aligned to the end (the first one the shortest), so the positions,
+     * the last 3 columns, share one when group >= 3 */
+    const size_t first = nc % group ? nc % group : group;
+#pragma omp parallel if (n >= 16384)
+    for (size_t c0 = 0, c1 = first; c0 < nc; c0 = c1, c1 += group) {
+#pragma omp for schedule(static)
+        for (size_t k = 0; k < n; k++) {
+            const size_t src = perm_at(p32, perm, k);
+            for (size_t c = c0; c < c1; c++)
+                memcpy(&tmp[(c - c0) * ld + k], col[c].base + src * col[c].stride + col[c].off, sizeof *tmp);
+        }
+#pragma omp for schedule(static) nowait
+        for (size_t k = 0; k < n; k++)
+            for (size_t c = c0; c < c1; c++)
+                memcpy(col[c].base + k * col[c].stride + col[c].off, &tmp[(c - c0) * ld + k], sizeof *tmp);
     }
 }
 
-/* Column by column through one scratch of 8 bytes per particle: the caller's
- * (particles_permute_with), or one allocated and freed by particles_permute, which a sort
- * then adds to the resident set (a field of 3 values would otherwise need 24
- * bytes per particle, kept by the allocator after the frequent re-sorts). */
-void particles_permute_with(pfb_particles *p, const uint32_t *perm, uint64_t *tmp)
+void particles_permute_with(pfb_particles *p, const uint32_t *perm, uint64_t *tmp, size_t group, size_t ld,
+                            uint64_t skip)
 {
-    permute_all(p, perm, NULL, tmp);
+    permute_all(p, perm, NULL, tmp, group ? group : 1, ld, skip);
 }
 
+/* Through one scratch of 8 bytes per particle, allocated and freed here (a
+ * sort's own permutation, particles_permute_with, uses the caller's scratch:
+ * one allocated here would stay in the resident set after frequent re-sorts). */
 int particles_permute(pfb_particles *p, const size_t *perm, pfb_err *err)
 {
     const size_t n = p->n;
     uint64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
     if (!tmp)
         return pfb_err_set(err, PFB_ENOMEM, "out of memory reordering %zu particles", p->n);
-    permute_all(p, NULL, perm, tmp);
+    permute_all(p, NULL, perm, tmp, 1, n, 0);
     free(tmp);
     return PFB_OK;
 }

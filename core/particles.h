@@ -54,8 +54,12 @@ int particles_find_field(const pfb_particles *p, const char *name);
 int particles_permute(pfb_particles *p, const size_t *perm, pfb_err *err);
 
 /* The same with a 32-bit permutation (a grid's order), through the caller's
- * scratch of p->n 64-bit words (contents lost). */
-void particles_permute_with(pfb_particles *p, const uint32_t *perm, uint64_t *tmp);
+ * scratch tmp of `group` columns of ld >= p->n 64-bit words each, moving that
+ * many columns per pass; fields with bit f of skip set are left as they were
+ * (for values the caller recomputes before anyone reads them).  The positions
+ * move last: on return, with group 3, tmp + d ld holds the new x[d], d < 3. */
+void particles_permute_with(pfb_particles *p, const uint32_t *perm, uint64_t *tmp, size_t group, size_t ld,
+                            uint64_t skip);
 
 /* Remove particle i by moving the last particle into its slot. */
 void particles_remove(pfb_particles *p, size_t i);

@@ -89,6 +89,11 @@ void sim_positions_changed(pfb_sim *sim)
 
 int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
 {
+    return sim_sort_particles_except(sim, h, 0, err);
+}
+
+int sim_sort_particles_except(pfb_sim *sim, double h, uint64_t skip, pfb_err *err)
+{
     int rc = sim_grid_build(sim, h, err);
     if (rc)
         return rc;
@@ -112,11 +117,13 @@ int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
             }
             perm[b] = v;
         }
-    /* the grid's coordinate copy, refilled below, is the permutation's scratch
-     * (an allocated one would stay in the resident set) */
-    particles_permute_with(&sim->p, perm, (uint64_t *)(void *)g->xs); /* cap_points * dim >= n words */
-    for (int d = 0; d < sim->dim; d++)
-        memcpy(g->xs + (size_t)d * g->cap_points, sim->p.x[d], n * sizeof(double));
+    /* the grid's coordinate copy, dim columns of cap_points >= n words, is the
+     * permutation's scratch (an allocated one would stay in the resident set);
+     * in 3D the last group moved is the positions, which leaves the copy filled */
+    particles_permute_with(&sim->p, perm, (uint64_t *)(void *)g->xs, (size_t)sim->dim, g->cap_points, skip);
+    if (sim->dim != 3)
+        for (int d = 0; d < sim->dim; d++)
+            memcpy(g->xs + (size_t)d * g->cap_points, sim->p.x[d], n * sizeof(double));
     sim->sort_gen = sim->grid_gen;
     return PFB_OK;
 }

@@ -182,6 +182,11 @@ void sim_positions_changed(pfb_sim *sim);
  * and its copy xs holds the positions at the sort. */
 int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err);
 
+/* The same, leaving the fields with bit f of skip in their old order: for a
+ * solver that recomputes them from positions before anything reads them (muller
+ * after its own sorts); they are meaningless until then. */
+int sim_sort_particles_except(pfb_sim *sim, double h, uint64_t skip, pfb_err *err);
+
 /* The cell size of the run's sorts: sim->sort_h, or 2 spacings when 0. */
 double sim_sort_h(const pfb_sim *sim);
 

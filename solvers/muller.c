@@ -698,7 +698,10 @@ static int ensure_list(muller_state *s, pfb_sim *sim, double moved2, pfb_err *er
         sorted = dmax < lim * lim;
     }
     if (!sorted) {
-        int rc = sim_sort_particles(sim, s->hl, err);
+        /* density, pressure and acceleration are all rewritten by the pair
+         * passes that follow, before anything reads them: not moved */
+        const uint64_t skip = (1u << s->f_rho) | (1u << s->f_p) | (1u << s->f_a);
+        int rc = sim_sort_particles_except(sim, s->hl, skip, err);
         if (rc)
             return rc;
     }

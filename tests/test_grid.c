@@ -278,6 +278,50 @@ static size_t check_against_brute(const pts *p, double h, size_t max_cells, int 
     return pairs;
 }
 
+/* grid_build's parallel counting sort (from 16384 points on more than one
+ * thread; each thread takes a range of slots): the unique stable sort that
+ * assert_valid_sort pins down, on 2, 3 and 5 threads, for points in random
+ * order, in near slot order (storage sorted, then moved a little, as the
+ * framework re-sorts it), and all in one cell (the ranges of all threads but
+ * one empty). */
+START_TEST(test_parallel_counting_sort)
+{
+    const size_t n = 40000;
+    for (int dim = 2; dim <= 3; dim++)
+        for (int kind = 0; kind < 3; kind++) {
+            pts p;
+            pts_random(&p, dim, n, 0.0, kind == 2 ? 0.5 : box_for(dim, n, 1.0, 30.0), 11 + (uint64_t)kind);
+            if (kind == 1) { /* into slot order, then jittered by up to 0.2 h */
+                pfb_grid g;
+                pfb_err err;
+                ck_assert(grid_init(&g, dim, 1.0, &err) == PFB_OK);
+                ck_assert(grid_build(&g, p.x, n, &err) == PFB_OK);
+                uint64_t st = 99;
+                for (int d = 0; d < dim; d++) {
+                    double *tmp = malloc(n * sizeof *tmp);
+                    ck_assert_ptr_nonnull(tmp);
+                    for (size_t k = 0; k < n; k++)
+                        tmp[k] = p.c[d][g.order[k]] + 0.4 * (unif(&st) - 0.5);
+                    memcpy(p.c[d], tmp, n * sizeof *tmp);
+                    free(tmp);
+                }
+                grid_free(&g);
+            }
+            for (int threads = 2; threads <= 5; threads += threads == 3 ? 2 : 1) {
+                pfb_grid g;
+                pfb_err err;
+                ck_assert(grid_init(&g, dim, 1.0, &err) == PFB_OK);
+                g.threads = threads;
+                ck_assert(grid_build(&g, p.x, n, &err) == PFB_OK);
+                ck_assert(!g.hashed);
+                assert_valid_sort(&g, &p);
+                grid_free(&g);
+            }
+            pts_free(&p);
+        }
+}
+END_TEST
+
 /* The candidates a point scans: every neighbour lies in its ranges (checked by
  * the lists above), and the ranges are small.  With whole cells and no gap test
  * a 3D point would scan 27 h^3 of cells around it, 6.4 times the ball's 4.19 h^3;
@@ -848,6 +892,7 @@ static Suite *grid_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_random_2d);
     tcase_add_test(tc, test_random_3d);
+    tcase_add_test(tc, test_parallel_counting_sort);
     tcase_add_test(tc, test_lattice);
     tcase_add_test(tc, test_box_corners);
     tcase_add_test(tc, test_coincident);

@@ -290,12 +290,25 @@ START_TEST(test_permute)
         for (size_t k = 0; k < n; k++)
             expect_slot(&p, k, k);
         ck_assert_uint_eq(p.next_id, n); /* ids are identities, not reissued */
-        /* the 32-bit form through a caller's scratch (sim_sort_particles' path) */
+        /* the 32-bit form through a caller's scratch (sim_sort_particles' path),
+         * one, two and three columns per pass, columns of 9 > n words; then back */
         const uint32_t perm32[7] = {3, 0, 6, 1, 5, 2, 4};
-        uint64_t tmp[7];
-        particles_permute_with(&p, perm32, tmp);
+        uint32_t inv32[7];
         for (size_t k = 0; k < n; k++)
-            expect_slot(&p, k, perm32[k]);
+            inv32[perm32[k]] = (uint32_t)k;
+        for (size_t group = 1; group <= 3; group++) {
+            uint64_t tmp[27];
+            particles_permute_with(&p, perm32, tmp, group, 9, 0);
+            for (size_t k = 0; k < n; k++)
+                expect_slot(&p, k, perm32[k]);
+            if (group == 3) /* the positions move last: the scratch holds them */
+                for (size_t k = 0; k < n; k++)
+                    for (int d = 0; d < 3; d++)
+                        ck_assert(memcmp(&tmp[(size_t)d * 9 + k], &p.x[d][k], sizeof(double)) == 0);
+            particles_permute_with(&p, inv32, tmp, group, 9, 0);
+            for (size_t k = 0; k < n; k++)
+                expect_slot(&p, k, k);
+        }
         particles_free(&p);
     }
 }
@@ -316,6 +329,35 @@ START_TEST(test_permute_large)
     for (size_t k = 0; k < n; k++)
         expect_slot(&p, k, n - 1 - k);
     free(perm);
+    particles_free(&p);
+}
+END_TEST
+
+/* particles_permute_with in parallel (from 16384 particles), three columns per
+ * pass, skipping field "a" (bit 0): everything else moves exactly, "a" stays */
+START_TEST(test_permute_with_skip)
+{
+    pfb_particles p;
+    const size_t n = 40000;
+    make_filled(&p, 3, n);
+    uint32_t *perm = malloc(n * sizeof *perm);
+    uint64_t *tmp = malloc(3 * n * sizeof *tmp);
+    ck_assert(perm && tmp);
+    for (size_t k = 0; k < n; k++) /* a shift by 97 within blocks of 1000, reversed blocks */
+        perm[k] = (uint32_t)((n / 1000 - 1 - k / 1000) * 1000 + (k % 1000 + 97) % 1000);
+    particles_permute_with(&p, perm, tmp, 3, n, 1u);
+    for (size_t k = 0; k < n; k++) {
+        const size_t o = perm[k];
+        ck_assert(p.id[k] == o && p.m[k] == val_m(o));
+        for (int d = 0; d < 3; d++)
+            ck_assert(p.x[d][k] == val_x(o, d) && p.v[d][k] == val_v(o, d) && memcmp(&tmp[(size_t)d * n + k],
+                                                                                     &p.x[d][k], 8) == 0);
+        ck_assert(p.field[0].data[k] == val_f(k, 0, 0));
+        for (int c = 0; c < 4; c++)
+            ck_assert(p.field[1].data[4 * k + (size_t)c] == val_f(o, 1, c));
+    }
+    free(perm);
+    free(tmp);
     particles_free(&p);
 }
 END_TEST
@@ -398,6 +440,7 @@ static Suite *particles_suite(void)
     TCase *order = tcase_create("order");
     tcase_add_test(order, test_permute);
     tcase_add_test(order, test_permute_large);
+    tcase_add_test(order, test_permute_with_skip);
     tcase_add_test(order, test_remove);
     suite_add_tcase(s, order);
     return s;
