@@ -463,6 +463,32 @@ static int thread_num(void)
 #endif
 }
 
+static int team_size(void)
+{
+#ifdef _OPENMP
+    return omp_get_num_threads();
+#else
+    return 1;
+#endif
+}
+
+/* The next of len items for thread t of a team of m, or len when all are
+ * taken; *taken counts the claims (shared, from 0), *mine this thread's.  Two
+ * threads take them from the two ends (thread 0 from the first up, thread 1
+ * from the last down), so that each keeps to one part of the particles in
+ * every loop of a step and from step to step, its data staying in its own
+ * core's caches; other teams take them in order as they come. */
+static inline size_t claim(atomic_size_t *taken, size_t len, int t, int m, size_t *mine)
+{
+    const size_t k = atomic_fetch_add_explicit(taken, 1, memory_order_relaxed);
+    if (k >= len)
+        return len;
+    if (m != 2)
+        return k;
+    const size_t q = (*mine)++;
+    return t == 0 ? q : len - 1 - q;
+}
+
 /* The running thread's scan for the list's rows (made on first use, kept),
  * reset for a new grid; NULL when out of memory. */
 static pfb_half_scan *half_scan(muller_state *s)
@@ -1270,14 +1296,32 @@ static void pair_passes(muller_state *s, pfb_sim *sim, double half_dt)
     const size_t nb = s->nblk, ntask = 4 * nb;
     for (size_t k = 0; k < 3 * (nb + 2); k++)
         atomic_init(&s->done[k], (unsigned char)(k % (nb + 2) == 0 || k % (nb + 2) == nb + 1));
-    atomic_size_t next;
+    atomic_size_t next, taken[6];
     atomic_init(&next, 0);
+    for (int st = 0; st < 6; st++)
+        atomic_init(&taken[st], 0);
 #pragma omp parallel num_threads(s->npk) if (sim_parallel_pairs(sim, p->n))
-    for (;;) {
-        const size_t k = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
-        if (k >= ntask)
-            break;
-        run_task(s, sim, s->task[k], half_dt);
+    {
+        const int t = thread_num(), m = team_size();
+        if (m == 2) {
+            /* the six stages in turn (D even, D odd, E, K even, K odd, A), the
+             * blocks of each from both ends (claim) */
+            for (int st = 0; st < 6; st++) {
+                const size_t len = st % 3 == 2 ? nb : st % 3 == 0 ? (nb + 1) / 2 : nb / 2;
+                size_t mine = 0;
+                for (size_t q; (q = claim(&taken[st], len, t, m, &mine)) < len;)
+                    run_task(s, sim, st % 3 == 2 ? (size_t)(st / 3 * 2 + 1) * nb + q
+                                                  : (size_t)(st / 3 * 2) * nb + 2 * q + (size_t)(st % 3),
+                             half_dt);
+            }
+        } else {
+            for (;;) {
+                const size_t k = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
+                if (k >= ntask)
+                    break;
+                run_task(s, sim, s->task[k], half_dt);
+            }
+        }
     }
     size_t total = 0;
     for (size_t b = 0; b < nb; b++)
@@ -1296,7 +1340,7 @@ static int compute_accel(muller_state *s, pfb_sim *sim, double box2, double half
     return PFB_OK;
 }
 
-/* particles per piece of the drift (muller_step), taken as the threads come */
+/* particles per piece of the drift (muller_step), taken as the threads come (claim) */
 #define MULLER_DRIFT 2048
 
 /* The drift of particles [lo, hi): the first half kick v += half_dt a, then
@@ -1425,17 +1469,23 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
 #ifdef MULLER_HAVE_AVX2
     vec = dim == 3 && s->simd && __builtin_cpu_supports("avx2") && sim_walls_clear4_decides(sim);
 #endif
-#pragma omp parallel for schedule(dynamic, 1) reduction(min : l0, l1, l2) reduction(max : h0, h1, h2) \
-    num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
-    for (size_t c = 0; c < nchunk; c++) {
-        const size_t lo = c * MULLER_DRIFT, hi = lo + MULLER_DRIFT < n ? lo + MULLER_DRIFT : n;
+    atomic_size_t taken;
+    atomic_init(&taken, 0);
+#pragma omp parallel reduction(min : l0, l1, l2) reduction(max : h0, h1, h2) num_threads(sim_threads(sim)) \
+    if (sim_parallel(sim, n))
+    {
+        const int t = thread_num(), m = team_size();
+        size_t mine = 0;
         move_box mb = move_box_empty;
+        for (size_t c; (c = claim(&taken, nchunk, t, m, &mine)) < nchunk;) {
+            const size_t lo = c * MULLER_DRIFT, hi = lo + MULLER_DRIFT < n ? lo + MULLER_DRIFT : n;
 #ifdef MULLER_HAVE_AVX2
-        if (vec)
-            drift_avx2(sim, acc, &w, measure ? xs : NULL, lo, hi, dt, half_dt, &mb);
-        else
+            if (vec)
+                drift_avx2(sim, acc, &w, measure ? xs : NULL, lo, hi, dt, half_dt, &mb);
+            else
 #endif
-            drift_base(sim, acc, &w, measure ? xs : NULL, lo, hi, dt, half_dt, &mb);
+                drift_base(sim, acc, &w, measure ? xs : NULL, lo, hi, dt, half_dt, &mb);
+        }
         l0 = mb.lo[0] < l0 ? mb.lo[0] : l0;
         l1 = mb.lo[1] < l1 ? mb.lo[1] : l1;
         l2 = mb.lo[2] < l2 ? mb.lo[2] : l2;
