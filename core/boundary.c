@@ -24,13 +24,15 @@ void shape_velocity(const pfb_shape *s, double t, double v[3])
         v[k] = s->vel[k] + (s->amp[k] != 0.0 ? s->amp[k] * s->omega * cos(s->omega * t) : 0.0);
 }
 
-void shape_velocity_at(const pfb_shape *s, int dim, double t, const double x[3], double v[3])
+/* shape_velocity_at with the shape's centre c and velocity vel at its time given. */
+static inline void velocity_at(const pfb_shape *s, int dim, const double c[3], const double vel[3], const double x[3],
+                               double v[3])
 {
-    shape_velocity(s, t, v);
+    for (int k = 0; k < 3; k++)
+        v[k] = vel[k];
     if (s->spin == 0.0) /* skipped, not added as zero: bit for bit shape_velocity (x may be inf) */
         return;
-    double c[3], r[3];
-    shape_centre(s, t, c);
+    double r[3];
     for (int k = 0; k < 3; k++)
         r[k] = x[k] - c[k];
     if (dim == 2) { /* about z: a circle spinning in the plane */
@@ -42,6 +44,17 @@ void shape_velocity_at(const pfb_shape *s, int dim, double t, const double x[3],
     v[0] += s->spin * (a[1] * r[2] - a[2] * r[1]);
     v[1] += s->spin * (a[2] * r[0] - a[0] * r[2]);
     v[2] += s->spin * (a[0] * r[1] - a[1] * r[0]);
+}
+
+void shape_velocity_at(const pfb_shape *s, int dim, double t, const double x[3], double v[3])
+{
+    double c[3], vel[3];
+    shape_velocity(s, t, vel);
+    if (s->spin != 0.0)
+        shape_centre(s, t, c);
+    else
+        c[0] = c[1] = c[2] = 0.0; /* (not read) */
+    velocity_at(s, dim, c, vel, x, v);
 }
 
 double shape_box_sdf(const double p[3], const double half[3], int dim, double grad[3])
@@ -68,10 +81,10 @@ double shape_box_sdf(const double p[3], const double half[3], int dim, double gr
     return inmax;
 }
 
-double shape_sdf(const pfb_shape *s, int dim, double t, const double x[3], double grad[3])
+/* shape_sdf with the shape's centre c at its time given. */
+static inline double sdf_at(const pfb_shape *s, int dim, const double c[3], const double x[3], double grad[3])
 {
-    double c[3], p[3] = {0, 0, 0};
-    shape_centre(s, t, c);
+    double p[3] = {0, 0, 0};
     for (int k = 0; k < dim; k++)
         p[k] = x[k] - c[k];
     if (dim == 2)
@@ -140,6 +153,13 @@ double shape_sdf(const pfb_shape *s, int dim, double t, const double x[3], doubl
     return sdf;
 }
 
+double shape_sdf(const pfb_shape *s, int dim, double t, const double x[3], double grad[3])
+{
+    double c[3];
+    shape_centre(s, t, c);
+    return sdf_at(s, dim, c, x, grad);
+}
+
 int shape_validate(const pfb_shape *s, pfb_err *err)
 {
     static const char *names[] = {"plane", "box", "sphere", "cylinder"};
@@ -206,6 +226,17 @@ double boundaries_sdf(const pfb_boundaries *b, int dim, double t, const double x
 int boundaries_project(const pfb_boundaries *b, int dim, double t, double margin, double e,
                        double f, double x[3], double v[3])
 {
+    double c[PFB_MAX_SHAPES][3], vel[PFB_MAX_SHAPES][3];
+    for (size_t i = 0; i < b->n; i++) {
+        shape_centre(&b->s[i], t, c[i]);
+        shape_velocity(&b->s[i], t, vel[i]);
+    }
+    return boundaries_project_at(b, dim, (const double(*)[3])c, (const double(*)[3])vel, margin, e, f, x, v);
+}
+
+int boundaries_project_at(const pfb_boundaries *b, int dim, const double (*c)[3], const double (*vel)[3],
+                          double margin, double e, double f, double x[3], double v[3])
+{
     int moved = 0;
     /* sweep until nothing moves: leaving one wall near a corner can enter another,
      * and beyond a box corner the first step (along the corner normal) lands in the
@@ -214,13 +245,13 @@ int boundaries_project(const pfb_boundaries *b, int dim, double t, double margin
         int moved_now = 0;
         for (size_t i = 0; i < b->n; i++) {
             double g[3], vw[3];
-            double phi = shape_sdf(&b->s[i], dim, t, x, g);
+            double phi = sdf_at(&b->s[i], dim, c[i], x, g);
             if (!(phi < margin))
                 continue;
             moved = moved_now = 1;
             for (int k = 0; k < dim; k++)
                 x[k] += (margin - phi) * g[k];
-            shape_velocity_at(&b->s[i], dim, t, x, vw); /* at the projected position */
+            velocity_at(&b->s[i], dim, c[i], vel[i], x, vw); /* at the projected position */
             double vn = 0.0;
             for (int k = 0; k < dim; k++)
                 vn += (v[k] - vw[k]) * g[k];

@@ -158,4 +158,10 @@ double boundaries_sdf(const pfb_boundaries *b, int dim, double t, const double x
 int boundaries_project(const pfb_boundaries *b, int dim, double t, double margin, double e,
                        double f, double x[3], double v[3]);
 
+/* boundaries_project with every shape's centre c[i] and velocity vel[i] at its
+ * time given (shape_centre, shape_velocity): the same bits, for a caller that
+ * projects many points at one time and computes them once. */
+int boundaries_project_at(const pfb_boundaries *b, int dim, const double (*c)[3], const double (*vel)[3],
+                          double margin, double e, double f, double x[3], double v[3]);
+
 #endif

@@ -134,8 +134,10 @@ void sim_wall_step(const pfb_sim *sim, double t, double margin, double e, double
     w->margin = margin;
     w->e = e;
     w->f = f;
-    for (size_t k = 0; k < sim->walls.n; k++)
+    for (size_t k = 0; k < sim->walls.n; k++) {
         shape_centre(&sim->walls.s[k], t, w->c[k]);
+        shape_velocity(&sim->walls.s[k], t, w->vel[k]);
+    }
 }
 
 int sim_project_particle(pfb_sim *sim, const pfb_wall_step *w, size_t i)
@@ -149,7 +151,8 @@ int sim_project_particle(pfb_sim *sim, const pfb_wall_step *w, size_t i)
     if (sim_walls_clear(sim, w, x[0], x[1], x[2]))
         return 0;
     double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
-    if (!boundaries_project(b, dim, w->t, w->margin, w->e, w->f, x, v))
+    if (!boundaries_project_at(b, dim, (const double(*)[3])w->c, (const double(*)[3])w->vel, w->margin, w->e, w->f,
+                               x, v))
         return 0;
     for (int d = 0; d < dim; d++) {
         p->x[d][i] = x[d];

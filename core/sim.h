@@ -102,7 +102,7 @@ void sim_project_walls(pfb_sim *sim, double t, double margin, double e, double f
  * sim_project_particle for each particle (1 if it moved). */
 typedef struct pfb_wall_step {
     double t, margin, e, f;
-    double c[PFB_MAX_SHAPES][3];
+    double c[PFB_MAX_SHAPES][3], vel[PFB_MAX_SHAPES][3]; /* each wall's shape_centre and shape_velocity at t */
 } pfb_wall_step;
 void sim_wall_step(const pfb_sim *sim, double t, double margin, double e, double f, pfb_wall_step *w);
 int sim_project_particle(pfb_sim *sim, const pfb_wall_step *w, size_t i);
