@@ -170,6 +170,7 @@ typedef struct muller_state {
     double *rho, *acc;     /* the fields density and accel, for the rows */
     /* the rows of the two passes, for the instruction set of this CPU (muller_rows.inc) */
     muller_row_fn density_row, force_row;
+    int vec_done;          /* block_density_done_avx2 and block_forces_done_avx2 (3D) for the done stages */
     /* kernel constants: poly6 c, spiky dW/dr = ds (h - r)^2, viscosity lap = lv (h - r) */
     double c6, ds, lv;
 } muller_state;
@@ -1207,6 +1208,126 @@ static size_t block_forces_done(const muller_state *s, pfb_sim *sim, size_t b, d
     return nsurf;
 }
 
+#ifdef MULLER_HAVE_AVX2
+/* The 3-vectors of particles i .. i+3 at p (3 doubles each) as one vector per
+ * component, and back (the shuffles drift_avx2 uses, and their inverses). */
+__attribute__((target("avx2"))) static inline void aos3_load(const double *p, __m256d *x, __m256d *y, __m256d *z)
+{
+    const __m256d l0 = _mm256_loadu_pd(p), l1 = _mm256_loadu_pd(p + 4), l2 = _mm256_loadu_pd(p + 8);
+    *x = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(l0, l1, 4), l2, 2), 0x6c);
+    *y = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(l0, l1, 9), l2, 4), 0xb1);
+    *z = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(l0, l1, 2), l2, 9), 0xc6);
+}
+
+__attribute__((target("avx2"))) static inline void aos3_store(double *p, __m256d x, __m256d y, __m256d z)
+{
+    /* each permutation above swaps two lanes, so it is its own inverse */
+    const __m256d X = _mm256_permute4x64_pd(x, 0x6c), Y = _mm256_permute4x64_pd(y, 0xb1),
+                  Z = _mm256_permute4x64_pd(z, 0xc6);
+    _mm256_storeu_pd(p, _mm256_blend_pd(_mm256_blend_pd(X, Y, 2), Z, 4));
+    _mm256_storeu_pd(p + 4, _mm256_blend_pd(_mm256_blend_pd(X, Y, 9), Z, 2));
+    _mm256_storeu_pd(p + 8, _mm256_blend_pd(_mm256_blend_pd(X, Y, 4), Z, 9));
+}
+
+/* block_density_done four particles at a time: the same operations on each
+ * lane (a correctly rounded division), so the same bits; the remainder by
+ * block_density_done's loop. */
+__attribute__((target("avx2"))) static void block_density_done_avx2(muller_state *s, const pfb_sim *sim, size_t b)
+{
+    const double hh = s->h * s->h;
+    const double lap0 = s->c6 * hh * (-6.0 * (double)sim->dim * hh);
+    double *restrict rho = s->rho, *restrict pr = sim->p.field[s->f_p].data, *restrict acc = s->acc,
+                     *restrict cs = s->cs;
+    const double *restrict m = sim->p.m;
+    const __m256d C6 = _mm256_set1_pd(s->c6), K = _mm256_set1_pd(s->k), R0 = _mm256_set1_pd(s->rho0),
+                  L0 = _mm256_set1_pd(lap0), ZERO = _mm256_setzero_pd();
+    const size_t lo = s->blk[b], hi = s->blk[b + 1], end = lo + (hi - lo) / 4 * 4;
+    for (size_t i = lo; i < end; i += 4) {
+        const __m256d sum = _mm256_mul_pd(C6, _mm256_loadu_pd(rho + i));
+        __m256d pi = _mm256_mul_pd(K, _mm256_sub_pd(sum, R0));
+        if (s->clamp) /* pi < 0 ? 0 : pi (a NaN stays) */
+            pi = _mm256_andnot_pd(_mm256_cmp_pd(pi, ZERO, _CMP_LT_OQ), pi);
+        _mm256_storeu_pd(rho + i, sum);
+        _mm256_storeu_pd(pr + i, pi);
+        for (int q = 0; q < 3; q++)
+            _mm256_storeu_pd(acc + 3 * i + 4 * (size_t)q, ZERO);
+        const __m256d l = _mm256_mul_pd(_mm256_div_pd(_mm256_loadu_pd(m + i), sum), L0);
+        /* particle q's four: 0, 0, 0, lane q of l */
+        _mm256_storeu_pd(cs + 4 * i, _mm256_blend_pd(ZERO, _mm256_permute4x64_pd(l, 0x00), 8));
+        _mm256_storeu_pd(cs + 4 * i + 4, _mm256_blend_pd(ZERO, _mm256_permute4x64_pd(l, 0x55), 8));
+        _mm256_storeu_pd(cs + 4 * i + 8, _mm256_blend_pd(ZERO, _mm256_permute4x64_pd(l, 0xaa), 8));
+        _mm256_storeu_pd(cs + 4 * i + 12, _mm256_blend_pd(ZERO, _mm256_permute4x64_pd(l, 0xff), 8));
+    }
+    for (size_t i = end; i < hi; i++) {
+        const double sum = s->c6 * rho[i];
+        double pi = s->k * (sum - s->rho0);
+        pi = (s->clamp && pi < 0.0) ? 0.0 : pi;
+        rho[i] = sum;
+        pr[i] = pi;
+        acc[3 * i] = acc[3 * i + 1] = acc[3 * i + 2] = 0.0;
+        cs[4 * i] = cs[4 * i + 1] = cs[4 * i + 2] = 0.0;
+        cs[4 * i + 3] = (m[i] / sum) * lap0;
+    }
+}
+
+/* block_forces_done in 3D four particles at a time: the same operations on
+ * each lane (no FMA; correctly rounded square root and division), the surface
+ * test as a mask, so the same bits; the remainder by the scalar loop. */
+__attribute__((target("avx2"))) static size_t block_forces_done_avx2(const muller_state *s, pfb_sim *sim, size_t b,
+                                                                    double half_dt)
+{
+    const double *restrict rho = s->rho, *restrict cs = s->cs;
+    double *restrict acc = s->acc, *restrict v0 = sim->p.v[0], *restrict v1 = sim->p.v[1],
+                     *restrict v2 = sim->p.v[2];
+    const __m256d L = _mm256_set1_pd(s->l), MS = _mm256_set1_pd(-s->sigma), ZERO = _mm256_setzero_pd(),
+                  G0 = _mm256_set1_pd(sim->g[0]), G1 = _mm256_set1_pd(sim->g[1]), G2 = _mm256_set1_pd(sim->g[2]),
+                  HDT = _mm256_set1_pd(half_dt);
+    const size_t lo = s->blk[b], hi = s->blk[b + 1], end = lo + (hi - lo) / 4 * 4;
+    size_t nsurf = 0;
+    for (size_t i = lo; i < end; i += 4) {
+        /* the four particles' (grad c_S, lap c_S), transposed */
+        const __m256d r0 = _mm256_loadu_pd(cs + 4 * i), r1 = _mm256_loadu_pd(cs + 4 * i + 4),
+                      r2 = _mm256_loadu_pd(cs + 4 * i + 8), r3 = _mm256_loadu_pd(cs + 4 * i + 12);
+        const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1),
+                      t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+        const __m256d N0 = _mm256_permute2f128_pd(t0, t2, 0x20), N1 = _mm256_permute2f128_pd(t1, t3, 0x20),
+                      N2 = _mm256_permute2f128_pd(t0, t2, 0x31), N3 = _mm256_permute2f128_pd(t1, t3, 0x31);
+        const __m256d nn = _mm256_sqrt_pd(
+            _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(N0, N0), _mm256_mul_pd(N1, N1)), _mm256_mul_pd(N2, N2)));
+        const __m256d surf = _mm256_and_pd(_mm256_cmp_pd(nn, L, _CMP_GT_OQ), _mm256_cmp_pd(nn, ZERO, _CMP_GT_OQ));
+        const __m256d c = _mm256_and_pd(surf, _mm256_div_pd(_mm256_mul_pd(MS, N3), nn)); /* eqs. 19-20 */
+        nsurf += bits_set((uint32_t)_mm256_movemask_pd(surf));
+        __m256d a0, a1, a2;
+        aos3_load(acc + 3 * i, &a0, &a1, &a2);
+        const __m256d rh = _mm256_loadu_pd(rho + i);
+        a0 = _mm256_add_pd(_mm256_div_pd(_mm256_add_pd(a0, _mm256_mul_pd(c, N0)), rh), G0); /* eq. 8 */
+        a1 = _mm256_add_pd(_mm256_div_pd(_mm256_add_pd(a1, _mm256_mul_pd(c, N1)), rh), G1);
+        a2 = _mm256_add_pd(_mm256_div_pd(_mm256_add_pd(a2, _mm256_mul_pd(c, N2)), rh), G2);
+        aos3_store(acc + 3 * i, a0, a1, a2);
+        if (half_dt != 0.0) {
+            _mm256_storeu_pd(v0 + i, _mm256_add_pd(_mm256_loadu_pd(v0 + i), _mm256_mul_pd(HDT, a0)));
+            _mm256_storeu_pd(v1 + i, _mm256_add_pd(_mm256_loadu_pd(v1 + i), _mm256_mul_pd(HDT, a1)));
+            _mm256_storeu_pd(v2 + i, _mm256_add_pd(_mm256_loadu_pd(v2 + i), _mm256_mul_pd(HDT, a2)));
+        }
+    }
+    for (size_t i = end; i < hi; i++) {
+        const double *n = cs + 4 * i;
+        const double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        double c = 0.0;
+        if (nn > s->l && nn > 0) {
+            c = -s->sigma * n[3] / nn;
+            nsurf++;
+        }
+        for (int d = 0; d < 3; d++)
+            acc[3 * i + (size_t)d] = (acc[3 * i + (size_t)d] + c * n[d]) / rho[i] + sim->g[d];
+        if (half_dt != 0.0)
+            for (int d = 0; d < 3; d++)
+                sim->p.v[d][i] += half_dt * acc[3 * i + (size_t)d];
+    }
+    return nsurf;
+}
+#endif
+
 /* The completion flag of block b's task at stage (0 density rows, 1 densities
  * done, 2 force rows), blocks -1 and nblk being always done. */
 #define DONE(s, stage, b) (&(s)->done[(size_t)(stage) * ((s)->nblk + 2) + (b) + 1])
@@ -1242,7 +1363,12 @@ static void run_task(muller_state *s, pfb_sim *sim, size_t t, double half_dt)
     case 1: /* E_b: after the two blocks that add to its sums */
         wait_done(DONE(s, 0, b - 1));
         wait_done(DONE(s, 0, b));
-        block_density_done(s, sim, b);
+#ifdef MULLER_HAVE_AVX2
+        if (s->vec_done)
+            block_density_done_avx2(s, sim, b);
+        else
+#endif
+            block_density_done(s, sim, b);
         break;
     case 2: /* K_b: after E_b, E_b+1 (its records and sums); odd after its even neighbours */
         wait_done(DONE(s, 1, b));
@@ -1256,7 +1382,12 @@ static void run_task(muller_state *s, pfb_sim *sim, size_t t, double half_dt)
     default: /* A_b: after the two blocks that add to its forces */
         wait_done(DONE(s, 2, b - 1));
         wait_done(DONE(s, 2, b));
-        s->nsurf_blk[b] = block_forces_done(s, sim, b, half_dt);
+#ifdef MULLER_HAVE_AVX2
+        if (s->vec_done && sim->dim == 3)
+            s->nsurf_blk[b] = block_forces_done_avx2(s, sim, b, half_dt);
+        else
+#endif
+            s->nsurf_blk[b] = block_forces_done(s, sim, b, half_dt);
         return; /* no task waits for it */
     }
     atomic_store_explicit(DONE(s, stage, b), 1, memory_order_release);
@@ -1292,6 +1423,7 @@ static void pair_passes(muller_state *s, pfb_sim *sim, double half_dt)
         s->density_row = density_row_avx2;
         s->force_row = force_row_avx2;
     }
+    s->vec_done = s->density_row != density_row_base; /* the densities and accelerations four at a time too */
 #endif
     const size_t nb = s->nblk, ntask = 4 * nb;
     for (size_t k = 0; k < 3 * (nb + 2); k++)

@@ -160,16 +160,22 @@ static void check_kernel_sums(const pfb_sim *sim, double h)
     free(pp);
 }
 
-/* The lists built so far (the diag column list_builds). */
-static double list_builds(const void *st, const pfb_sim *sim)
+/* The diag column `name` of muller's state. */
+static double diag_value(const void *st, const pfb_sim *sim, const char *name)
 {
     double v[8];
     pfb_solver_muller.diag(st, sim, v);
     for (int k = 0; pfb_solver_muller.diag_names[k]; k++)
-        if (!strcmp(pfb_solver_muller.diag_names[k], "list_builds"))
+        if (!strcmp(pfb_solver_muller.diag_names[k], name))
             return v[k];
-    ck_abort_msg("no diag column list_builds");
+    ck_abort_msg("no diag column %s", name);
     return 0.0;
+}
+
+/* The lists built so far (the diag column list_builds). */
+static double list_builds(const void *st, const pfb_sim *sim)
+{
+    return diag_value(st, sim, "list_builds");
 }
 
 /* The half list with its symmetric pair evaluation gives the densities and
@@ -315,13 +321,15 @@ START_TEST(test_list_common_motion)
 }
 END_TEST
 
-/* The AVX2 pair loops and drift and the portable ones give the same bits
+/* The AVX2 pair loops, drift and done stages (block_density_done_avx2,
+ * block_forces_done_avx2) and the portable ones give the same bits
  * (muller_rows.inc: the same IEEE operations per lane, the lane sums combined in
  * one order; drift_avx2: drift_base's operations and wall tests per lane): a 3D
  * dam break (over 1,000 particles, run.threads=2, so the parallel blocks run; a
  * containing box) and a 3D column standing on a floor plane (stretch, with
  * gravity) for 200 steps, with
  * solver.simd on and off, end in identical positions, velocities and densities,
+ * and the same count of particles with a surface force (n_surface),
  * with the list rebuilt on the way (the box of the drift's moves decides when).
  * Exact equality is the claim, so there is no tolerance.  (On a CPU without AVX2
  * both runs take the portable path and the test is vacuous.) */
@@ -330,7 +338,7 @@ START_TEST(test_simd_same_bits)
     static const char *const scenes[] = {"dam_break", "stretch"};
     const char *const spacing = _i == 0 ? "run.spacing=0.025" : "run.spacing=0.003";
     const char *const extra = _i == 0 ? NULL : "scene.gravity=1";
-    double *state[2] = {NULL, NULL};
+    double *state[2] = {NULL, NULL}, nsurf[2] = {0, 0};
     size_t n[2] = {0, 0};
     for (int simd = 0; simd < 2; simd++) {
         const char *const sets[] = {"run.dim=3", spacing, "run.threads=2",
@@ -355,12 +363,14 @@ START_TEST(test_simd_same_bits)
         }
         memcpy(state[simd] + 6 * sim.p.n, rho, sim.p.n * sizeof(double));
         ck_assert_msg(list_builds(st, &sim) >= 2.0, "%s: %g list builds", scenes[_i], list_builds(st, &sim));
+        nsurf[simd] = diag_value(st, &sim, "n_surface");
         pfb_solver_muller.destroy(st);
         sim_free(&sim);
         tu_run_free(&t);
     }
     ck_assert(n[0] == n[1] && n[0] > 1000);
     ck_assert_msg(memcmp(state[0], state[1], 7 * n[0] * sizeof(double)) == 0, "AVX2 and portable loops differ");
+    ck_assert_msg(nsurf[0] == nsurf[1] && nsurf[0] > 0, "surface particles: %g portable, %g AVX2", nsurf[0], nsurf[1]);
     free(state[0]);
     free(state[1]);
 }
