@@ -150,7 +150,9 @@ double boundaries_sdf(const pfb_boundaries *b, int dim, double t, const double x
                       size_t *which);
 
 /* SPH position projection: moves x out of every shape it penetrates by more than
- * -margin (phi < margin), onto phi = margin, and removes the velocity component
+ * -margin (phi < margin, less 1e-9 margin: a point within rounding of the
+ * margin is on it, so a projected point is not moved again), onto phi =
+ * margin, and removes the velocity component
  * into the wall relative to the wall's velocity (restitution e in [0,1] reflects
  * it, friction f in [0,1] scales the relative tangential velocity by 1 - f).  The
  * wall's velocity is shape_velocity_at the projected position (spin included).
