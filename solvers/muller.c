@@ -17,8 +17,9 @@
  * Performance (issue 8): a half neighbour list with a skin, reused over steps,
  * with each pair evaluated once for both particles (see "The pair loops"): the
  * list costs 4 bytes per pair and is rebuilt only when the particles' moves
- * since spread over a box of half-diagonal 0.45 skin h; the pair terms (square root, divisions) are formed once per pair;
- * results do not depend on the thread count.  The pair data come from packed
+ * since spread over a box of half-diagonal 0.45 skin h; the pair terms
+ * (square root, divisions) are formed once per pair; results do not depend on
+ * the thread count.  The pair data come from packed
  * 64-byte records, the passes run as dependent tasks per block, and the drift,
  * walls and move check share one loop (see "The pair loops").  Measured (3D
  * dam break, 59,582 particles, 2 cores, bench step, 8 runs alternating with
@@ -373,7 +374,30 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * the same bits): in the flow it took 24-28 ns per particle-step on 2 threads
  * (170 instructions per particle, a tenth of the particles projected onto a
  * wall each step); four at a time, 1.5-3% less time per step at rest and
- * 2-2.5% in the flow (bench/lockstep.sh, 2-3 rounds). */
+ * 2-2.5% in the flow (bench/lockstep.sh, 2-3 rounds).
+ *
+ * Where the threads' data live.  With the tasks and the drift's pieces taken
+ * as the threads came, a block's particles went to either thread from stage
+ * to stage and from step to step, and the loops that stream them (densities
+ * done, accelerations, the drift) paid for cache lines last written by the
+ * other core: in the flow on 2 threads they took 2.5 (block loops) and 5
+ * (drift) times the share of the time they take on one thread (perf
+ * cpu-clock samples, against the force rows).  Taken from both ends (claim),
+ * each thread keeps to its end of the storage in every loop and step:
+ * bench/lockstep.sh, 2 rounds, flow 0.81 median and 0.84 mean, at rest 0.78.
+ * With the done stages four particles at a time (0.96), the walls' sweeps
+ * (0.98, core/boundary.c), the moves' box (16 rebuilds per 100 steps instead
+ * of 20; 0.97-0.99 mean) and the sort's parallel counting and one-region
+ * permutation (0.99): against 27e6efa, flow 0.79 median and mean.  In the
+ * flow a step without a rebuild then takes 85 ns per particle and one with
+ * it 147 (the list's rows 2.5 ms, the sort 0.9 ms, every 6-7 steps): mean
+ * 96 ns while both cores run at full speed.  Measured and not kept: a
+ * rebuild test on the moves' boxes of neighbouring groups of 4 cells (their
+ * unions' half-diagonals are 0.44 of the global one, so about half the
+ * rebuilds), since an exact test must cover every group within two cells, a
+ * 3 x 5 x 5-group stencil per group, whose cost per step (estimated 0.15-0.25
+ * ms) is about what it would save; core/boundary.c at -O3 with the distance
+ * functions inlined into the sweeps (1-2% slower, same bits). */
 /* minimum rows per block (the blocks are otherwise as short as the pairs allow) */
 #define MULLER_BLOCK_MIN 256
 /* records packed at a time, at least (block_rows) */
