@@ -11,8 +11,8 @@
  *   eq. 19  surface force    f^s = -sigma lap c_S n / |n|, applied where |n| > l (eq. 20)
  *   eq. 8   acceleration     a_i = f_i / rho_i  (+ g: gravity is an acceleration, rho g / rho)
  *   kernels eqs. 20-22       poly6, spiky, viscosity (core/kernels.c)
- * Where each lives: block_rows with density_row and block_density_done (eqs. 3, 12),
- * block_rows with force_row and block_forces_done (eqs. 10, 14, 15-20, 8), all ordered
+ * Where each lives: block_rows with density_row and density_done (eqs. 3, 12),
+ * block_rows with force_row and forces_done (eqs. 10, 14, 15-20, 8), all ordered
  * by pair_passes; step (leap-frog; walls by sim_project_particle).
  * Performance (issue 8): a half neighbour list with a skin, reused over steps,
  * with each pair evaluated once for both particles (see "The pair loops"): the
@@ -171,7 +171,7 @@ typedef struct muller_state {
     double *rho, *acc;     /* the fields density and accel, for the rows */
     /* the rows of the two passes, for the instruction set of this CPU (muller_rows.inc) */
     muller_row_fn density_row, force_row;
-    int vec_done;          /* block_density_done_avx2 and block_forces_done_avx2 (3D) for the done stages */
+    int vec_done;          /* density_done_avx2 and forces_done_avx2 (3D) for the done stages */
     /* kernel constants: poly6 c, spiky dW/dr = ds (h - r)^2, viscosity lap = lv (h - r) */
     double c6, ds, lv;
 } muller_state;
@@ -1183,16 +1183,16 @@ static void block_rows(muller_state *s, const pfb_sim *sim, int pass, size_t b)
     }
 }
 
-/* Block b's particles after the density pass: eqs. 3 and 12, V = m / rho, and
- * the force sums zeroed but for the self term of lap c_S. */
-static void block_density_done(muller_state *s, const pfb_sim *sim, size_t b)
+/* Particles [lo, hi) of a block after the density pass: eqs. 3 and 12, V = m / rho,
+ * and the force sums zeroed but for the self term of lap c_S. */
+static void density_done(muller_state *s, const pfb_sim *sim, size_t lo, size_t hi)
 {
     const double hh = s->h * s->h;
     /* the self term of lap c_S: V_i c6 h^2 (0 - 6 dim h^2) (eq. 15 at r = 0) */
     const double lap0 = s->c6 * hh * (-6.0 * (double)sim->dim * hh);
     double *restrict rho = s->rho, *restrict pr = sim->p.field[s->f_p].data, *restrict acc = s->acc,
                      *restrict cs = s->cs;
-    for (size_t i = s->blk[b]; i < s->blk[b + 1]; i++) {
+    for (size_t i = lo; i < hi; i++) {
         const double sum = s->c6 * rho[i];
         double pi = s->k * (sum - s->rho0); /* eq. 12 */
         pi = (s->clamp && pi < 0.0) ? 0.0 : pi;
@@ -1204,16 +1204,16 @@ static void block_density_done(muller_state *s, const pfb_sim *sim, size_t b)
     }
 }
 
-/* Block b's particles after the force pass: eqs. 19-20 and 8, a_i = f_i / rho_i
- * + g, then v += half_dt a (the closing half kick; half_dt 0 for none).
- * Returns the particles with a surface force. */
-static size_t block_forces_done(const muller_state *s, pfb_sim *sim, size_t b, double half_dt)
+/* Particles [lo, hi) of a block after the force pass: eqs. 19-20 and 8, a_i =
+ * f_i / rho_i + g, then v += half_dt a (the closing half kick; half_dt 0 for
+ * none).  Returns the particles with a surface force. */
+static size_t forces_done(const muller_state *s, pfb_sim *sim, size_t lo, size_t hi, double half_dt)
 {
     const int dim = sim->dim;
     const double *restrict rho = s->rho, *restrict cs = s->cs;
     double *restrict acc = s->acc;
     size_t nsurf = 0;
-    for (size_t i = s->blk[b]; i < s->blk[b + 1]; i++) {
+    for (size_t i = lo; i < hi; i++) {
         const double *n = cs + 4 * i;
         const double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         double c = 0.0;
@@ -1253,10 +1253,11 @@ __attribute__((target("avx2"))) static inline void aos3_store(double *p, __m256d
     _mm256_storeu_pd(p + 8, _mm256_blend_pd(_mm256_blend_pd(X, Y, 4), Z, 9));
 }
 
-/* block_density_done four particles at a time: the same operations on each
- * lane (a correctly rounded division), so the same bits; the remainder by
- * block_density_done's loop. */
-__attribute__((target("avx2"))) static void block_density_done_avx2(muller_state *s, const pfb_sim *sim, size_t b)
+/* density_done four particles at a time: the same operations on each lane (a
+ * correctly rounded division), so the same bits; the remainder by
+ * density_done. */
+__attribute__((target("avx2"))) static void density_done_avx2(muller_state *s, const pfb_sim *sim, size_t lo,
+                                                              size_t hi)
 {
     const double hh = s->h * s->h;
     const double lap0 = s->c6 * hh * (-6.0 * (double)sim->dim * hh);
@@ -1265,7 +1266,7 @@ __attribute__((target("avx2"))) static void block_density_done_avx2(muller_state
     const double *restrict m = sim->p.m;
     const __m256d C6 = _mm256_set1_pd(s->c6), K = _mm256_set1_pd(s->k), R0 = _mm256_set1_pd(s->rho0),
                   L0 = _mm256_set1_pd(lap0), ZERO = _mm256_setzero_pd();
-    const size_t lo = s->blk[b], hi = s->blk[b + 1], end = lo + (hi - lo) / 4 * 4;
+    const size_t end = lo + (hi - lo) / 4 * 4;
     for (size_t i = lo; i < end; i += 4) {
         const __m256d sum = _mm256_mul_pd(C6, _mm256_loadu_pd(rho + i));
         __m256d pi = _mm256_mul_pd(K, _mm256_sub_pd(sum, R0));
@@ -1282,23 +1283,14 @@ __attribute__((target("avx2"))) static void block_density_done_avx2(muller_state
         _mm256_storeu_pd(cs + 4 * i + 8, _mm256_blend_pd(ZERO, _mm256_permute4x64_pd(l, 0xaa), 8));
         _mm256_storeu_pd(cs + 4 * i + 12, _mm256_blend_pd(ZERO, _mm256_permute4x64_pd(l, 0xff), 8));
     }
-    for (size_t i = end; i < hi; i++) {
-        const double sum = s->c6 * rho[i];
-        double pi = s->k * (sum - s->rho0);
-        pi = (s->clamp && pi < 0.0) ? 0.0 : pi;
-        rho[i] = sum;
-        pr[i] = pi;
-        acc[3 * i] = acc[3 * i + 1] = acc[3 * i + 2] = 0.0;
-        cs[4 * i] = cs[4 * i + 1] = cs[4 * i + 2] = 0.0;
-        cs[4 * i + 3] = (m[i] / sum) * lap0;
-    }
+    density_done(s, sim, end, hi);
 }
 
-/* block_forces_done in 3D four particles at a time: the same operations on
- * each lane (no FMA; correctly rounded square root and division), the surface
- * test as a mask, so the same bits; the remainder by the scalar loop. */
-__attribute__((target("avx2"))) static size_t block_forces_done_avx2(const muller_state *s, pfb_sim *sim, size_t b,
-                                                                    double half_dt)
+/* forces_done in 3D four particles at a time: the same operations on each
+ * lane (no FMA; correctly rounded square root and division), the surface test
+ * as a mask, so the same bits; the remainder by forces_done. */
+__attribute__((target("avx2"))) static size_t forces_done_avx2(const muller_state *s, pfb_sim *sim, size_t lo,
+                                                              size_t hi, double half_dt)
 {
     const double *restrict rho = s->rho, *restrict cs = s->cs;
     double *restrict acc = s->acc, *restrict v0 = sim->p.v[0], *restrict v1 = sim->p.v[1],
@@ -1306,7 +1298,7 @@ __attribute__((target("avx2"))) static size_t block_forces_done_avx2(const mulle
     const __m256d L = _mm256_set1_pd(s->l), MS = _mm256_set1_pd(-s->sigma), ZERO = _mm256_setzero_pd(),
                   G0 = _mm256_set1_pd(sim->g[0]), G1 = _mm256_set1_pd(sim->g[1]), G2 = _mm256_set1_pd(sim->g[2]),
                   HDT = _mm256_set1_pd(half_dt);
-    const size_t lo = s->blk[b], hi = s->blk[b + 1], end = lo + (hi - lo) / 4 * 4;
+    const size_t end = lo + (hi - lo) / 4 * 4;
     size_t nsurf = 0;
     for (size_t i = lo; i < end; i += 4) {
         /* the four particles' (grad c_S, lap c_S), transposed */
@@ -1334,21 +1326,7 @@ __attribute__((target("avx2"))) static size_t block_forces_done_avx2(const mulle
             _mm256_storeu_pd(v2 + i, _mm256_add_pd(_mm256_loadu_pd(v2 + i), _mm256_mul_pd(HDT, a2)));
         }
     }
-    for (size_t i = end; i < hi; i++) {
-        const double *n = cs + 4 * i;
-        const double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        double c = 0.0;
-        if (nn > s->l && nn > 0) {
-            c = -s->sigma * n[3] / nn;
-            nsurf++;
-        }
-        for (int d = 0; d < 3; d++)
-            acc[3 * i + (size_t)d] = (acc[3 * i + (size_t)d] + c * n[d]) / rho[i] + sim->g[d];
-        if (half_dt != 0.0)
-            for (int d = 0; d < 3; d++)
-                sim->p.v[d][i] += half_dt * acc[3 * i + (size_t)d];
-    }
-    return nsurf;
+    return nsurf + forces_done(s, sim, end, hi, half_dt);
 }
 #endif
 
@@ -1389,10 +1367,10 @@ static void run_task(muller_state *s, pfb_sim *sim, size_t t, double half_dt)
         wait_done(DONE(s, 0, b));
 #ifdef MULLER_HAVE_AVX2
         if (s->vec_done)
-            block_density_done_avx2(s, sim, b);
+            density_done_avx2(s, sim, s->blk[b], s->blk[b + 1]);
         else
 #endif
-            block_density_done(s, sim, b);
+            density_done(s, sim, s->blk[b], s->blk[b + 1]);
         break;
     case 2: /* K_b: after E_b, E_b+1 (its records and sums); odd after its even neighbours */
         wait_done(DONE(s, 1, b));
@@ -1408,10 +1386,10 @@ static void run_task(muller_state *s, pfb_sim *sim, size_t t, double half_dt)
         wait_done(DONE(s, 2, b));
 #ifdef MULLER_HAVE_AVX2
         if (s->vec_done && sim->dim == 3)
-            s->nsurf_blk[b] = block_forces_done_avx2(s, sim, b, half_dt);
+            s->nsurf_blk[b] = forces_done_avx2(s, sim, s->blk[b], s->blk[b + 1], half_dt);
         else
 #endif
-            s->nsurf_blk[b] = block_forces_done(s, sim, b, half_dt);
+            s->nsurf_blk[b] = forces_done(s, sim, s->blk[b], s->blk[b + 1], half_dt);
         return; /* no task waits for it */
     }
     atomic_store_explicit(DONE(s, stage, b), 1, memory_order_release);

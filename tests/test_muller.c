@@ -321,8 +321,8 @@ START_TEST(test_list_common_motion)
 }
 END_TEST
 
-/* The AVX2 pair loops, drift and done stages (block_density_done_avx2,
- * block_forces_done_avx2) and the portable ones give the same bits
+/* The AVX2 pair loops, drift and done stages (density_done_avx2,
+ * forces_done_avx2) and the portable ones give the same bits
  * (muller_rows.inc: the same IEEE operations per lane, the lane sums combined in
  * one order; drift_avx2: drift_base's operations and wall tests per lane): a 3D
  * dam break (over 1,000 particles, run.threads=2, so the parallel blocks run; a
