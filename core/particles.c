@@ -3,6 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 int particles_init(pfb_particles *p, int dim, pfb_err *err)
 {
@@ -119,12 +122,6 @@ int particles_add_field(pfb_particles *p, const char *name, int ncomp, int *idx,
     return PFB_OK;
 }
 
-/* perm[k] for a permutation of 32-bit (p32) or size_t (p) entries */
-static inline size_t perm_at(const uint32_t *p32, const size_t *p, size_t k)
-{
-    return p32 ? (size_t)p32[k] : p[k];
-}
-
 /* One 8-byte column: the column at byte offset off of an array of records of
  * `stride` bytes. */
 typedef struct {
@@ -153,14 +150,37 @@ static size_t perm_columns(pfb_particles *p, uint64_t skip, perm_column *col)
     return nc;
 }
 
+/* Column c of p gathered by p32 or perm into dst for k in [k0, k1). */
+static void gather_column(const perm_column *c, const uint32_t *p32, const size_t *perm, size_t k0, size_t k1,
+                          uint64_t *restrict dst)
+{
+    const unsigned char *base = c->base + c->off;
+    const size_t stride = c->stride;
+    if (p32)
+        for (size_t k = k0; k < k1; k++)
+            memcpy(&dst[k], base + (size_t)p32[k] * stride, sizeof *dst);
+    else
+        for (size_t k = k0; k < k1; k++)
+            memcpy(&dst[k], base + perm[k] * stride, sizeof *dst);
+}
+
+/* src[k] back into column c for k in [k0, k1). */
+static void store_column(const perm_column *c, const uint64_t *restrict src, size_t k0, size_t k1)
+{
+    unsigned char *base = c->base + c->off;
+    const size_t stride = c->stride;
+    for (size_t k = k0; k < k1; k++)
+        memcpy(base + k * stride, &src[k], sizeof *src);
+}
+
 /* Every column of p but the skipped fields' through tmp, by p32 or perm, `group`
  * columns at a time (tmp holds group columns of `ld` >= n words; column g of a
  * group at tmp + g ld).  All groups run in one parallel region (from 16384
- * particles): a group is gathered into tmp, the threads meet, and each thread
- * copies back the same static share of k it gathered, so only the gathers need
- * a barrier.  Plain copies: threads change nothing but the time.  The last
- * group ends with the positions, so on return tmp[d ld + k] (d < group) holds
- * the new x of the last group's columns. */
+ * particles), each thread on one fixed share of k: a group is gathered into
+ * tmp, the threads meet, and each copies back the share it gathered, so only
+ * the gathers need a barrier.  Plain copies: threads change nothing but the
+ * time.  The last group ends with the positions, so on return tmp[d ld + k]
+ * (d < group) holds the new x of the last group's columns. */
 static void permute_all(pfb_particles *p, const uint32_t *p32, const size_t *perm, uint64_t *tmp, size_t group,
                         size_t ld, uint64_t skip)
 {
@@ -171,17 +191,20 @@ static void permute_all(pfb_particles *p, const uint32_t *p32, const size_t *per
      * the last 3 columns, share one when group >= 3 */
     const size_t first = nc % group ? nc % group : group;
 #pragma omp parallel if (n >= 16384)
-    for (size_t c0 = 0, c1 = first; c0 < nc; c0 = c1, c1 += group) {
-#pragma omp for schedule(static)
-        for (size_t k = 0; k < n; k++) {
-            const size_t src = perm_at(p32, perm, k);
+    {
+        size_t t = 0, m = 1;
+#ifdef _OPENMP
+        t = (size_t)omp_get_thread_num();
+        m = (size_t)omp_get_num_threads();
+#endif
+        const size_t k0 = n * t / m, k1 = n * (t + 1) / m;
+        for (size_t c0 = 0, c1 = first; c0 < nc; c0 = c1, c1 += group) {
             for (size_t c = c0; c < c1; c++)
-                memcpy(&tmp[(c - c0) * ld + k], col[c].base + src * col[c].stride + col[c].off, sizeof *tmp);
+                gather_column(&col[c], p32, perm, k0, k1, tmp + (c - c0) * ld);
+#pragma omp barrier
+            for (size_t c = c0; c < c1; c++)
+                store_column(&col[c], tmp + (c - c0) * ld, k0, k1);
         }
-#pragma omp for schedule(static) nowait
-        for (size_t k = 0; k < n; k++)
-            for (size_t c = c0; c < c1; c++)
-                memcpy(col[c].base + k * col[c].stride + col[c].off, &tmp[(c - c0) * ld + k], sizeof *tmp);
     }
 }
 
