@@ -17,7 +17,8 @@
  * Performance (issue 8): a half neighbour list with a skin, reused over steps,
  * with each pair evaluated once for both particles (see "The pair loops"): the
  * list costs 4 bytes per pair and is rebuilt only when the particles' moves
- * since spread over a box of half-diagonal 0.45 skin h; the pair terms
+ * since spread over a box of half-diagonal 0.45 skin h, in all and in some
+ * block's neighbourhood (local_valid); the pair terms
  * (square root, divisions) are formed once per pair; results do not depend on
  * the thread count.  The pair data come from packed
  * 64-byte records, the passes run as dependent tasks per block, and the drift,
@@ -125,7 +126,7 @@ static const pfb_param_spec muller_params[] = {
     {"surface_threshold", PFB_PARAM_DOUBLE, 7.065, 0.0, 1e9, "1/m", "l: surface force where |grad c| > l", NULL},
     {"wall_restitution", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "normal restitution at walls", NULL},
     {"wall_friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "tangential velocity removed at walls (0 slip, 1 no-slip)", NULL},
-    {"list_skin", PFB_PARAM_DOUBLE, 0.1, 0.01, 1.0, "1", "neighbour list radius h (1 + skin), rebuilt when the box of the moves since has a half-diagonal of 0.45 skin h", NULL},
+    {"list_skin", PFB_PARAM_DOUBLE, 0.1, 0.01, 1.0, "1", "neighbour list radius h (1 + skin), rebuilt when the moves since spread over a box of half-diagonal 0.45 skin h in some block's neighbourhood", NULL},
     {"simd", PFB_PARAM_BOOL, 1, 0, 1, "", "AVX2 pair loops where the CPU has them (the same bits as without)", NULL},
     {"cfl", PFB_PARAM_DOUBLE, 0.15, 0.01, 2.0, "1", "CFL number of the suggested time step", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
@@ -153,6 +154,8 @@ typedef struct muller_state {
     unsigned long list_gen; /* sim->grid_gen of the grid it was built on */
     long builds;           /* lists built so far */
     double *cs;
+    double *sbox[2];       /* the local rebuild test's boxes of 2 x 2 x 2-cell blocks (local_valid), */
+    size_t cap_sbox;       /* 6 doubles each, room for cap_sbox blocks */
     uint32_t *inh;         /* per particle, bit q: pair q of its row was within h in this
                               step's density pass (pairs 0-31; see "The pair loops") */
     uint32_t *cj[MULLER_MAX_THREADS]; /* per thread, the force pass's compacted row */
@@ -189,6 +192,8 @@ static void muller_destroy(void *state)
     free(s->task);
     free(s->nsurf_blk);
     free(s->cs);
+    free(s->sbox[0]);
+    free(s->sbox[1]);
     free(s->inh);
     for (int t = 0; t < MULLER_MAX_THREADS; t++) {
         free(s->pk[t]);
@@ -275,7 +280,12 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * alone, lets the fluid's common motion go unpunished: in the 3D dam break's
  * flow (60k particles, steps 2,500-2,600) 16 rebuilds instead of 20, and 237
  * instead of 305 over the whole 2,600 steps (test_list_common_motion checks
- * that a translation keeps the list).  A rebuild re-sorts storage
+ * that a translation keeps the list).  When that box is too wide, the same
+ * test is made locally (local_valid: the boxes of 2 x 2 x 2-cell blocks, each
+ * united with its neighbours, which hold every particle a listed-out pair can
+ * have met): there the front and the falling column no longer share one box,
+ * and the flow's rebuilds fall to 8-9 per 100 steps (test_list_local_motion).
+ * A rebuild re-sorts storage
  * into cell order (sim_sort_particles with cell hl) and lists each point's hits
  * of larger index from the grid of that sort; the run's own per-frame sorts use
  * the same cell (sim->sort_h = hl), so a list is built on them without a second
@@ -745,10 +755,116 @@ static double move_box_r2(const move_box *b)
     return r2;
 }
 
+/* The union along one axis of the boxes of blocks b - st and b + st with b's
+ * own (a sliding 3-block window; from into to, both nb blocks of 6 doubles). */
+static void sbox_pass(const double *restrict from, double *restrict to, size_t nb, size_t st, size_t len)
+{
+    for (size_t b = 0; b < nb; b++) {
+        const size_t a = b / st % len; /* b's place along the axis */
+        for (int k = 0; k < 6; k++) {
+            double v = from[6 * b + (size_t)k];
+            for (int e = -1; e <= 1; e += 2) {
+                if ((e < 0 && a == 0) || (e > 0 && a + 1 == len))
+                    continue;
+                const double w = from[6 * (e < 0 ? b - st : b + st) + (size_t)k];
+                v = k < 3 ? (w < v ? w : v) : (w > v ? w : v);
+            }
+            to[6 * b + (size_t)k] = v;
+        }
+    }
+}
+
+/* The local rebuild test, for when the moves' box (squared half-diagonal
+ * box2) is too wide: the list is still valid if every 2 x 2 x 2-cell block
+ * of the sort's grid (cells of edge >= hl) has, over the moves of the
+ * particles in the 3 x 3 x 3 blocks around it, a box of half-diagonal below
+ * 0.45 skin h, and 2 sqrt(box2) < 2 hl - h.  Why it is exact: a pair closer
+ * than h now that the list lacks was at hl or more at the sort and, by the
+ * second condition, closer than 2 hl, so its cells were at most 2 apart on
+ * each axis and its blocks neighbours (or one block); both moves then lie in
+ * one such box, which bounds their difference by 0.9 skin h, and the pair
+ * would still be farther than h.  In the dam break's flow the blocks' boxes
+ * are about half as wide as the global one.  Only on a bounded grid, and only
+ * while the blocks number at most n / 16 (their boxes, 2 x 48 bytes each,
+ * then cost at most 6 bytes per particle); otherwise 0 (rebuild). */
+static int local_valid(muller_state *s, const pfb_sim *sim, double box2)
+{
+    const pfb_grid *g = &sim->grid;
+    const double lim = 0.45 * (s->hl - s->h), far = 2.0 * s->hl - s->h;
+    if (g->hashed || g->sub_used != 1 || !(4.0 * box2 < far * far))
+        return 0;
+    const int dim = sim->dim;
+    const size_t nx = (size_t)g->ncell[0], ny = (size_t)g->ncell[1], nz = dim == 3 ? (size_t)g->ncell[2] : 1;
+    const size_t bx = (nx + 1) / 2, by = (ny + 1) / 2, bz = (nz + 1) / 2, nb = bx * by * bz, n = sim->p.n;
+    if (nb > n / 16 + 64)
+        return 0;
+    if (nb > s->cap_sbox) {
+        for (int q = 0; q < 2; q++) {
+            double *t = realloc(s->sbox[q], 6 * nb * sizeof *t);
+            if (!t)
+                return 0; /* (a rebuild instead) */
+            s->sbox[q] = t;
+        }
+        s->cap_sbox = nb;
+    }
+    double *A = s->sbox[0], *B = s->sbox[1];
+    const double *const *x = (const double *const *)sim->p.x;
+    const double *xs[3];
+    grid_xs(g, xs);
+    const size_t *cs = g->cell_start;
+    /* each block's moves' box, a layer of blocks (two layers of cells, one
+     * range of storage) per iteration */
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+    for (size_t lz = 0; lz < bz; lz++) {
+        double *layer = A + 6 * lz * bx * by;
+        for (size_t q = 0; q < bx * by; q++)
+            for (int k = 0; k < 3; k++) {
+                layer[6 * q + (size_t)k] = INFINITY;
+                layer[6 * q + 3 + (size_t)k] = -INFINITY;
+            }
+        const size_t z1 = 2 * lz + 2 < nz ? 2 * lz + 2 : nz;
+        for (size_t cz = 2 * lz; cz < z1; cz++)
+            for (size_t cy = 0; cy < ny; cy++)
+                for (size_t cx = 0; cx < nx; cx++) {
+                    const size_t c = (cz * ny + cy) * nx + cx;
+                    if (cs[c] == cs[c + 1])
+                        continue;
+                    double *bb = layer + 6 * ((cy / 2) * bx + cx / 2);
+                    for (int k = 0; k < dim; k++) {
+                        const double *xk = x[k], *sk = xs[k];
+                        double lo = bb[k], hi = bb[3 + k];
+                        for (size_t i = cs[c]; i < cs[c + 1]; i++) {
+                            const double d = xk[i] - sk[i];
+                            lo = d < lo ? d : lo;
+                            hi = d > hi ? d : hi;
+                        }
+                        bb[k] = lo;
+                        bb[3 + k] = hi;
+                    }
+                }
+    }
+    /* the unions over the 3 x 3 x 3 blocks around each, one axis at a time */
+    sbox_pass(A, B, nb, 1, bx);
+    sbox_pass(B, A, nb, bx, by);
+    const double *U = A;
+    if (dim == 3) {
+        sbox_pass(A, B, nb, bx * by, bz);
+        U = B;
+    }
+    for (size_t b = 0; b < nb; b++) {
+        move_box m;
+        memcpy(m.lo, U + 6 * b, sizeof m.lo);
+        memcpy(m.hi, U + 6 * b + 3, sizeof m.hi);
+        if (!(move_box_r2(&m) < lim * lim))
+            return 0;
+    }
+    return 1;
+}
+
 /* Keep the list valid for the current positions: build it on the grid of the
  * last sort if that grid is at the list radius and the box of the moves since
- * has a half-diagonal below 0.45 skin h (see "The pair loops"); otherwise sort
- * first.  box2 is that squared half-diagonal when the caller has it (the
+ * has a half-diagonal below 0.45 skin h (see "The pair loops"), or else the
+ * local test passes (local_valid); otherwise sort first.  box2 is that squared half-diagonal when the caller has it (the
  * step's drift does), else negative. */
 static int ensure_list(muller_state *s, pfb_sim *sim, double box2, pfb_err *err)
 {
@@ -757,7 +873,7 @@ static int ensure_list(muller_state *s, pfb_sim *sim, double box2, pfb_err *err)
     int sorted = grid_is_sort(s, sim);
     const double lim = 0.45 * (s->hl - s->h);
     if (sorted && box2 >= 0.0) {
-        sorted = box2 < lim * lim;
+        sorted = box2 < lim * lim || local_valid(s, sim, box2);
     } else if (sorted) {
         const double *const *x = (const double *const *)sim->p.x;
         const double *xs[3];
@@ -777,7 +893,7 @@ static int ensure_list(muller_state *s, pfb_sim *sim, double box2, pfb_err *err)
             h2 = d2 > h2 ? d2 : h2;
         }
         b = (move_box){{l0, l1, l2}, {h0, h1, h2}};
-        sorted = move_box_r2(&b) < lim * lim;
+        sorted = move_box_r2(&b) < lim * lim || local_valid(s, sim, move_box_r2(&b));
     }
     if (!sorted) {
         /* density, pressure and acceleration are all rewritten by the pair

@@ -321,6 +321,56 @@ START_TEST(test_list_common_motion)
 }
 END_TEST
 
+/* The local rebuild test (local_valid in muller.c: the moves' boxes of 2 x 2 x
+ * 2-cell blocks, each united with its 26 neighbours).  A random 3D cloud
+ * (list_skin 0.2; 0.6 x 0.15 x 0.15 m, about 20 neighbours, 9 blocks along x)
+ * whose first quarter moves -0.7 skin h and last quarter +0.7 skin h along x,
+ * apart: the global box is too wide (half-diagonal 0.7 skin h), but no
+ * block's neighbourhood (3 blocks, under 0.2 m) reaches both quarters, so
+ * each sees at most 0.7 skin h of spread (half-diagonal 0.35): the list is
+ * kept, and the sums equal the brute-force ones.  Then,
+ * on a fresh cloud, the particles left of a block boundary move +0.7 skin h
+ * and those right of it -0.7 skin h, towards each other: the blocks on either
+ * side are rigid, only their union with the neighbour sees 1.4 skin h, and
+ * the list must be rebuilt (without the union the list is kept and pairs
+ * that came within h are missed: check_kernel_sums fails). */
+START_TEST(test_list_local_motion)
+{
+    const size_t n = 3000;
+    const double L = 0.6, spacing = 0.0136, h = 2.0 * spacing, m = 0.02, skin = 0.2, dx = 0.7 * skin * h;
+    double *x = malloc(3 * n * sizeof *x), *v = malloc(3 * n * sizeof *v);
+    for (int part = 0; part < 2; part++) {
+        random_cloud(3, n, L, 23 + (uint64_t)part, x, v);
+        for (size_t i = 0; i < n; i++) /* y and z over a quarter of the length */
+            for (int k = 1; k < 3; k++)
+                x[3 * i + (size_t)k] *= 0.25;
+        pfb_sim sim;
+        make_sim(&sim, 3, spacing, n, x, v, m);
+        int fa;
+        void *st = accel_at_rest(&sim, skin_sets, &fa);
+        pfb_err err;
+        ck_assert(list_builds(st, &sim) == 1.0 && !sim.grid.hashed && sim.grid.ncell[0] >= 8);
+        /* part 1: the quarters apart; part 2: towards a block boundary near the middle */
+        const double x0 = sim.grid.origin[0] + 2.0 * (double)(sim.grid.ncell[0] / 4) / sim.grid.scale;
+        for (size_t i = 0; i < n; i++) {
+            double *xi = &sim.p.x[0][i];
+            if (part == 0)
+                *xi += *xi < L / 4.0 ? -dx : *xi > 3.0 * L / 4.0 ? dx : 0.0;
+            else
+                *xi += *xi < x0 ? dx : -dx;
+        }
+        sim_positions_changed(&sim);
+        ck_assert_msg(pfb_solver_muller.step(st, &sim, 0.0, &err) == 0, "%s", err.msg);
+        check_kernel_sums(&sim, h);
+        ck_assert_msg(list_builds(st, &sim) == 1.0 + part, "part %d: %g lists built", part, list_builds(st, &sim));
+        pfb_solver_muller.destroy(st);
+        sim_free(&sim);
+    }
+    free(x);
+    free(v);
+}
+END_TEST
+
 /* The AVX2 pair loops, drift and done stages (density_done_avx2,
  * forces_done_avx2) and the portable ones give the same bits
  * (muller_rows.inc: the same IEEE operations per lane, the lane sums combined in
@@ -666,6 +716,7 @@ static Suite *muller_suite(void)
     tcase_add_test(tc, test_list_follows_motion);
     tcase_add_test(tc, test_list_threshold);
     tcase_add_test(tc, test_list_common_motion);
+    tcase_add_test(tc, test_list_local_motion);
     tcase_add_loop_test(tc, test_simd_same_bits, 0, 2);
     tcase_add_test(tc, test_pressure_viscosity_conserve_momentum);
     tcase_add_test(tc, test_all_forces_vanish_on_symmetric_configuration);
