@@ -154,8 +154,8 @@ typedef struct muller_state {
     unsigned long list_gen; /* sim->grid_gen of the grid it was built on */
     long builds;           /* lists built so far */
     double *cs;
-    double *sbox[2];       /* the local rebuild test's boxes of 2 x 2 x 2-cell blocks (local_valid), */
-    size_t cap_sbox;       /* 6 doubles each, room for cap_sbox blocks */
+    void *sbox[2];         /* the local rebuild test's boxes of 2 x 2 x 2-cell blocks (local_valid: */
+    size_t cap_sbox;       /* move_box), room for cap_sbox blocks */
     uint32_t *inh;         /* per particle, bit q: pair q of its row was within h in this
                               step's density pass (pairs 0-31; see "The pair loops") */
     uint32_t *cj[MULLER_MAX_THREADS]; /* per thread, the force pass's compacted row */
@@ -398,16 +398,18 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * With the done stages four particles at a time (0.96), the walls' sweeps
  * (0.98, core/boundary.c), the moves' box (16 rebuilds per 100 steps instead
  * of 20; 0.97-0.99 mean) and the sort's parallel counting and one-region
- * permutation (0.99): against 27e6efa, flow 0.79 median and mean.  In the
- * flow a step without a rebuild then takes 85 ns per particle and one with
- * it 147 (the list's rows 2.5 ms, the sort 0.9 ms, every 6-7 steps): mean
- * 96 ns while both cores run at full speed.  Measured and not kept: a
- * rebuild test on the moves' boxes of neighbouring groups of 4 cells (their
- * unions' half-diagonals are 0.44 of the global one, so about half the
- * rebuilds), since an exact test must cover every group within two cells, a
- * 3 x 5 x 5-group stencil per group, whose cost per step (estimated 0.15-0.25
- * ms) is about what it would save; core/boundary.c at -O3 with the distance
- * functions inlined into the sweeps (1-2% slower, same bits). */
+ * permutation (0.99): against 27e6efa, flow 0.79 median and mean.  Then the
+ * local rebuild test (local_valid; 17 -> 8-9 rebuilds per 100 steps, mean
+ * 0.96, median 1.016 for its pass on half the steps): against 27e6efa, flow
+ * 0.82 median and 0.75 mean.  A step without a rebuild takes 96-100 ns per
+ * particle, one with it 180 (the list's rows 2.9 ms, the sort 1.1 ms);
+ * four runs alternating with 27e6efa, cores at full speed: means 93.6-111.0
+ * ns (27e6efa 110.5-160.4).  The local test's blocks are 2 x 2 x 2 cells,
+ * united with their neighbours by three sliding passes; a first design with
+ * rows of 4 cells as groups needed a 3 x 5 x 5-group stencil per group and
+ * cost about what it saved.  Measured and not kept: core/boundary.c at -O3
+ * with the distance functions inlined into the sweeps (1-2% slower, same
+ * bits). */
 /* minimum rows per block (the blocks are otherwise as short as the pairs allow) */
 #define MULLER_BLOCK_MIN 256
 /* records packed at a time, at least (block_rows) */
@@ -745,6 +747,32 @@ typedef struct {
 
 static const move_box move_box_empty = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
 
+/* Box b grown by the moves x - xs of particles [lo, hi) (axes below dim). */
+static void move_box_add(move_box *b, int dim, const double *const x[3], const double *const xs[3], size_t lo,
+                         size_t hi)
+{
+    for (int k = 0; k < dim; k++) {
+        const double *xk = x[k], *sk = xs[k];
+        double l = b->lo[k], u = b->hi[k];
+        for (size_t i = lo; i < hi; i++) {
+            const double d = xk[i] - sk[i];
+            l = d < l ? d : l;
+            u = d > u ? d : u;
+        }
+        b->lo[k] = l;
+        b->hi[k] = u;
+    }
+}
+
+/* Box b grown to hold box o too. */
+static void move_box_merge(move_box *b, const move_box *o)
+{
+    for (int k = 0; k < 3; k++) {
+        b->lo[k] = o->lo[k] < b->lo[k] ? o->lo[k] : b->lo[k];
+        b->hi[k] = o->hi[k] > b->hi[k] ? o->hi[k] : b->hi[k];
+    }
+}
+
 /* The squared half-diagonal of box b (0 for an empty box; see "The pair loops"). */
 static double move_box_r2(const move_box *b)
 {
@@ -756,21 +784,17 @@ static double move_box_r2(const move_box *b)
 }
 
 /* The union along one axis of the boxes of blocks b - st and b + st with b's
- * own (a sliding 3-block window; from into to, both nb blocks of 6 doubles). */
-static void sbox_pass(const double *restrict from, double *restrict to, size_t nb, size_t st, size_t len)
+ * own (a sliding 3-block window; from into to, nb blocks each; len blocks
+ * along the axis, st apart). */
+static void sbox_pass(const move_box *restrict from, move_box *restrict to, size_t nb, size_t st, size_t len)
 {
     for (size_t b = 0; b < nb; b++) {
         const size_t a = b / st % len; /* b's place along the axis */
-        for (int k = 0; k < 6; k++) {
-            double v = from[6 * b + (size_t)k];
-            for (int e = -1; e <= 1; e += 2) {
-                if ((e < 0 && a == 0) || (e > 0 && a + 1 == len))
-                    continue;
-                const double w = from[6 * (e < 0 ? b - st : b + st) + (size_t)k];
-                v = k < 3 ? (w < v ? w : v) : (w > v ? w : v);
-            }
-            to[6 * b + (size_t)k] = v;
-        }
+        to[b] = from[b];
+        if (a > 0)
+            move_box_merge(&to[b], &from[b - st]);
+        if (a + 1 < len)
+            move_box_merge(&to[b], &from[b + st]);
     }
 }
 
@@ -800,14 +824,14 @@ static int local_valid(muller_state *s, const pfb_sim *sim, double box2)
         return 0;
     if (nb > s->cap_sbox) {
         for (int q = 0; q < 2; q++) {
-            double *t = realloc(s->sbox[q], 6 * nb * sizeof *t);
+            move_box *t = realloc(s->sbox[q], nb * sizeof *t);
             if (!t)
                 return 0; /* (a rebuild instead) */
             s->sbox[q] = t;
         }
         s->cap_sbox = nb;
     }
-    double *A = s->sbox[0], *B = s->sbox[1];
+    move_box *A = s->sbox[0], *B = s->sbox[1];
     const double *const *x = (const double *const *)sim->p.x;
     const double *xs[3];
     grid_xs(g, xs);
@@ -816,56 +840,38 @@ static int local_valid(muller_state *s, const pfb_sim *sim, double box2)
      * range of storage) per iteration */
 #pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t lz = 0; lz < bz; lz++) {
-        double *layer = A + 6 * lz * bx * by;
+        move_box *layer = A + lz * bx * by;
         for (size_t q = 0; q < bx * by; q++)
-            for (int k = 0; k < 3; k++) {
-                layer[6 * q + (size_t)k] = INFINITY;
-                layer[6 * q + 3 + (size_t)k] = -INFINITY;
-            }
+            layer[q] = move_box_empty;
         const size_t z1 = 2 * lz + 2 < nz ? 2 * lz + 2 : nz;
         for (size_t cz = 2 * lz; cz < z1; cz++)
             for (size_t cy = 0; cy < ny; cy++)
                 for (size_t cx = 0; cx < nx; cx++) {
                     const size_t c = (cz * ny + cy) * nx + cx;
-                    if (cs[c] == cs[c + 1])
-                        continue;
-                    double *bb = layer + 6 * ((cy / 2) * bx + cx / 2);
-                    for (int k = 0; k < dim; k++) {
-                        const double *xk = x[k], *sk = xs[k];
-                        double lo = bb[k], hi = bb[3 + k];
-                        for (size_t i = cs[c]; i < cs[c + 1]; i++) {
-                            const double d = xk[i] - sk[i];
-                            lo = d < lo ? d : lo;
-                            hi = d > hi ? d : hi;
-                        }
-                        bb[k] = lo;
-                        bb[3 + k] = hi;
-                    }
+                    if (cs[c] < cs[c + 1])
+                        move_box_add(&layer[(cy / 2) * bx + cx / 2], dim, x, xs, cs[c], cs[c + 1]);
                 }
     }
     /* the unions over the 3 x 3 x 3 blocks around each, one axis at a time */
     sbox_pass(A, B, nb, 1, bx);
     sbox_pass(B, A, nb, bx, by);
-    const double *U = A;
+    const move_box *U = A;
     if (dim == 3) {
         sbox_pass(A, B, nb, bx * by, bz);
         U = B;
     }
-    for (size_t b = 0; b < nb; b++) {
-        move_box m;
-        memcpy(m.lo, U + 6 * b, sizeof m.lo);
-        memcpy(m.hi, U + 6 * b + 3, sizeof m.hi);
-        if (!(move_box_r2(&m) < lim * lim))
+    for (size_t b = 0; b < nb; b++)
+        if (!(move_box_r2(&U[b]) < lim * lim))
             return 0;
-    }
     return 1;
 }
 
 /* Keep the list valid for the current positions: build it on the grid of the
  * last sort if that grid is at the list radius and the box of the moves since
  * has a half-diagonal below 0.45 skin h (see "The pair loops"), or else the
- * local test passes (local_valid); otherwise sort first.  box2 is that squared half-diagonal when the caller has it (the
- * step's drift does), else negative. */
+ * local test passes (local_valid); otherwise sort first.  box2 is that squared
+ * half-diagonal when the caller has it (the step's drift does), else
+ * negative. */
 static int ensure_list(muller_state *s, pfb_sim *sim, double box2, pfb_err *err)
 {
     const size_t n = sim->p.n;
@@ -875,25 +881,20 @@ static int ensure_list(muller_state *s, pfb_sim *sim, double box2, pfb_err *err)
     if (sorted && box2 >= 0.0) {
         sorted = box2 < lim * lim || local_valid(s, sim, box2);
     } else if (sorted) {
-        const double *const *x = (const double *const *)sim->p.x;
         const double *xs[3];
         grid_xs(g, xs);
-        const int dim = sim->dim;
         move_box b = move_box_empty;
-        double l0 = b.lo[0], l1 = b.lo[1], l2 = b.lo[2], h0 = b.hi[0], h1 = b.hi[1], h2 = b.hi[2];
-#pragma omp parallel for schedule(dynamic, 4096) reduction(min : l0, l1, l2) reduction(max : h0, h1, h2) \
-    num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
-        for (size_t i = 0; i < n; i++) {
-            const double d0 = x[0][i] - xs[0][i], d1 = x[1][i] - xs[1][i], d2 = dim == 3 ? x[2][i] - xs[2][i] : 0.0;
-            l0 = d0 < l0 ? d0 : l0;
-            h0 = d0 > h0 ? d0 : h0;
-            l1 = d1 < l1 ? d1 : l1;
-            h1 = d1 > h1 ? d1 : h1;
-            l2 = d2 < l2 ? d2 : l2;
-            h2 = d2 > h2 ? d2 : h2;
+#pragma omp parallel num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
+        {
+            const int t = thread_num(), m = team_size();
+            move_box own = move_box_empty;
+            move_box_add(&own, sim->dim, (const double *const *)sim->p.x, xs, n * (size_t)t / (size_t)m,
+                         n * (size_t)(t + 1) / (size_t)m);
+#pragma omp critical(muller_move_box)
+            move_box_merge(&b, &own); /* (min and max: any order gives the same box) */
         }
-        b = (move_box){{l0, l1, l2}, {h0, h1, h2}};
-        sorted = move_box_r2(&b) < lim * lim || local_valid(s, sim, move_box_r2(&b));
+        const double r2 = move_box_r2(&b);
+        sorted = r2 < lim * lim || local_valid(s, sim, r2);
     }
     if (!sorted) {
         /* density, pressure and acceleration are all rewritten by the pair
@@ -1350,7 +1351,7 @@ static size_t forces_done(const muller_state *s, pfb_sim *sim, size_t lo, size_t
 
 #ifdef MULLER_HAVE_AVX2
 /* The 3-vectors of particles i .. i+3 at p (3 doubles each) as one vector per
- * component, and back (the shuffles drift_avx2 uses, and their inverses). */
+ * component, and back. */
 __attribute__((target("avx2"))) static inline void aos3_load(const double *p, __m256d *x, __m256d *y, __m256d *z)
 {
     const __m256d l0 = _mm256_loadu_pd(p), l1 = _mm256_loadu_pd(p + 4), l2 = _mm256_loadu_pd(p + 8);
@@ -1610,13 +1611,9 @@ static void drift_base(pfb_sim *sim, const double *acc, const pfb_wall_step *w, 
         }
         if (!sim_walls_clear(sim, w, p->x[0][i], p->x[1][i], p->x[2][i]))
             sim_project_particle(sim, w, i);
-        if (xs)
-            for (int d = 0; d < dim; d++) {
-                const double m = p->x[d][i] - xs[d][i];
-                mb->lo[d] = m < mb->lo[d] ? m : mb->lo[d];
-                mb->hi[d] = m > mb->hi[d] ? m : mb->hi[d];
-            }
     }
+    if (xs) /* (the piece is still in cache) */
+        move_box_add(mb, dim, (const double *const *)p->x, xs, lo, hi);
 }
 
 #ifdef MULLER_HAVE_AVX2
@@ -1637,12 +1634,8 @@ __attribute__((target("avx2,fma"))) static void drift_avx2(pfb_sim *sim, const d
             mx0 = _mm256_set1_pd(mb->hi[0]), mx1 = _mm256_set1_pd(mb->hi[1]), mx2 = _mm256_set1_pd(mb->hi[2]);
     const size_t end = lo + (hi - lo) / 4 * 4;
     for (size_t i = lo; i < end; i += 4) {
-        /* a of particles i .. i+3 (3 doubles each) as one vector per axis */
-        const __m256d l0 = _mm256_loadu_pd(acc + 3 * i), l1 = _mm256_loadu_pd(acc + 3 * i + 4),
-                      l2 = _mm256_loadu_pd(acc + 3 * i + 8);
-        const __m256d ax = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(l0, l1, 4), l2, 2), 0x6c),
-                      ay = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(l0, l1, 9), l2, 4), 0xb1),
-                      az = _mm256_permute4x64_pd(_mm256_blend_pd(_mm256_blend_pd(l0, l1, 2), l2, 9), 0xc6);
+        __m256d ax, ay, az; /* a of particles i .. i+3 as one vector per axis */
+        aos3_load(acc + 3 * i, &ax, &ay, &az);
         const __m256d V0 = _mm256_add_pd(_mm256_loadu_pd(v0 + i), _mm256_mul_pd(HDT, ax)),
                       V1 = _mm256_add_pd(_mm256_loadu_pd(v1 + i), _mm256_mul_pd(HDT, ay)),
                       V2 = _mm256_add_pd(_mm256_loadu_pd(v2 + i), _mm256_mul_pd(HDT, az));
@@ -1713,7 +1706,7 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     const double *xs[3] = {NULL, NULL, NULL};
     if (measure)
         grid_xs(&sim->grid, xs);
-    double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY, h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
+    move_box box = move_box_empty;
     const size_t nchunk = (n + MULLER_DRIFT - 1) / MULLER_DRIFT;
     int vec = 0;
 #ifdef MULLER_HAVE_AVX2
@@ -1721,8 +1714,7 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
 #endif
     atomic_size_t taken;
     atomic_init(&taken, 0);
-#pragma omp parallel reduction(min : l0, l1, l2) reduction(max : h0, h1, h2) num_threads(sim_threads(sim)) \
-    if (sim_parallel(sim, n))
+#pragma omp parallel num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     {
         const int t = thread_num(), m = team_size();
         size_t mine = 0;
@@ -1736,16 +1728,11 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
 #endif
                 drift_base(sim, acc, &w, measure ? xs : NULL, lo, hi, dt, half_dt, &mb);
         }
-        l0 = mb.lo[0] < l0 ? mb.lo[0] : l0;
-        l1 = mb.lo[1] < l1 ? mb.lo[1] : l1;
-        l2 = mb.lo[2] < l2 ? mb.lo[2] : l2;
-        h0 = mb.hi[0] > h0 ? mb.hi[0] : h0;
-        h1 = mb.hi[1] > h1 ? mb.hi[1] : h1;
-        h2 = mb.hi[2] > h2 ? mb.hi[2] : h2;
+#pragma omp critical(muller_move_box)
+        move_box_merge(&box, &mb); /* (min and max: any order gives the same box) */
     }
     sim_bodies_couple(sim, dt, sim->t + dt, s->margin, s->fric); /* rigid bodies: see core/sim.h */
     sim_positions_changed(sim);
-    const move_box box = {{l0, l1, l2}, {h0, h1, h2}};
     return compute_accel(s, sim, measure ? move_box_r2(&box) : -1.0, 0.5 * dt, err); /* with the closing half kick */
 }
 
