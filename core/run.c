@@ -137,13 +137,14 @@ static int first_bad_particle(const pfb_sim *sim, char *reason, size_t len)
 
 /* Whether any particle of [lo, hi) is non-finite or outside the domain (no
  * branch per particle: x - x == 0 only for finite x); *ke = their kinetic
- * energy summed in index order. */
+ * energy, summed in four lanes (particle lo + 4 q + l in lane l) combined as
+ * (l0 + l1) + (l2 + l3): block_suspect_avx2 gives the same bits. */
 static int block_suspect(const pfb_sim *sim, size_t lo, size_t hi, double *ke_out)
 {
     const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
     int ok = 1;
-    double ke = 0.0;
+    double lane[4] = {0.0, 0.0, 0.0, 0.0};
     for (size_t i = lo; i < hi; i++) {
         double v2 = 0.0;
         for (int k = 0; k < dim; k++) {
@@ -151,11 +152,59 @@ static int block_suspect(const pfb_sim *sim, size_t lo, size_t hi, double *ke_ou
             ok &= (x - x == 0.0) & (v - v == 0.0) & (x >= sim->domain_lo[k]) & (x <= sim->domain_hi[k]);
             v2 += v * v;
         }
-        ke += 0.5 * p->m[i] * v2;
+        lane[(i - lo) % 4] += 0.5 * p->m[i] * v2;
     }
-    *ke_out = ke;
+    *ke_out = (lane[0] + lane[1]) + (lane[2] + lane[3]);
     return !ok;
 }
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define RUN_HAVE_AVX2 1
+/* block_suspect four particles at a time (the same operations per lane, no
+ * FMA), the last up to three by its loop: the check is a pass over x, v and m
+ * after every step, a few per cent of muller's step before it was vectorised */
+__attribute__((target("avx2"))) static int block_suspect_avx2(const pfb_sim *sim, size_t lo, size_t hi,
+                                                             double *ke_out)
+{
+    const pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    const __m256d zero = _mm256_setzero_pd(), half = _mm256_set1_pd(0.5);
+    __m256d lo_k[3], hi_k[3];
+    for (int k = 0; k < dim; k++) {
+        lo_k[k] = _mm256_set1_pd(sim->domain_lo[k]);
+        hi_k[k] = _mm256_set1_pd(sim->domain_hi[k]);
+    }
+    __m256d good = _mm256_cmp_pd(zero, zero, _CMP_EQ_OQ), ke = zero;
+    size_t i = lo;
+    for (; i + 4 <= hi; i += 4) {
+        __m256d v2 = zero;
+        for (int k = 0; k < dim; k++) {
+            const __m256d x = _mm256_loadu_pd(p->x[k] + i), v = _mm256_loadu_pd(p->v[k] + i);
+            const __m256d in = _mm256_and_pd(_mm256_cmp_pd(x, lo_k[k], _CMP_GE_OQ), _mm256_cmp_pd(x, hi_k[k], _CMP_LE_OQ));
+            const __m256d fin = _mm256_and_pd(_mm256_cmp_pd(_mm256_sub_pd(x, x), zero, _CMP_EQ_OQ),
+                                              _mm256_cmp_pd(_mm256_sub_pd(v, v), zero, _CMP_EQ_OQ));
+            good = _mm256_and_pd(good, _mm256_and_pd(in, fin));
+            v2 = _mm256_add_pd(v2, _mm256_mul_pd(v, v));
+        }
+        ke = _mm256_add_pd(ke, _mm256_mul_pd(_mm256_mul_pd(half, _mm256_loadu_pd(p->m + i)), v2));
+    }
+    double lane[4];
+    _mm256_storeu_pd(lane, ke);
+    int ok = _mm256_movemask_pd(good) == 15;
+    for (; i < hi; i++) {
+        double v2 = 0.0;
+        for (int k = 0; k < dim; k++) {
+            const double x = p->x[k][i], v = p->v[k][i];
+            ok &= (x - x == 0.0) & (v - v == 0.0) & (x >= sim->domain_lo[k]) & (x <= sim->domain_hi[k]);
+            v2 += v * v;
+        }
+        lane[(i - lo) % 4] += 0.5 * p->m[i] * v2;
+    }
+    *ke_out = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+    return !ok;
+}
+#endif
 
 int run_check_blowup(const pfb_sim *sim, double energy_scale, double energy_limit, char *reason, size_t len)
 {
@@ -167,11 +216,19 @@ int run_check_blowup(const pfb_sim *sim, double energy_scale, double energy_limi
         bs = n / (RUN_CHECK_MAX_BLOCKS - 1) + 1;
     const size_t nb = (n + bs - 1) / bs;
     double part[RUN_CHECK_MAX_BLOCKS];
-    int suspect = 0;
+    int suspect = 0, vec = 0;
+#ifdef RUN_HAVE_AVX2
+    vec = __builtin_cpu_supports("avx2");
+#endif
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : suspect) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     for (size_t b = 0; b < nb; b++) {
         const size_t hi = (b + 1) * bs < n ? (b + 1) * bs : n;
-        suspect |= block_suspect(sim, b * bs, hi, &part[b]);
+#ifdef RUN_HAVE_AVX2
+        if (vec)
+            suspect |= block_suspect_avx2(sim, b * bs, hi, &part[b]);
+        else
+#endif
+            suspect |= block_suspect(sim, b * bs, hi, &part[b]);
     }
     if (suspect && first_bad_particle(sim, reason, len))
         return 1;
