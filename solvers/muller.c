@@ -127,7 +127,7 @@ static const pfb_param_spec muller_params[] = {
     {"wall_restitution", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "normal restitution at walls", NULL},
     {"wall_friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "tangential velocity removed at walls (0 slip, 1 no-slip)", NULL},
     {"list_skin", PFB_PARAM_DOUBLE, 0.1, 0.01, 1.0, "1", "neighbour list radius h (1 + skin), rebuilt when the moves since spread over a box of half-diagonal 0.45 skin h in some block's neighbourhood", NULL},
-    {"simd", PFB_PARAM_BOOL, 1, 0, 1, "", "AVX2 pair loops where the CPU has them (the same bits as without)", NULL},
+    {"simd", PFB_PARAM_INT, 2, 0, 2, "1", "vector pair loops up to this level, where the CPU has it: 0 portable C, 1 AVX2, 2 AVX2 compiled for AVX-512VL (32 registers); the same bits at every level", NULL},
     {"cfl", PFB_PARAM_DOUBLE, 0.15, 0.01, 2.0, "1", "CFL number of the suggested time step", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
@@ -1235,6 +1235,19 @@ __attribute__((target("avx2,fma"))) static inline void muller_add4_avx2(double *
 #include "muller_rows.inc"
 #undef MULLER_ROW_TARGET
 #undef MULLER_ROW
+/* The same rows compiled for AVX-512VL: the same 256-bit operations in the
+ * same order (so the same bits), but with its 32 vector registers instead of
+ * 16, the force row's live vectors (the constants, seven sums, a pair's terms)
+ * no longer spill to the stack: 28 stack accesses in its code instead of 75,
+ * and a step of the 60k dam break at rest 11% faster (lockstep 0.888; on an
+ * AMD Zen 4, whose AVX-512 runs on 256-bit units, so wider vectors would not
+ * have paid the same). */
+#define MULLER_HAVE_AVX512 1
+#define MULLER_ROW_TARGET __attribute__((target("avx2,fma,avx512f,avx512vl")))
+#define MULLER_ROW(name) name##_avx512
+#include "muller_rows.inc"
+#undef MULLER_ROW_TARGET
+#undef MULLER_ROW
 #endif
 
 /* The packed records of particles [lo, hi) into the window pk (record k &
@@ -1538,9 +1551,13 @@ static void pair_passes(muller_state *s, pfb_sim *sim, double half_dt)
     s->density_row = density_row_base;
     s->force_row = force_row_base;
 #ifdef MULLER_HAVE_AVX2
-    if (s->simd && p->n <= INT32_MAX && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    if (s->simd >= 1 && p->n <= INT32_MAX && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         s->density_row = density_row_avx2;
         s->force_row = force_row_avx2;
+        if (s->simd >= 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) {
+            s->density_row = density_row_avx512;
+            s->force_row = force_row_avx512;
+        }
     }
     s->vec_done = s->density_row != density_row_base; /* the densities and accelerations four at a time too */
 #endif
