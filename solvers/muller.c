@@ -42,7 +42,10 @@
  * 248 against 266 ns median, 281 against 316-323 mean (0.93, 0.88); at rest
  * the same (306-319 against 309-314).  The
  * version with no stored list, which traversed candidate cells twice per step,
- * took 380-500 ns and 249 bytes.
+ * took 380-500 ns and 249 bytes.  At the end of issue 8 (the rows for
+ * AVX-512VL's registers, see "The pair loops"): in the flow 78-96 ns median and
+ * 83-103 mean over the machine's phases, at rest 67-85; 292-296 bytes per
+ * particle in the flow.
  * Rigid bodies (issue 7; the paper has none): after the drift and the wall
  * projection, sim_bodies_couple (core/sim.h): each body advances under gravity,
  * and every particle within the wall margin of it exchanges the impulse of an
@@ -159,7 +162,7 @@ typedef struct muller_state {
     uint32_t *inh;         /* per particle, bit q: pair q of its row was within h in this
                               step's density pass (pairs 0-31; see "The pair loops") */
     uint32_t *cj[MULLER_MAX_THREADS]; /* per thread, the force pass's compacted row */
-    size_t cap_cj;         /* entries each cj[t] holds: the longest row + 8 */
+    size_t cap_cj;         /* entries each cj[t] holds: the longest row + 16 */
     /* per thread, a window of packed records (see "The pair loops"): 8 doubles
      * (64 bytes, one cache line) per particle, particle k in record k & wmask */
     double *pk[MULLER_MAX_THREADS];
@@ -380,6 +383,18 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * slowest axis along the fluid's longest extent (the rows' reach 5,938 ->
  * 3,055 at rest: 1-1.5% faster at rest, 1-2% slower in the flow), list_skin
  * 0.075 and 0.15 against 0.1 in the flow (mean +3% and +0.3-1.9%).
+ * Registers: a force row keeps about 40 vectors live (17 constants, 7 sums,
+ * a pair's terms), and with AVX2's 16 registers GCC spilled them: 75 stack
+ * accesses in its code.  The same rows compiled for AVX-512VL (still 256-bit
+ * operations, the same bits; solver.simd=2) have 32: 29 stack accesses, and
+ * bench/lockstep.sh, 2 threads, 2 rounds: 0.888 at rest, 0.913 in the flow.
+ * A row's full fours and its padded last four as two inlined copies of one
+ * body (density_quad, force_quad), so that only the last carries the pad
+ * mask: 0.960 at rest, 0.965 in the flow.  Replacing the square root and the
+ * division by a Newton iteration for 1 / sqrt (13 multiply-adds; different
+ * bits) made the step 7% slower, and with the division dropped altogether
+ * (wrong results, timing only) it was 1-2% faster: the rows are bound by the
+ * count of vector operations, not by the divider.
  * The drift, walls and move check (drift_avx2, four particles at a time in 3D,
  * the same bits): in the flow it took 24-28 ns per particle-step on 2 threads
  * (170 instructions per particle, a tenth of the particles projected onto a
@@ -459,12 +474,12 @@ static int ensure_records(muller_state *s, size_t reach, size_t maxrow, int thre
 {
     if (threads > MULLER_MAX_THREADS)
         threads = MULLER_MAX_THREADS;
-    if (maxrow + 8 > s->cap_cj) {
+    if (maxrow + 16 > s->cap_cj) {
         for (int t = 0; t < MULLER_MAX_THREADS; t++) {
             free(s->cj[t]);
             s->cj[t] = NULL;
         }
-        s->cap_cj = maxrow + maxrow / 4 + 8;
+        s->cap_cj = maxrow + maxrow / 4 + 16;
         s->npk = 0;
     }
     size_t cap = 64;
@@ -1039,6 +1054,22 @@ static inline size_t compact4_base(const uint32_t *src, unsigned keep, uint32_t 
             dst[m++] = src[k];
     return m;
 }
+/* The entries of a row of flen the force pass keeps (bit q of inh for the
+ * first 32, all past them), in order, into dst, four at a time by compact4
+ * (which may write four entries past the last kept); returns their number. */
+#define MULLER_COMPACT_ROW(name, compact4)                                                               \
+    static inline size_t name(const uint32_t *src, size_t flen, uint32_t inh, uint32_t *dst)             \
+    {                                                                                                    \
+        size_t len = 0;                                                                                  \
+        for (size_t q = 0; q < flen; q += 4) {                                                           \
+            unsigned keep = q < 32 ? (inh >> q) & 15u : 15u;                                             \
+            if (flen - q < 4)                                                                            \
+                keep &= (1u << (flen - q)) - 1u;                                                         \
+            len += compact4(src + q, keep, dst + len);                                                   \
+        }                                                                                                \
+        return len;                                                                                      \
+    }
+MULLER_COMPACT_ROW(compact_row_base, compact4_base)
 /* the end of a force row: each lane sum to its particle's sums (acc: 3, cs: 4) */
 static inline void vd4_row_end(double *acc, double *cs, vd4 f0, vd4 f1, vd4 f2, vd4 n0, vd4 n1, vd4 n2, vd4 lc)
 {
@@ -1068,7 +1099,7 @@ static inline void vd4_row_end(double *acc, double *cs, vd4 f0, vd4 f1, vd4 f2, 
 #define V_ADD3 vd4_add3
 #define V_ADD4 vd4_add4
 #define V_POS_BITS vd4_pos_bits
-#define V_COMPACT4 compact4_base
+#define V_COMPACT_ROW compact_row_base
 #define V_ROW_QUAD row_quad
 #define V_ROW_END vd4_row_end
 #define MULLER_ROW_TARGET
@@ -1094,7 +1125,7 @@ static inline void vd4_row_end(double *acc, double *cs, vd4 f0, vd4 f1, vd4 f2, 
 #undef V_ADD3
 #undef V_ADD4
 #undef V_POS_BITS
-#undef V_COMPACT4
+#undef V_COMPACT_ROW
 #undef V_ROW_QUAD
 #undef V_ROW_END
 
@@ -1140,6 +1171,23 @@ __attribute__((target("avx2,fma"))) static inline size_t muller_compact4_avx2(co
     _mm_storeu_si128((__m128i *)(void *)dst,
                      _mm_shuffle_epi8(v, _mm_loadu_si128((const __m128i *)(const void *)muller_compact_lut[keep])));
     return bits_set(keep);
+}
+__attribute__((target("avx2,fma"))) MULLER_COMPACT_ROW(muller_compact_row_avx2, muller_compact4_avx2)
+/* the same as compact_row_base, sixteen entries at a time by AVX-512's
+ * compress (the row read by masked loads, so never past its end; writes up to
+ * sixteen entries past the last kept) */
+__attribute__((target("avx512f"))) static inline size_t muller_compact_row_avx512(const uint32_t *src, size_t flen,
+                                                                                  uint32_t inh, uint32_t *dst)
+{
+    size_t len = 0;
+    for (size_t q = 0; q < flen; q += 16) {
+        const unsigned in = flen - q < 16 ? (1u << (flen - q)) - 1u : 0xffffu;
+        const unsigned keep = (q < 32 ? (inh >> q) & 0xffffu : 0xffffu) & in;
+        const __m512i v = _mm512_maskz_loadu_epi32((__mmask16)in, src + q);
+        _mm512_storeu_si512((void *)(dst + len), _mm512_maskz_compress_epi32((__mmask16)keep, v));
+        len += bits_set(keep);
+    }
+    return len;
 }
 /* the same as row_quad: the last four's indices by one blend (reading up to
  * three entries past the row: the list and the compacted rows have them) */
@@ -1227,7 +1275,7 @@ __attribute__((target("avx2,fma"))) static inline void muller_add4_avx2(double *
 #define V_ADD3 muller_add3_avx2
 #define V_ADD4 muller_add4_avx2
 #define V_POS_BITS(d) ((uint32_t)_mm256_movemask_pd(_mm256_cmp_pd(d, _mm256_setzero_pd(), _CMP_GT_OQ)))
-#define V_COMPACT4 muller_compact4_avx2
+#define V_COMPACT_ROW muller_compact_row_avx2
 #define V_ROW_QUAD muller_row_quad_avx2
 #define V_ROW_END muller_row_end_avx2
 #define MULLER_ROW_TARGET __attribute__((target("avx2,fma")))
@@ -1243,6 +1291,8 @@ __attribute__((target("avx2,fma"))) static inline void muller_add4_avx2(double *
  * AMD Zen 4, whose AVX-512 runs on 256-bit units, so wider vectors would not
  * have paid the same). */
 #define MULLER_HAVE_AVX512 1
+#undef V_COMPACT_ROW
+#define V_COMPACT_ROW muller_compact_row_avx512
 #define MULLER_ROW_TARGET __attribute__((target("avx2,fma,avx512f,avx512vl")))
 #define MULLER_ROW(name) name##_avx512
 #include "muller_rows.inc"
