@@ -394,7 +394,11 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * division by a Newton iteration for 1 / sqrt (13 multiply-adds; different
  * bits) made the step 7% slower, and with the division dropped altogether
  * (wrong results, timing only) it was 1-2% faster: the rows are bound by the
- * count of vector operations, not by the divider.
+ * count of vector operations, not by the divider.  Nor by the count of
+ * instructions: the force row with two fours at a time in 512-bit vectors
+ * (half the arithmetic instructions, the same bits, the j-side additions per
+ * four) was 9% slower at rest (lockstep 1.088), Zen 4 splitting each into two
+ * 256-bit halves; and list_skin 0.13 against 0.1 in the flow, 2.8% slower.
  * The drift, walls and move check (drift_avx2, four particles at a time in 3D,
  * the same bits): in the flow it took 24-28 ns per particle-step on 2 threads
  * (170 instructions per particle, a tenth of the particles projected onto a
