@@ -398,7 +398,9 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
  * instructions: the force row with two fours at a time in 512-bit vectors
  * (half the arithmetic instructions, the same bits, the j-side additions per
  * four) was 9% slower at rest (lockstep 1.088), Zen 4 splitting each into two
- * 256-bit halves; and list_skin 0.13 against 0.1 in the flow, 2.8% slower.
+ * 256-bit halves; list_skin 0.13 against 0.1 in the flow, 2.8% slower; and
+ * compacting every row with a pair beyond h, so that no four needs the masks
+ * of r < h, no faster (0.998, and other bits: see force_row).
  * The drift, walls and move check (drift_avx2, four particles at a time in 3D,
  * the same bits): in the flow it took 24-28 ns per particle-step on 2 threads
  * (170 instructions per particle, a tenth of the particles projected onto a
