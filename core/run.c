@@ -135,17 +135,15 @@ static int first_bad_particle(const pfb_sim *sim, char *reason, size_t len)
     return 0;
 }
 
-/* Whether any particle of [lo, hi) is non-finite or outside the domain (no
- * branch per particle: x - x == 0 only for finite x); *ke = their kinetic
- * energy, summed in four lanes (particle lo + 4 q + l in lane l) combined as
- * (l0 + l1) + (l2 + l3): block_suspect_avx2 gives the same bits. */
-static int block_suspect(const pfb_sim *sim, size_t lo, size_t hi, double *ke_out)
+/* Particles [from, hi) of the block starting at lo: 1 when all are finite and
+ * inside the domain (no branch per particle: x - x == 0 only for finite x);
+ * each one's kinetic energy added to lane[(i - lo) % 4]. */
+static int lanes_ok(const pfb_sim *sim, size_t lo, size_t from, size_t hi, double lane[4])
 {
     const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
     int ok = 1;
-    double lane[4] = {0.0, 0.0, 0.0, 0.0};
-    for (size_t i = lo; i < hi; i++) {
+    for (size_t i = from; i < hi; i++) {
         double v2 = 0.0;
         for (int k = 0; k < dim; k++) {
             const double x = p->x[k][i], v = p->v[k][i];
@@ -154,6 +152,16 @@ static int block_suspect(const pfb_sim *sim, size_t lo, size_t hi, double *ke_ou
         }
         lane[(i - lo) % 4] += 0.5 * p->m[i] * v2;
     }
+    return ok;
+}
+
+/* Whether any particle of [lo, hi) is non-finite or outside the domain; *ke =
+ * their kinetic energy, summed in four lanes (particle lo + 4 q + l in lane
+ * l) combined as (l0 + l1) + (l2 + l3): block_suspect_avx2 gives the same bits. */
+static int block_suspect(const pfb_sim *sim, size_t lo, size_t hi, double *ke_out)
+{
+    double lane[4] = {0.0, 0.0, 0.0, 0.0};
+    const int ok = lanes_ok(sim, lo, lo, hi, lane);
     *ke_out = (lane[0] + lane[1]) + (lane[2] + lane[3]);
     return !ok;
 }
@@ -162,7 +170,7 @@ static int block_suspect(const pfb_sim *sim, size_t lo, size_t hi, double *ke_ou
 #include <immintrin.h>
 #define RUN_HAVE_AVX2 1
 /* block_suspect four particles at a time (the same operations per lane, no
- * FMA), the last up to three by its loop: the check is a pass over x, v and m
+ * FMA), the last up to three by lanes_ok: the check is a pass over x, v and m
  * after every step, a few per cent of muller's step before it was vectorised */
 __attribute__((target("avx2"))) static int block_suspect_avx2(const pfb_sim *sim, size_t lo, size_t hi,
                                                              double *ke_out)
@@ -191,16 +199,7 @@ __attribute__((target("avx2"))) static int block_suspect_avx2(const pfb_sim *sim
     }
     double lane[4];
     _mm256_storeu_pd(lane, ke);
-    int ok = _mm256_movemask_pd(good) == 15;
-    for (; i < hi; i++) {
-        double v2 = 0.0;
-        for (int k = 0; k < dim; k++) {
-            const double x = p->x[k][i], v = p->v[k][i];
-            ok &= (x - x == 0.0) & (v - v == 0.0) & (x >= sim->domain_lo[k]) & (x <= sim->domain_hi[k]);
-            v2 += v * v;
-        }
-        lane[(i - lo) % 4] += 0.5 * p->m[i] * v2;
-    }
+    const int ok = (_mm256_movemask_pd(good) == 15) & lanes_ok(sim, lo, i, hi, lane);
     *ke_out = (lane[0] + lane[1]) + (lane[2] + lane[3]);
     return !ok;
 }

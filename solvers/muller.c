@@ -1748,11 +1748,10 @@ __attribute__((target("avx2,fma"))) static void drift_avx2(pfb_sim *sim, const d
     _mm256_storeu_pd(l[3], mx0);
     _mm256_storeu_pd(l[4], mx1);
     _mm256_storeu_pd(l[5], mx2);
-    for (int k = 0; k < 3; k++)
-        for (int q = 0; q < 4; q++) {
-            mb->lo[k] = l[k][q] < mb->lo[k] ? l[k][q] : mb->lo[k];
-            mb->hi[k] = l[3 + k][q] > mb->hi[k] ? l[3 + k][q] : mb->hi[k];
-        }
+    for (int q = 0; q < 4; q++) { /* the lanes' boxes, merged in (they started from mb) */
+        const move_box lane = {{l[0][q], l[1][q], l[2][q]}, {l[3][q], l[4][q], l[5][q]}};
+        move_box_merge(mb, &lane);
+    }
     if (end < hi)
         drift_base(sim, acc, w, xs, end, hi, dt, half_dt, mb);
 }
