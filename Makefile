@@ -3,7 +3,7 @@
 #   make              build bin/pfbench
 #   make test         build and run the Check suites (alias: make check)
 #   make test SANITIZE=1   the same under AddressSanitizer + UBSan (separate build dir)
-#   make experiments  run the volume, stability, drop, scaling and snapshots experiments into data/
+#   make experiments  run the volume, stability, drop, scaling, snapshots and properties experiments into data/
 #                     (QUICK=1: the reduced versions into data/quick/); reruns resume
 #   make figures      draw every figure from the experiments into plots/out/ (PDF, PNG)
 #   make paper        everything above, the generated tables, then paper/paper.pdf
@@ -146,7 +146,7 @@ PAPER_JOB := paper
 else
 $(error QUICK is '$(QUICK)'; valid: 0 or 1)
 endif
-EXPERIMENTS := volume stability drop scaling snapshots
+EXPERIMENTS := volume stability drop scaling snapshots properties
 FIGURES := $(basename $(notdir $(filter-out plots/style.gp,$(wildcard plots/*.gp))))
 # figures and the paper carry the date of the last commit, not the build's
 EPOCH = export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+
 #define DIAG_MAX_SAMPLES 50000000.0
 
 int diag_init(pfb_diag_ctx *c, const pfb_sim *sim, pfb_err *err)
@@ -67,6 +68,7 @@ void diag_free(pfb_diag_ctx *c)
         return;
     grid_free(&c->grid);
     nlist_free(&c->nl);
+    periodic_ws_free(&c->pws);
     free(c->field);
     memset(c, 0, sizeof *c);
 }
@@ -81,20 +83,35 @@ void diag_basic(const pfb_sim *sim, pfb_diag *d)
         d->lo[k] = p->n ? INFINITY : 0.0;
         d->hi[k] = p->n ? -INFINITY : 0.0;
     }
+    /* periodic axes: extents of the positions wrapped into the box; the
+     * centre of mass, energy and angular momentum of the unwrapped positions
+     * x + image L (the field counts the wraps of each particle), so that the
+     * centre moves with the momentum, continuously, as in an open box */
+    const pfb_period *pp = &sim->period;
+    const int per = sim_periodic(sim) && sim->f_image >= 0;
+    const double *img = per ? p->field[sim->f_image].data : NULL;
     for (size_t i = 0; i < p->n; i++) {
         double m = p->m[i];
         double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
         double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
+        double xw[3] = {x[0], x[1], x[2]};
+        if (per)
+            for (int k = 0; k < sim->dim; k++)
+                if (pp->L[k] > 0) {
+                    const double w = floor((x[k] - pp->lo[k]) * pp->inv[k]);
+                    xw[k] = x[k] - pp->L[k] * w;
+                    x[k] += pp->L[k] * img[3 * i + (size_t)k];
+                }
         d->mass += m;
         d->ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         d->pe -= m * (sim->g[0] * x[0] + sim->g[1] * x[1] + sim->g[2] * x[2]);
         for (int k = 0; k < 3; k++) {
             d->p[k] += m * v[k];
             d->com[k] += m * x[k];
-            if (x[k] < d->lo[k])
-                d->lo[k] = x[k];
-            if (x[k] > d->hi[k])
-                d->hi[k] = x[k];
+            if (xw[k] < d->lo[k])
+                d->lo[k] = xw[k];
+            if (xw[k] > d->hi[k])
+                d->hi[k] = xw[k];
         }
         d->l[0] += m * (x[1] * v[2] - x[2] * v[1]);
         d->l[1] += m * (x[2] * v[0] - x[0] * v[2]);
@@ -109,16 +126,22 @@ static int density_error(pfb_diag_ctx *c, const pfb_sim *sim, pfb_diag *d, pfb_e
 {
     const pfb_particles *p = &sim->p;
     const double *const *x = (const double *const *)p->x;
-    int rc = grid_build(&c->grid, x, p->n, err);
-    if (!rc)
-        rc = grid_neighbours(&c->grid, x, &c->nl, err);
+    const int per = sim_periodic(sim);
+    int rc;
+    if (per) {
+        rc = periodic_neighbours(&c->pws, &sim->period, sim->dim, c->w.h, 1, x, p->n, &c->nl, err);
+    } else {
+        rc = grid_build(&c->grid, x, p->n, err);
+        if (!rc)
+            rc = grid_neighbours(&c->grid, x, &c->nl, err);
+    }
     if (rc)
         return rc;
     double w0 = kernel_w(&c->w, 0.0), sum = 0.0, mx = 0.0;
     for (size_t i = 0; i < p->n; i++) {
         double rho = p->m[i] * w0;
         for (size_t q = c->nl.start[i]; q < c->nl.start[i + 1]; q++)
-            rho += p->m[c->nl.idx[q]] * kernel_w_r2(&c->w, pfb_dist2(sim->dim, x, i, c->nl.idx[q]));
+            rho += p->m[c->nl.idx[q]] * kernel_w_r2(&c->w, period_dist2(&sim->period, sim->dim, x, i, c->nl.idx[q]));
         double e = fmax(rho / c->rho_lat - 1.0, 0.0);
         sum += e;
         if (e > mx)

@@ -12,7 +12,14 @@
  *    inside the initial lattice, is sampled on a grid of spacing/2; the volume is
  *    the measure of {c > 1/2};
  *    volume_rel is that volume divided by the same measure of the initial state
- *    (calibration: the initial state measures its nominal volume n * spacing^dim). */
+ *    (calibration: the initial state measures its nominal volume n * spacing^dim).
+ * Periodic axes (core/periodic.h): extents are those of the positions wrapped
+ * into the box; the centre of mass, potential energy and angular momentum use
+ * the unwrapped positions x + image L (the particle field "image" counts each
+ * particle's wraps), so they change continuously with the momentum as in an
+ * open box (a circular mean is undefined for a fluid that fills the box); the
+ * density sums use the minimum image; the volume's sample grid is not periodic
+ * (a face reads as a surface), which the calibration of the initial state absorbs. */
 #ifndef PFB_DIAG_H
 #define PFB_DIAG_H
 
@@ -41,6 +48,7 @@ typedef struct pfb_diag_ctx {
     double res;                /* sample spacing of the volume grid */
     pfb_grid grid;
     pfb_nlist nl;
+    pfb_periodic_ws pws;        /* the periodic list's workspace (periodic axes) */
     double *field;              /* colour-field samples */
     size_t field_cap;
 } pfb_diag_ctx;

@@ -44,6 +44,10 @@ int run_build_scene(const pfb_run_config *cfg, pfb_sim *sim, pfb_err *err)
     if (sim->p.n == 0)
         return pfb_err_set(err, PFB_EINVAL, "scene %s at spacing %g has no particles; valid: a smaller spacing",
                            cfg->scene->name, spacing);
+    if (sim_periodic(sim) && params_get_int(cfg->run, "sort_every") == 0)
+        return pfb_err_set(err, PFB_EINVAL, "run.sort_every = 0 is invalid for the periodic scene %s (positions are "
+                           "wrapped into the box at each sort); valid: sort_every >= 1",
+                           cfg->scene->name);
     scene_jitter(sim, params_get(cfg->run, "jitter"));
     if (params_get_int(cfg->run, "sort_every") > 0) { /* canonical storage order from the start */
         rc = sim_sort_particles(sim, sim_sort_h(sim), err);
@@ -117,6 +121,8 @@ static int first_bad_particle(const pfb_sim *sim, char *reason, size_t len)
 {
     const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
+    double blo[3], bhi[3];
+    sim_escape_bounds(sim, blo, bhi);
     for (size_t i = 0; i < p->n; i++) {
         for (int k = 0; k < dim; k++) {
             double x = p->x[k][i], v = p->v[k][i];
@@ -125,9 +131,9 @@ static int first_bad_particle(const pfb_sim *sim, char *reason, size_t len)
                          "xyz"[k], v, sim->t);
                 return 1;
             }
-            if (x < sim->domain_lo[k] || x > sim->domain_hi[k]) {
+            if (x < blo[k] || x > bhi[k]) {
                 snprintf(reason, len, "escaped: particle %zu at %c=%g outside domain [%g, %g] at t=%.6g", i,
-                         "xyz"[k], x, sim->domain_lo[k], sim->domain_hi[k], sim->t);
+                         "xyz"[k], x, blo[k], bhi[k], sim->t);
                 return 1;
             }
         }
@@ -142,12 +148,14 @@ static int lanes_ok(const pfb_sim *sim, size_t lo, size_t from, size_t hi, doubl
 {
     const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
+    double blo[3], bhi[3];
+    sim_escape_bounds(sim, blo, bhi);
     int ok = 1;
     for (size_t i = from; i < hi; i++) {
         double v2 = 0.0;
         for (int k = 0; k < dim; k++) {
             const double x = p->x[k][i], v = p->v[k][i];
-            ok &= (x - x == 0.0) & (v - v == 0.0) & (x >= sim->domain_lo[k]) & (x <= sim->domain_hi[k]);
+            ok &= (x - x == 0.0) & (v - v == 0.0) & (x >= blo[k]) & (x <= bhi[k]);
             v2 += v * v;
         }
         lane[(i - lo) % 4] += 0.5 * p->m[i] * v2;
@@ -179,9 +187,11 @@ __attribute__((target("avx2"))) static int block_suspect_avx2(const pfb_sim *sim
     const int dim = sim->dim;
     const __m256d zero = _mm256_setzero_pd(), half = _mm256_set1_pd(0.5);
     __m256d lo_k[3], hi_k[3];
+    double blo[3], bhi[3];
+    sim_escape_bounds(sim, blo, bhi);
     for (int k = 0; k < dim; k++) {
-        lo_k[k] = _mm256_set1_pd(sim->domain_lo[k]);
-        hi_k[k] = _mm256_set1_pd(sim->domain_hi[k]);
+        lo_k[k] = _mm256_set1_pd(blo[k]);
+        hi_k[k] = _mm256_set1_pd(bhi[k]);
     }
     __m256d good = _mm256_cmp_pd(zero, zero, _CMP_EQ_OQ), ke = zero;
     size_t i = lo;

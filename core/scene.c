@@ -1,5 +1,6 @@
 /* scene.c — the shared scenes: pool, dam_break, drop, blob, sphere_drip, pour,
- * melt, and Mao and Yang's balls, stretch and rod (2D and 3D).
+ * melt, and Mao and Yang's balls, stretch and rod, the rigid-body scenes, and
+ * shear_wave, a periodic box (2D and 3D).
  *
  * Lattice sites sit at cell centres, (i + 1/2) * spacing from the walls, so that
  * each particle represents a cell of volume spacing^dim and the fluid's nominal
@@ -8,6 +9,10 @@
 
 #include <math.h>
 #include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -143,6 +148,59 @@ static int dam_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
 static const pfb_scene_def scene_dam = {
     "dam_break", "water column of width a and height 2a released at the left wall of a tank", dam_params,
     {0.005, 0.01}, 1.0, dam_build};
+
+/* ---- shear_wave: a decaying shear wave in a periodic box -------------------- */
+
+static const pfb_param_spec shear_params[] = {
+    {"length", PFB_PARAM_DOUBLE, 0.1, 1e-3, 1e3, "m", "edge L of the periodic box (the wavelength); a whole number of spacings", NULL},
+    {"amplitude", PFB_PARAM_DOUBLE, 0.05, 0.0, 1e3, "m/s", "U of the initial u_x = U sin(2 pi y / L)", NULL},
+    {"speed_ref", PFB_PARAM_DOUBLE, 2.2147, 1e-6, 1e4, "m/s",
+     "the scene's characteristic speed v_ref, to which solvers scale their sound speed; default sqrt(9.81 x 0.5), the pool's", NULL},
+    {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "material density for particle masses", NULL},
+    {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
+
+/* A box [0, L)^dim filled with the lattice, periodic on every axis, no walls and
+ * no gravity, set moving as u_x = U sin(k y), k = 2 pi / L: an exact solution of
+ * the Navier-Stokes equations (u . grad u = 0, no pressure gradient) that decays
+ * as exp(-nu k^2 t), the properties experiment's measure of the viscosity.
+ * v_ref is a parameter, not U: the solvers' relative defaults (muller's k =
+ * (10 v_ref)^2, the sound speeds of clavet and miller_pearce) must give the same
+ * material as in the pool, whatever the wave's amplitude. */
+static int shear_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
+{
+    const int dim = sim->dim;
+    const double L = params_get(sp, "length"), U = params_get(sp, "amplitude"), rho = params_get(sp, "density");
+    const double s = sim->spacing, cells = L / s;
+    if (!(fabs(cells - nearbyint(cells)) <= 1e-6 * cells) || nearbyint(cells) < 8)
+        return pfb_err_set(err, PFB_EINVAL,
+                           "spacing %g does not divide the periodic box length %g into a whole number of cells; "
+                           "valid: L / N for an integer N >= 8 (e.g. %g)",
+                           s, L, L / fmax(8.0, nearbyint(cells)));
+    const double Lc = nearbyint(cells) * s; /* the lattice's own period */
+    for (int k = 0; k < 3; k++) {
+        sim->domain_lo[k] = 0.0;
+        sim->domain_hi[k] = k < dim ? Lc : 0.0;
+    }
+    int rc = PFB_OK;
+    for (int k = 0; k < dim && !rc; k++)
+        rc = sim_set_periodic(sim, k, err);
+    double lo[3] = {0, 0, 0}, hi[3] = {Lc, Lc, dim == 3 ? Lc : 0.0};
+    if (!rc)
+        rc = fill_box(sim, lo, hi, rho, NULL, NULL, err);
+    if (rc)
+        return rc;
+    const double kw = 2.0 * M_PI / Lc;
+    for (size_t i = 0; i < sim->p.n; i++)
+        sim->p.v[0][i] = U * sin(kw * sim->p.x[1][i]);
+    sim->rho_ref = rho;
+    sim->length_ref = Lc;
+    sim->v_ref = params_get(sp, "speed_ref");
+    return PFB_OK;
+}
+
+static const pfb_scene_def scene_shear = {
+    "shear_wave", "a shear wave u_x = U sin(2 pi y / L) decaying in a periodic box (no walls, no gravity)",
+    shear_params, {0.0025, 0.005}, 0.5, shear_build};
 
 /* ---- drop: free drop, no gravity, mode-2 perturbation ------------------------ */
 
@@ -899,7 +957,8 @@ static const pfb_scene_def scene_fill = {
 
 const pfb_scene_def *const pfb_scenes[] = {&scene_pool,  &scene_dam,   &scene_drop,    &scene_blob,
                                            &scene_drip,  &scene_pour,  &scene_melt,    &scene_balls,
-                                           &scene_stretch, &scene_rod, &scene_float, &scene_tower, &scene_fill, NULL};
+                                           &scene_stretch, &scene_rod, &scene_float, &scene_tower, &scene_fill,
+                                           &scene_shear, NULL};
 
 int scene_lookup(const char *name, const pfb_scene_def **out, pfb_err *err)
 {

@@ -13,6 +13,7 @@ int sim_init(pfb_sim *sim, int dim, uint64_t seed, pfb_err *err)
 {
     memset(sim, 0, sizeof *sim);
     sim->dim = dim;
+    sim->f_image = -1;
     rng_seed(&sim->rng, seed);
     return particles_init(&sim->p, dim, err);
 }
@@ -24,6 +25,8 @@ void sim_free(pfb_sim *sim)
     particles_free(&sim->p);
     grid_free(&sim->grid);
     nlist_free(&sim->nl);
+    periodic_ws_free(sim->pws);
+    free(sim->pws);
     memset(sim, 0, sizeof *sim);
 }
 
@@ -45,8 +48,34 @@ double sim_sort_h(const pfb_sim *sim)
     return sim->sort_h > 0 ? sim->sort_h : 2.0 * sim->spacing;
 }
 
+int sim_set_periodic(pfb_sim *sim, int d, pfb_err *err)
+{
+    period_set(&sim->period, d, sim->domain_lo[d], sim->domain_hi[d] - sim->domain_lo[d]);
+    sim->f_image = particles_find_field(&sim->p, "image");
+    if (sim->f_image >= 0)
+        return PFB_OK;
+    return particles_add_field(&sim->p, "image", 3, &sim->f_image, err);
+}
+
+int sim_periodic_list(pfb_sim *sim, double h, const double *const x[3], size_t n, pfb_nlist *out, pfb_err *err)
+{
+    if (!sim->pws && !(sim->pws = calloc(1, sizeof *sim->pws)))
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory for the periodic list's workspace");
+    return periodic_neighbours(sim->pws, &sim->period, sim->dim, h, sim_parallel_pairs(sim, n) ? sim_threads(sim) : 1,
+                               x, n, out, err);
+}
+
 int sim_neighbours(pfb_sim *sim, double h, const pfb_nlist **out, pfb_err *err)
 {
+    if (!(sim->nl_h == h) && sim_periodic(sim)) {
+        /* its own grid (the workspace's): sim->grid stays the last sort's */
+        int rc = sim_periodic_list(sim, h, (const double *const *)sim->p.x, sim->p.n, &sim->nl, err);
+        if (rc) {
+            sim->nl_h = 0.0;
+            return rc;
+        }
+        sim->nl_h = h;
+    }
     if (!(sim->nl_h == h)) {
         int rc = sim_grid_build(sim, h, err);
         if (!rc)
@@ -94,6 +123,9 @@ int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
 
 int sim_sort_particles_except(pfb_sim *sim, double h, uint64_t skip, pfb_err *err)
 {
+    if (sim_periodic(sim))
+        period_wrap(&sim->period, sim->dim, sim->p.x, sim->p.n,
+                    sim->f_image >= 0 ? sim->p.field[sim->f_image].data : NULL);
     int rc = sim_grid_build(sim, h, err);
     if (rc)
         return rc;

@@ -15,6 +15,7 @@
 #include "error.h"
 #include "grid.h"
 #include "particles.h"
+#include "periodic.h"
 #include "rng.h"
 
 /* A nozzle pouring a stream downwards (along -y): every time the stream has
@@ -43,8 +44,13 @@ typedef struct pfb_sim {
     double g[3];             /* gravitational acceleration (m/s^2) */
     double t;                /* simulated time (s) */
     long step;               /* steps taken */
-    double domain_lo[3];     /* particles outside [lo, hi] have escaped */
+    double domain_lo[3];     /* particles outside [lo, hi] have escaped (open axes) */
     double domain_hi[3];
+    pfb_period period;       /* periodic axes (core/periodic.h; L = 0: open), over
+                                [domain_lo, domain_hi) where set */
+    pfb_periodic_ws *pws;    /* the periodic list's extended set, made on demand */
+    int f_image;             /* periodic: the particle field "image" (3 per particle), the
+                                periods each particle was wrapped by; -1 without */
     double length_ref;       /* characteristic length of the scene (m), e.g. fluid height */
     double v_ref;            /* characteristic speed of the scene (m/s) */
     int threads;             /* threads for a solver's parallel loops; 0 = the OpenMP default */
@@ -73,8 +79,44 @@ int sim_init(pfb_sim *sim, int dim, uint64_t seed, pfb_err *err);
 void sim_free(pfb_sim *sim);
 
 /* Full neighbour list of radius h for the current positions.  The list is cached
- * and reused while positions have not been declared changed (sim_positions_changed). */
+ * and reused while positions have not been declared changed (sim_positions_changed).
+ * With periodic axes it is the minimum-image list (periodic_neighbours), and a
+ * solver takes a pair's displacement from sim_pair_diff. */
 int sim_neighbours(pfb_sim *sim, double h, const pfb_nlist **out, pfb_err *err);
+
+/* 1 if the simulation has a periodic axis. */
+static inline int sim_periodic(const pfb_sim *sim)
+{
+    return period_any(&sim->period, sim->dim);
+}
+
+/* x_a - x_b of particles a and b, by the minimum image on periodic axes. */
+static inline void sim_pair_diff(const pfb_sim *sim, size_t a, size_t b, double out[3])
+{
+    period_diff(&sim->period, sim->dim, (const double *const *)sim->p.x, a, b, out);
+}
+
+/* The box a particle must stay in, on every axis: the domain, widened by a
+ * quarter period on each side of a periodic axis (positions are wrapped only at
+ * sorts, so they may leave the box between them; a quarter period in one frame
+ * is an escape, and keeps the spread within periodic_neighbours' 1.5 periods). */
+static inline void sim_escape_bounds(const pfb_sim *sim, double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        const double w = 0.25 * sim->period.L[k];
+        lo[k] = sim->domain_lo[k] - w;
+        hi[k] = sim->domain_hi[k] + w;
+    }
+}
+
+/* Make axis d periodic over the domain's [domain_lo[d], domain_hi[d]), and
+ * register the particle field "image" that counts each particle's wraps (the
+ * diagnostics unwrap positions with it). */
+int sim_set_periodic(pfb_sim *sim, int d, pfb_err *err);
+
+/* The minimum-image list of radius h for any point set (a solver's own
+ * extended set, as mao_yang's), through the simulation's periodic workspace. */
+int sim_periodic_list(pfb_sim *sim, double h, const double *const x[3], size_t n, pfb_nlist *out, pfb_err *err);
 
 /* Whether a loop over n particles should run in parallel: when threads were asked
  * for explicitly (sim->threads > 1), or when n >= PFB_PARALLEL_MIN (shorter loops
@@ -179,7 +221,8 @@ void sim_positions_changed(pfb_sim *sim);
  * frames (cell size sim_sort_h), so every neighbour row is in a canonical order.
  * Afterwards, until the next build of sim->grid (sim->grid_gen == sim->sort_gen),
  * sim->grid describes the new storage: its sorted positions are storage indices
- * and its copy xs holds the positions at the sort. */
+ * and its copy xs holds the positions at the sort.  Positions are first wrapped
+ * into the box on periodic axes (the only place they are; see core/periodic.h). */
 int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err);
 
 /* The same, leaving the fields with bit f of skip in their old order: for a

@@ -16,10 +16,10 @@
 #include "experiment.h"
 
 extern const pfb_experiment pfb_exp_volume, pfb_exp_stability, pfb_exp_drop, pfb_exp_scaling,
-    pfb_exp_snapshots;
+    pfb_exp_snapshots, pfb_exp_properties;
 
 const pfb_experiment *const pfb_experiments[] = {&pfb_exp_volume, &pfb_exp_stability, &pfb_exp_drop,
-                                                 &pfb_exp_scaling, &pfb_exp_snapshots, NULL};
+                                                 &pfb_exp_scaling, &pfb_exp_snapshots, &pfb_exp_properties, NULL};
 
 int experiment_lookup(const char *name, const pfb_experiment **out, pfb_err *err)
 {

@@ -42,6 +42,8 @@
  * i.e. dt = T0 c_paper / c.  The default (sound_speed = 0) is the paper's values.
  *
  * Choices where the paper is silent:
+ *  - Periodic axes (core/periodic.h; the paper has none): every pair's displacement
+ *    is the minimum image (the list is the framework's minimum-image one).
  *  - h: by default (h_factor = 0) the h, in spacings, at which the initial lattice
  *    has zero virial pressure, k (rho - rho0) S1 + k_near rho_near S2 = 0: the
  *    initial state is at rest.  The near-pressure is always repulsive, so that
@@ -491,13 +493,13 @@ static int ensure_workspace(clavet_state *s, const pfb_particles *p, pfb_err *er
     return PFB_OK;
 }
 
-/* d = x_j - x_i; returns its length. */
-static inline double pair_dist(const pfb_particles *p, int dim, size_t i, size_t j, double d[3])
+/* d = x_j - x_i (the minimum image on periodic axes); returns its length. */
+static inline double pair_dist(const pfb_period *pp, const pfb_particles *p, int dim, size_t i, size_t j, double d[3])
 {
     double r2 = 0.0;
     d[0] = d[1] = d[2] = 0.0;
     for (int k = 0; k < dim; k++) {
-        d[k] = p->x[k][j] - p->x[k][i];
+        d[k] = period_delta(pp, k, p->x[k][j] - p->x[k][i]);
         r2 += d[k] * d[k];
     }
     return sqrt(r2);
@@ -512,9 +514,9 @@ static inline void pair_normalise(int dim, double r, double u[3])
 }
 
 /* r_ij = x_j - x_i, its length and unit vector; returns the length. */
-static inline double pair_vec(const pfb_particles *p, int dim, size_t i, size_t j, double u[3])
+static inline double pair_vec(const pfb_period *pp, const pfb_particles *p, int dim, size_t i, size_t j, double u[3])
 {
-    double r = pair_dist(p, dim, i, j, u);
+    double r = pair_dist(pp, p, dim, i, j, u);
     pair_normalise(dim, r, u);
     return r;
 }
@@ -529,7 +531,7 @@ static void apply_viscosity(const clavet_state *s, pfb_sim *sim, const pfb_nlist
             size_t j = nl->idx[q];
             if (j <= i)
                 continue;
-            double u[3], r = pair_vec(p, dim, i, j, u), qq = r / s->h;
+            double u[3], r = pair_vec(&sim->period, p, dim, i, j, u), qq = r / s->h;
             if (qq >= 1.0 || r == 0)
                 continue;
             double w = 0.0;
@@ -560,7 +562,7 @@ static void apply_viscosity_jacobi(clavet_state *s, pfb_sim *sim, const pfb_nlis
         double acc[3] = {0, 0, 0};
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
             size_t j = nl->idx[q];
-            double u[3], r = pair_vec(p, dim, i, j, u), qq = r / s->h;
+            double u[3], r = pair_vec(&sim->period, p, dim, i, j, u), qq = r / s->h;
             if (qq >= 1.0 || r == 0)
                 continue;
             double w = 0.0;
@@ -590,14 +592,14 @@ static int adjust_springs(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, do
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
             size_t j = nl->idx[q];
             uint64_t a = p->id[i], b = p->id[j];
-            if (a > b || sqrt(pfb_dist2(sim->dim, (const double *const *)p->x, i, j)) / s->h >= 1.0)
+            if (a > b || sqrt(period_dist2(&sim->period, sim->dim, (const double *const *)p->x, i, j)) / s->h >= 1.0)
                 continue;
             double L0 = s->h;
             if (s->spring_init_distance && s->steps == 0) { /* the initial shape, before the prediction */
                 const double *xp = p->field[s->f_prev].data;
                 double r2 = 0.0;
                 for (int k = 0; k < sim->dim; k++) {
-                    double d = xp[3 * j + (size_t)k] - xp[3 * i + (size_t)k];
+                    double d = period_delta(&sim->period, k, xp[3 * j + (size_t)k] - xp[3 * i + (size_t)k]);
                     r2 += d * d;
                 }
                 L0 = sqrt(r2);
@@ -607,7 +609,7 @@ static int adjust_springs(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, do
         }
     for (size_t k = 0; k < s->sp.n; k++) {
         double u[3], L = s->sp.s[k].L;
-        double r = pair_vec(p, sim->dim, s->index_of[s->sp.s[k].a], s->index_of[s->sp.s[k].b], u);
+        double r = pair_vec(&sim->period, p, sim->dim, s->index_of[s->sp.s[k].a], s->index_of[s->sp.s[k].b], u);
         if (r > L + s->gamma_s * L) /* stretch */
             s->sp.s[k].L = L + dt * s->alpha_s * (r - L - s->gamma_s * L);
         else if (r < L - s->gamma_c * L) /* compress */
@@ -627,7 +629,7 @@ static void apply_spring_displacements(const clavet_state *s, pfb_sim *sim, doub
     pfb_particles *p = &sim->p;
     for (size_t k = 0; k < s->sp.n; k++) {
         size_t i = s->index_of[s->sp.s[k].a], j = s->index_of[s->sp.s[k].b];
-        double u[3], r = pair_vec(p, sim->dim, i, j, u), L = s->sp.s[k].L;
+        double u[3], r = pair_vec(&sim->period, p, sim->dim, i, j, u), L = s->sp.s[k].L;
         double D = dt * dt * s->k_spring * (1.0 - L / s->h) * (L - r);
         for (int c = 0; c < sim->dim; c++) {
             p->x[c][i] -= 0.5 * D * u[c];
@@ -689,7 +691,7 @@ static void double_density_relaxation(const clavet_state *s, pfb_sim *sim, const
         size_t i = s->index_of[s->order[o]];
         double rho = 0.0, rho_near = 0.0;
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            double d[3], qq = pair_dist(p, dim, i, nl->idx[q], d) / s->h;
+            double d[3], qq = pair_dist(&sim->period, p, dim, i, nl->idx[q], d) / s->h;
             if (qq < 1.0) {
                 rho += (1.0 - qq) * (1.0 - qq);                   /* eq. 1 */
                 rho_near += (1.0 - qq) * (1.0 - qq) * (1.0 - qq); /* eq. 4 */
@@ -702,7 +704,7 @@ static void double_density_relaxation(const clavet_state *s, pfb_sim *sim, const
         double dx[3] = {0, 0, 0};
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
             size_t j = nl->idx[q];
-            double u[3], r = pair_dist(p, dim, i, j, u), qq = r / s->h;
+            double u[3], r = pair_dist(&sim->period, p, dim, i, j, u), qq = r / s->h;
             if (qq >= 1.0)
                 continue;
             pair_normalise(dim, r, u);
@@ -733,7 +735,7 @@ static void double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, cons
         size_t i = (size_t)ii;
         double rho = 0.0, rho_near = 0.0;
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            double u[3], qq = pair_vec(p, dim, i, nl->idx[q], u) / s->h;
+            double u[3], qq = pair_vec(&sim->period, p, dim, i, nl->idx[q], u) / s->h;
             if (qq >= 1.0)
                 continue;
             double w = 1.0 - qq;
@@ -751,7 +753,7 @@ static void double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, cons
         double acc[3] = {0, 0, 0};
         for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
             size_t j = nl->idx[q];
-            double u[3], qq = pair_vec(p, dim, i, j, u) / s->h;
+            double u[3], qq = pair_vec(&sim->period, p, dim, i, j, u) / s->h;
             if (qq >= 1.0)
                 continue;
             double w = 1.0 - qq;

@@ -181,6 +181,15 @@
  *    With the position correction there are two solves per step (p and p_div,
  *    one matrix); the pcg_iters diagnostic counts both and pcg_residual is the
  *    larger final residual.
+ *  - Periodic axes (core/periodic.h; the paper has none): the combined list is
+ *    the minimum-image one and every pair term takes the minimum-image
+ *    displacement.  A fluid without a free surface (a periodic box) leaves eq. 7's
+ *    system singular (p up to a constant); the particle of smallest id is then
+ *    held at p = 0, the source is made consistent (its mean removed: a uniform
+ *    density error is no pressure gradient's to remove) and the pressures are
+ *    shifted to mean 0.  Merging averages positions by the minimum image; the
+ *    Delaunay up-sampling triangulates the wrapped positions, so it never inserts
+ *    across a face.
  *  - Re-sampling runs every resample_every frames (default 1, the paper's "once
  *    per frame"; 0 = off) with eps_d = 0.6 D, R_min = 0.95 D, eps_m = 0.01 m_0.
  *
@@ -258,6 +267,8 @@ typedef struct my_state {
     my_ghost *g;
     size_t ng, cap_g;
     double *xc[3], *vc[3];     /* combined positions and velocities */
+    pfb_period per;            /* the scene's periodic axes (sim->period), for the minimum image */
+    int pinned;                /* no free surface: one particle held at p = 0 (surface_flags) */
     size_t cap_c;
     pfb_grid grid;
     pfb_nlist nl;
@@ -505,18 +516,28 @@ static int neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err)
     int rc = build_ghosts(s, sim, t, err);
     if (!rc)
         rc = ensure_particles(s, sim->p.n, err);
-    if (!rc)
-        rc = grid_build(&s->grid, (const double *const *)s->xc, sim->p.n + s->ng, err);
+    if (rc)
+        return rc;
+    if (sim_periodic(sim)) /* the minimum-image list (core/periodic.h) */
+        return sim_periodic_list(sim, s->h, (const double *const *)s->xc, sim->p.n + s->ng, &s->nl, err);
+    rc = grid_build(&s->grid, (const double *const *)s->xc, sim->p.n + s->ng, err);
     if (!rc)
         rc = grid_neighbours(&s->grid, (const double *const *)s->xc, &s->nl, err);
     return rc;
+}
+
+/* x_i - x_j of the pair (i, j) of the combined list on axis b, by the minimum
+ * image on periodic axes. */
+static inline double pair_d(const my_state *s, int b, size_t i, size_t j)
+{
+    return period_delta(&s->per, b, s->xc[b][i] - s->xc[b][j]);
 }
 
 /* The distance of the pair (i, j) of the combined list: pfb_dist2 of the
  * combined positions the list was made from (the list keeps no distances). */
 static inline double pair_r(const my_state *s, int dim, size_t i, size_t j)
 {
-    return sqrt(pfb_dist2(dim, (const double *const *)s->xc, i, j));
+    return sqrt(period_dist2(&s->per, dim, (const double *const *)s->xc, i, j));
 }
 
 /* The real particle behind combined index j. */
@@ -656,8 +677,19 @@ static void surface_flags(my_state *s, pfb_sim *sim)
     const pfb_particles *p = &sim->p;
     const double *restrict rho = p->field[s->f_rho].data;
     const double *restrict ref = p->field[s->f_ref].data;
-    for (size_t i = 0; i < p->n; i++)
+    size_t nsurf = 0, pin = 0;
+    for (size_t i = 0; i < p->n; i++) {
         s->surface[i] = rho[i] < s->beta * ref[i];
+        nsurf += s->surface[i];
+        pin = p->id[i] < p->id[pin] ? i : pin;
+    }
+    /* a fluid with no free surface (a periodic box) leaves the Poisson system
+     * singular (a graph Laplacian: p up to a constant); the particle of smallest
+     * id is then held at 0, and assemble_pressure and solve_pressure make the
+     * source consistent and the mean pressure 0 (s->pinned) */
+    s->pinned = nsurf == 0 && p->n > 0;
+    if (s->pinned)
+        s->surface[pin] = 1;
 }
 
 /* eq. 16: G_i^{ab} = dv^a/dr^b = sum_j V_j (v_j^a - v_i^a) dW/dr^b, times B_i^{-1}
@@ -681,7 +713,7 @@ static void velocity_gradient(my_state *s, pfb_sim *sim)
             double f = kernel_dw(&s->cubic, r) / r;
             double gw[3], dx[3];
             for (int b = 0; b < 3; b++) {
-                dx[b] = b < dim ? s->xc[b][j] - s->xc[b][i] : 0.0; /* x_j - x_i */
+                dx[b] = b < dim ? -pair_d(s, b, i, j) : 0.0; /* x_j - x_i */
                 gw[b] = -f * dx[b];                                /* grad_i W(x_i - x_j) */
             }
             for (int a = 0; a < dim; a++) {
@@ -784,7 +816,7 @@ static inline void nonpressure_pair(const my_state *s, const pfb_particles *p, c
     double f = kernel_dw(&s->cubic, r) / r;
     double gw[3], gi[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
     for (int b = 0; b < 3; b++)
-        gw[b] = b < dim ? f * (s->xc[b][i] - s->xc[b][j]) : 0.0;
+        gw[b] = b < dim ? f * pair_d(s, b, i, j) : 0.0;
     for (int b = 0; b < dim; b++)
         for (int c = 0; c < dim; c++) {
             gi[b] += Bi[3 * b + c] * gw[c]; /* corrected gradients, B symmetric */
@@ -855,7 +887,7 @@ static void body_nonpressure_impulse(my_state *s, pfb_sim *sim, double dt)
             nonpressure_pair(s, p, rho, n, i, j, s->g[j - n].src, pair_r(s, dim, i, j), Ti, s->binv + 9 * i, Ri, a);
             for (int k = 0; k < dim; k++) {
                 J[k] = -p->m[i] * dt * a[k];
-                at[k] = 0.5 * (s->xc[k][i] + s->xc[k][j]);
+                at[k] = s->xc[k][i] - 0.5 * pair_d(s, k, i, j);
             }
             body_apply_impulse(&sim->bodies.b[s->g[j - n].body], dim, at, J);
         }
@@ -996,6 +1028,16 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         s->x[u] = p->field[s->f_p].data[i];  /* warm start */
     }
     A->start[nu] = e;
+    if (s->pinned && nu > 0) {
+        /* the singular system's source made consistent: the uniform part of the
+         * density error is no pressure gradient's to remove (sum b = 0) */
+        double mean = 0.0;
+        for (size_t u = 0; u < nu; u++)
+            mean += s->b[u];
+        mean /= (double)nu;
+        for (size_t u = 0; u < nu; u++)
+            s->b[u] -= mean;
+    }
     /* symmetrise the off-diagonal entries, then the diagonals */
     for (size_t u = 0; u < nu; u++)
         for (size_t a = A->start[u] + 1; a < A->start[u + 1]; a++) {
@@ -1222,10 +1264,18 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     s->last_resid = res;
     s->iters_total += it;
     s->steps++;
+    double mp = 0.0, md = 0.0;
     for (size_t i = 0; i < sim->p.n; i++) {
         pr[i] = s->unk[i] >= 0 ? s->x[s->unk[i]] : 0.0;
         pd[i] = !s->pos_only ? pr[i] : s->unk[i] >= 0 ? s->x1[s->unk[i]] : 0.0;
+        mp += pr[i];
+        md += pd[i];
     }
+    if (s->pinned) /* the pressure level of a box without a surface: mean 0 */
+        for (size_t i = 0; i < sim->p.n; i++) {
+            pr[i] -= mp / (double)sim->p.n;
+            pd[i] -= md / (double)sim->p.n;
+        }
     return PFB_OK;
 }
 
@@ -1269,7 +1319,7 @@ static void pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr)
                 continue;
             double f = pressure_pair(s, p, rho, pr, i, js, r);
             for (int k = 0; k < dim; k++)
-                a[k] += f * (s->xc[k][i] - s->xc[k][j]);
+                a[k] += f * pair_d(s, k, i, j);
         }
         for (int k = 0; k < 3; k++)
             s->acc[3 * i + (size_t)k] = k < dim ? a[k] : 0.0;
@@ -1300,8 +1350,8 @@ static void body_pressure_impulse(my_state *s, pfb_sim *sim, const double *restr
             double f = pressure_pair(s, p, rho, pr, i, s->g[j - n].src, r);
             double J[3] = {0, 0, 0}, at[3] = {0, 0, 0};
             for (int k = 0; k < dim; k++) {
-                J[k] = -p->m[i] * dt * f * (s->xc[k][i] - s->xc[k][j]);
-                at[k] = 0.5 * (s->xc[k][i] + s->xc[k][j]);
+                J[k] = -p->m[i] * dt * f * pair_d(s, k, i, j);
+                at[k] = s->xc[k][i] - 0.5 * pair_d(s, k, i, j);
             }
             body_apply_impulse(&sim->bodies.b[s->g[j - n].body], dim, at, J);
         }
@@ -1614,6 +1664,7 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
         mao_yang_destroy(s);
         return rc;
     }
+    s->per = sim->period;
     rc = grid_init(&s->grid, sim->dim, s->h, err);
     if (!rc)
         rc = ensure_particles(s, sim->p.n, err);

@@ -135,12 +135,14 @@ static int close_pair_cmp(const void *pa, const void *pb)
 /* Replace particle a by the merger of a and b (centre of mass, total mass, and the
  * mass-weighted mean of velocity and of every field); b is left for the caller to
  * remove.  Symmetric in a and b bit for bit (sums of two products commute). */
-static void merge_pair_into(pfb_particles *p, size_t a, size_t b)
+static void merge_pair_into(const pfb_period *pp, pfb_particles *p, size_t a, size_t b)
 {
     const double ma = p->m[a], mb = p->m[b], M = ma + mb;
     const double wa = M > 0.0 ? ma / M : 0.5, wb = M > 0.0 ? mb / M : 0.5;
     for (int d = 0; d < p->dim; d++) {
-        p->x[d][a] = wa * p->x[d][a] + wb * p->x[d][b];
+        /* b's image nearest a on a periodic axis (x_b itself otherwise) */
+        const double xb = p->x[d][a] - period_delta(pp, d, p->x[d][a] - p->x[d][b]);
+        p->x[d][a] = wa * p->x[d][a] + wb * (pp->L[d] > 0 ? xb : p->x[d][b]);
         p->v[d][a] = wa * p->v[d][a] + wb * p->v[d][b];
     }
     p->m[a] = M;
@@ -188,7 +190,7 @@ int my_downsample(pfb_sim *sim, const my_resample_params *rp, my_resample_stats 
                     cap_pairs = nc;
                 }
                 const uint64_t a = p->id[i], b = p->id[j];
-                pairs[np++] = (close_pair){pfb_dist2(sim->dim, (const double *const *)p->x, i, j), a < b ? a : b,
+                pairs[np++] = (close_pair){period_dist2(&sim->period, sim->dim, (const double *const *)p->x, i, j), a < b ? a : b,
                                            a < b ? b : a, i, j};
             }
         if (np == 0)
@@ -206,7 +208,7 @@ int my_downsample(pfb_sim *sim, const my_resample_params *rp, my_resample_stats 
             const size_t i = pairs[k].i, j = pairs[k].j;
             if (mark[i] || mark[j])
                 continue;
-            merge_pair_into(p, i, j);
+            merge_pair_into(&sim->period, p, i, j);
             mark[i] = 1;
             mark[j] = 2;
             merged++;

@@ -21,6 +21,8 @@
  *                within half a spacing of a body, which advances under gravity
  *
  * Choices where the paper is silent (or loose):
+ *  - Periodic axes (core/periodic.h; the paper has none): every pair's displacement
+ *    is the minimum image (the list is the framework's minimum-image one).
  *  - c_r and c_d multiply r_i + r_p in eq. 3, so they are numbers, while §2.1 writes
  *    the presets as lengths (c_r = r0).  We read the presets with r0 = r_i + r_p, the
  *    distance at which two globules of the scene's radius touch: c = 1 puts the cut-off
@@ -384,7 +386,7 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
             size_t j = nl->idx[q];
             double xd[3] = {0, 0, 0}, vd[3] = {0, 0, 0}, f[3], rr, rd;
             for (int k = 0; k < dim; k++) { /* force on i from j: P = x_i - x_j */
-                xd[k] = p->x[k][i] - p->x[k][j];
+                xd[k] = period_delta(&sim->period, k, p->x[k][i] - p->x[k][j]); /* minimum image */
                 vd[k] = p->v[k][i] - p->v[k][j];
             }
             pair_reach(s, rad[i], rad[j], T[i], T[j], &rr, &rd);
@@ -392,7 +394,7 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
             for (int k = 0; k < dim; k++)
                 F[k] += f[k];
             if (thermal) {
-                const double r2 = pfb_dist2(dim, (const double *const *)p->x, i, j);
+                const double r2 = period_dist2(&sim->period, dim, (const double *const *)p->x, i, j);
                 if (r2 < rd * rd)
                     heat += (1.0 - r2 / (rd * rd)) * (T[j] - T[i]);
             }

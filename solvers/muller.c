@@ -71,6 +71,11 @@
  *    interior lattice particle, so the initial state is at rest (calibrate_rest_density;
  *    off: rest_density is used).  k = 0 selects k = (10 v_ref)^2, a speed of sound ten
  *    times the scene's characteristic speed (density variation ~1%).
+ *  - Periodic axes (core/periodic.h; the paper has none): the rows take the
+ *    minimum image of each pair's displacement (muller_rows.inc, compiled apart
+ *    from the open rows, which stay as they were), the half list comes from the
+ *    framework's minimum-image list (build_list_periodic), and the local rebuild
+ *    test is off (its blocks do not wrap).
  *  - Walls: position projection (core boundaries_project) onto a margin of half a
  *    spacing, with restitution and friction parameters (paper: "collision forces").
  *  - Time step suggestion: the minimum of the CFL limit cfl*h/(c + v_ref), the viscous
@@ -141,6 +146,9 @@ typedef void (*muller_row_fn)(struct muller_state *s, size_t i, const double *pk
 
 typedef struct muller_state {
     int clamp, simd, dim;
+    int periodic;          /* the scene has periodic axes: minimum-image rows, list from pl */
+    double per_L[3], per_I[3]; /* the periods and their inverses (0 on open axes) */
+    pfb_nlist pl;          /* periodic: the full minimum-image list the half list is taken from */
     double h, rho0, k, mu, sigma, l, e, fric, margin, cfl;
     double hl;             /* radius of the half list, h (1 + list_skin) */
     pfb_kernel poly6, spiky, visc;
@@ -205,6 +213,7 @@ static void muller_destroy(void *state)
     }
     free(s->lbuf[0]);
     free(s->lbuf[1]);
+    nlist_free(&s->pl);
     free(s);
 }
 
@@ -225,6 +234,11 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->cfl = params_get(p, "cfl");
     s->margin = 0.5 * sim->spacing;
     s->hl = s->h * (1.0 + params_get(p, "list_skin"));
+    s->periodic = sim_periodic(sim);
+    for (int k = 0; k < 3; k++) {
+        s->per_L[k] = sim->period.L[k];
+        s->per_I[k] = sim->period.inv[k];
+    }
     sim->sort_h = s->hl; /* the run's sorts on the list's grid (see the pair loops) */
     int rc = kernel_init(&s->poly6, PFB_KERNEL_POLY6, sim->dim, s->h, err);
     if (!rc)
@@ -666,6 +680,56 @@ static int list_one_pass(muller_state *s, const pfb_grid *g, size_t n, int nt)
 
 /* Build the half list and its blocks from sim->grid, which must be the grid of
  * the sort of the current storage (cell hl). */
+static int finish_list(muller_state *s, pfb_sim *sim, size_t total, pfb_err *err);
+
+/* Room for total list entries and the 4 spare the rows' last four read. */
+static int reserve_list_pairs(muller_state *s, size_t total, pfb_err *err)
+{
+    if (total + 4 > s->cap_pairs) {
+        size_t cap = total + total / 4 + 64;
+        uint32_t *lj = realloc(s->lj, cap * sizeof *lj);
+        if (!lj)
+            return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu listed pairs", total);
+        s->lj = lj;
+        s->cap_pairs = cap;
+    }
+    return PFB_OK;
+}
+
+/* The half list with periodic axes: the pairs j > i of the framework's
+ * minimum-image list of radius hl (core/periodic.h) at the positions of the
+ * sort just made, which wrapped them into the box.  A pair across a face joins
+ * particles far apart in storage, so the blocks (B_b+2 above every j of block
+ * b) may be few and long, and the records' window as long as the storage: the
+ * periodic box is for the properties experiment's small runs, where that is
+ * cheap, and the rows are the same code as in an open box. */
+static int build_list_periodic(muller_state *s, pfb_sim *sim, pfb_err *err)
+{
+    const size_t n = sim->p.n;
+    int rc = sim_periodic_list(sim, s->hl, (const double *const *)sim->p.x, n, &s->pl, err);
+    if (rc)
+        return rc;
+    size_t total = 0;
+    s->ls[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t q = s->pl.start[i]; q < s->pl.start[i + 1]; q++)
+            total += s->pl.idx[q] > i;
+        if (total > UINT32_MAX)
+            return pfb_err_set(err, PFB_EINVAL, "muller: more than %lu pairs within the list radius; "
+                               "valid: fewer particles or a smaller list_skin", (unsigned long)UINT32_MAX);
+        s->ls[i + 1] = (uint32_t)total;
+    }
+    rc = reserve_list_pairs(s, total, err);
+    if (rc)
+        return rc;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t q = s->pl.start[i]; q < s->pl.start[i + 1]; q++)
+            if (s->pl.idx[q] > i)
+                s->lj[m++] = s->pl.idx[q];
+    return finish_list(s, sim, total, err);
+}
+
 static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
 {
     const pfb_grid *g = &sim->grid;
@@ -676,6 +740,8 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
     uint32_t *restrict ls = s->ls;
     ls[0] = 0;
     const int nt = sim_parallel_pairs(sim, n) ? sim_threads(sim) : 1;
+    if (s->periodic)
+        return build_list_periodic(s, sim, err);
     /* one pass into the last list's storage when it is large enough (and the
      * threads are at most two), else counted first and then written */
     const int one = nt <= 2 && s->cap_pairs > 0 ? list_one_pass(s, g, n, nt) : 1;
@@ -691,18 +757,23 @@ static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
                                "valid: fewer particles or a smaller list_skin", (unsigned long)UINT32_MAX);
         ls[k + 1] = (uint32_t)total;
     }
-    if (total + 4 > s->cap_pairs) { /* 4 spare: the rows' last four are read as one vector */
-        size_t cap = total + total / 4 + 64;
-        uint32_t *lj = realloc(s->lj, cap * sizeof *lj);
-        if (!lj)
-            return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu listed pairs", total);
-        s->lj = lj;
-        s->cap_pairs = cap;
-    }
+    rc = reserve_list_pairs(s, total, err); /* 4 spare: the rows' last four are read as one vector */
+    if (rc)
+        return rc;
     uint32_t *restrict lj = s->lj;
     if (one && list_pass(s, g, n, nt, lj))
         return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's scan of %zu particles", n);
-    memset(lj + total, 0, 4 * sizeof *lj);
+    return finish_list(s, sim, total, err);
+}
+
+/* The blocks, the task order and the records' window of a list of total pairs
+ * just written into ls and lj. */
+static int finish_list(muller_state *s, pfb_sim *sim, size_t total, pfb_err *err)
+{
+    const size_t n = sim->p.n;
+    const uint32_t *restrict ls = s->ls, *restrict lj = s->lj;
+    int rc;
+    memset(s->lj + total, 0, 4 * sizeof *lj);
     s->last_pairs = total;
     /* the blocks: B_0 = 0, B_1 = min(n, MIN), B_b+2 = max(B_b+1 + MIN, 1 + largest j of block b) */
     size_t *blk = s->blk, nb = 0;
@@ -836,7 +907,7 @@ static int local_valid(muller_state *s, const pfb_sim *sim, double box2)
 {
     const pfb_grid *g = &sim->grid;
     const double lim = 0.45 * (s->hl - s->h), far = 2.0 * s->hl - s->h;
-    if (g->hashed || g->sub_used != 1 || !(4.0 * box2 < far * far))
+    if (s->periodic || g->hashed || g->sub_used != 1 || !(4.0 * box2 < far * far))
         return 0;
     const int dim = sim->dim;
     const size_t nx = (size_t)g->ncell[0], ny = (size_t)g->ncell[1], nz = dim == 3 ? (size_t)g->ncell[2] : 1;
@@ -971,6 +1042,13 @@ static inline vd4 vd4_set1(double a)
     vd4 r = {{a, a, a, a}};
     return r;
 }
+/* the nearest integer, ties to even (as the AVX round to nearest) */
+static inline vd4 vd4_rint(vd4 a)
+{
+    for (int k = 0; k < 4; k++)
+        a.l[k] = rint(a.l[k]);
+    return a;
+}
 static inline vd4 vd4_sqrt(vd4 a)
 {
     for (int k = 0; k < 4; k++)
@@ -1095,6 +1173,7 @@ static inline void vd4_row_end(double *acc, double *cs, vd4 f0, vd4 f1, vd4 f2, 
 #define V_FMA vd4_fma
 #define V_DIV vd4_div
 #define V_SQRT vd4_sqrt
+#define V_RINT vd4_rint
 #define V_RECORD vd4_record
 #define V_INDEX vd4_index
 #define V_SEL_LT vd4_sel_lt
@@ -1121,6 +1200,7 @@ static inline void vd4_row_end(double *acc, double *cs, vd4 f0, vd4 f1, vd4 f2, 
 #undef V_FMA
 #undef V_DIV
 #undef V_SQRT
+#undef V_RINT
 #undef V_RECORD
 #undef V_INDEX
 #undef V_SEL_LT
@@ -1271,6 +1351,7 @@ __attribute__((target("avx2,fma"))) static inline void muller_add4_avx2(double *
 #define V_FMA _mm256_fmadd_pd
 #define V_DIV _mm256_div_pd
 #define V_SQRT _mm256_sqrt_pd
+#define V_RINT(a) _mm256_round_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define V_RECORD muller_record_avx2
 #define V_INDEX(j) _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)(j)))
 #define V_SEL_LT(a, b, x) _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_LT_OQ), x)

@@ -1,0 +1,353 @@
+/* properties.c — each method's effective material: kinematic viscosity (or shear
+ * modulus) from a decaying shear wave, sound speed from the settled pool, and the
+ * dimensionless groups they give the experiments' scenes.
+ *
+ * Every solver runs the same two scenes with the same diagnostics, at the volume
+ * experiment's pool spacing and with its material (scenes/properties.ini holds
+ * the same solver sections as scenes/volume.ini, so what is measured here is the
+ * fluid the volume, stability and snapshot experiments run):
+ *
+ *  - Viscosity.  The shear_wave scene: a periodic box of 40 spacings in 2D, 20
+ *    in 3D (20 and 12 in the quick version), u_x = U sin(k y), k = 2 pi / L, no walls, no gravity, its
+ *    v_ref set to the pool's sqrt(g D) so that every relative default (muller's
+ *    k = (10 v_ref)^2, the sound speeds of clavet and miller_pearce) is the
+ *    pool's.  The wave's amplitude is the projection of the velocity on the mode,
+ *    A(t) = 2 sum m v_x sin(k y) / sum m (and its cos(k y) twin, which stays ~0).
+ *    For a Newtonian fluid A = A0 exp(-nu k^2 t) exactly (u . grad u = 0, no
+ *    pressure gradient), so ln A is fitted by a least-squares line (GSL's
+ *    gsl_fit_linear through exp_line_slope, with its standard error) over the
+ *    samples while A > 2% of A0 (below that particle noise sets A):
+ *    nu_eff = -slope / k^2.  A signal that changes sign at least twice is an
+ *    elastic response (a Maxwell material's shear wave oscillates at
+ *    omega^2 = G k^2 / rho): the damped cosine of core/fit.c is fitted, and
+ *    G = rho omega^2 / k^2 is reported instead of a viscosity (the issue's rule).
+ *    A wave that does not decay within the run (nu_eff below its own standard
+ *    error) is reported as it is measured, with its error.
+ *  - Sound speed.  The pool (the volume experiment's, 2 s): in a settled column
+ *    the hydrostatic compression is d(rho/rho_0)/d(depth) = g / c^2.  The density
+ *    is the common one of the diagnostics (core/diag.h: the normalised cubic
+ *    spline of support 2 spacings, the same for every method), regressed on the
+ *    height over the particles more than 1.25 supports from the floor and from
+ *    the free surface (nearer, the kernel's support is cut); c_eff = sqrt(-g /
+ *    slope), the slope averaged over the frames of the last third (settled).
+ *    The slope is independent of any uniform pre-strain of the lattice, which a
+ *    volume or a column height would not be.
+ *  - Groups (dam break and pool, H = 0.5 m, the column height 2a and the depth):
+ *    Re = H sqrt(g H) / nu_eff, Ma = sqrt(g H) / c_eff.  Bo = rho g H^2 / sigma
+ *    needs the surface tension, which this experiment does not yet measure:
+ *    it is written as empty.
+ *
+ * Outputs:
+ *   properties_signal.csv   solver,dim,t,amp_sin,amp_cos
+ *   properties_pool.csv     solver,dim,t,drho_slope
+ *   properties_summary.csv  solver,dim,nu_set,nu_eff,nu_err,response,shear_modulus,omega,c_eff,c_err,
+ *                           Re,Ma,Bo,status_wave,status_pool
+ * nu_set is the Newtonian kinematic viscosity a solver's parameters state
+ * (muller mu / rho0, read from its run.meta), where it has one; empty otherwise. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/fit.h"
+#include "../core/grid.h"
+#include "../core/kernels.h"
+#include "experiment.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#define PROP_G 9.81
+#define PROP_DEPTH 0.5
+
+static const char *const wave_names[] = {"amp_sin", "amp_cos", NULL};
+
+typedef struct wave_ctx {
+    double k;
+} wave_ctx;
+
+/* The shear wave's amplitude: the velocity's projection on sin(k y) and cos(k y). */
+static void wave_row(void *ctx, const pfb_sim *sim, double *values)
+{
+    const wave_ctx *w = ctx;
+    const pfb_particles *p = &sim->p;
+    double m = 0.0, s = 0.0, c = 0.0;
+    for (size_t i = 0; i < p->n; i++) {
+        const double a = w->k * p->x[1][i];
+        m += p->m[i];
+        s += p->m[i] * p->v[0][i] * sin(a);
+        c += p->m[i] * p->v[0][i] * cos(a);
+    }
+    values[0] = m > 0 ? 2.0 * s / m : NAN;
+    values[1] = m > 0 ? 2.0 * c / m : NAN;
+}
+
+static const char *const pool_names[] = {"drho_slope", NULL};
+
+typedef struct pool_ctx {
+    pfb_grid grid;
+    pfb_nlist nl;
+    pfb_kernel w;
+    double *rho;
+    size_t cap;
+    int ok;
+} pool_ctx;
+
+/* The slope of the common-kernel density, relative to its mean, against height
+ * over the interior particles (see the header); NaN when too few. */
+static void pool_row(void *ctx, const pfb_sim *sim, double *values)
+{
+    pool_ctx *c = ctx;
+    const pfb_particles *p = &sim->p;
+    const double *const *x = (const double *const *)p->x;
+    values[0] = NAN;
+    pfb_err err;
+    if (!c->ok || grid_build(&c->grid, x, p->n, &err) || grid_neighbours(&c->grid, x, &c->nl, &err))
+        return;
+    if (p->n > c->cap) {
+        free(c->rho);
+        c->rho = malloc(p->n * sizeof *c->rho);
+        c->cap = c->rho ? p->n : 0;
+        if (!c->rho)
+            return;
+    }
+    double ytop = -INFINITY, ybot = INFINITY;
+    for (size_t i = 0; i < p->n; i++) {
+        double r = p->m[i] * kernel_w(&c->w, 0.0);
+        for (size_t q = c->nl.start[i]; q < c->nl.start[i + 1]; q++)
+            r += p->m[c->nl.idx[q]] * kernel_w_r2(&c->w, pfb_dist2(sim->dim, x, i, c->nl.idx[q]));
+        c->rho[i] = r;
+        ytop = fmax(ytop, p->x[1][i]);
+        ybot = fmin(ybot, p->x[1][i]);
+    }
+    const double band = 1.25 * c->w.h; /* a kernel support and a quarter: complete neighbourhoods */
+    double sy = 0, sr = 0, syy = 0, syr = 0, nn = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        const double y = p->x[1][i];
+        if (y < ybot + band || y > ytop - band)
+            continue;
+        sy += y;
+        sr += c->rho[i];
+        syy += y * y;
+        syr += y * c->rho[i];
+        nn += 1.0;
+    }
+    if (nn < 10)
+        return;
+    const double my = sy / nn, mr = sr / nn, vyy = syy / nn - my * my;
+    if (!(vyy > 0) || !(mr > 0))
+        return;
+    values[0] = (syr / nn - my * mr) / vyy / mr;
+}
+
+/* The viscosity (or shear modulus) of the wave signal A(t) (see the header). */
+typedef struct wave_fit {
+    double nu, nu_err, G, omega;
+    const char *response; /* viscous, elastic or none */
+} wave_fit;
+
+static wave_fit fit_wave(const double *t, const double *a, size_t n, double k, double rho)
+{
+    wave_fit f = {NAN, NAN, NAN, NAN, "none"};
+    if (n < 4 || !(a[0] > 0))
+        return f;
+    size_t crossings = 0;
+    for (size_t r = 1; r < n; r++)
+        crossings += (a[r] > 0) != (a[r - 1] > 0);
+    if (crossings >= 2) {
+        pfb_fit_result fr;
+        pfb_err ferr;
+        if (fit_damped_cosine(t, a, n, &fr, &ferr) == 0 && fr.p[FIT_OMEGA] > 0) {
+            f.omega = fr.p[FIT_OMEGA];
+            f.G = rho * f.omega * f.omega / (k * k);
+            f.response = "elastic";
+        }
+        return f;
+    }
+    double *lt = malloc(n * sizeof *lt), *la = malloc(n * sizeof *la);
+    size_t m = 0;
+    for (size_t r = 0; r < n && lt && la; r++) {
+        if (!(a[r] > 0.02 * a[0]))
+            break;
+        lt[m] = t[r];
+        la[m++] = log(a[r]);
+    }
+    if (m >= 4) {
+        double b, berr;
+        exp_line_slope(lt, la, m, &b, &berr);
+        f.nu = -b / (k * k);
+        f.nu_err = berr / (k * k);
+        f.response = "viscous";
+    }
+    free(lt);
+    free(la);
+    return f;
+}
+
+/* The run.meta value of key in run directory id, or NaN. */
+static double meta_value(const pfb_exp_ctx *ctx, const char *id, const char *key)
+{
+    char path[1024], line[1024];
+    snprintf(path, sizeof path, "%s/runs/%s/run.meta", ctx->out_dir, id);
+    FILE *f = fopen(path, "r");
+    double v = NAN;
+    const size_t kl = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, kl) && !strncmp(line + kl, " = ", 3))
+            v = strtod(line + kl + 3, NULL);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* muller's stated kinematic viscosity mu / rho0 (solvers/muller.c: mu =
+ * viscosity, or viscosity_alpha rho0 c h with c = sqrt(k), k = 0 meaning
+ * (10 v_ref)^2; the density the stated mu divides by is rho0, the lattice's,
+ * which the diag column rho0 gives) from run.meta and series.csv's first row. */
+static double muller_nu(const pfb_exp_ctx *ctx, const char *id)
+{
+    const double mu = meta_value(ctx, id, "solver.viscosity"), alpha = meta_value(ctx, id, "solver.viscosity_alpha");
+    const double k = meta_value(ctx, id, "solver.k"), hf = meta_value(ctx, id, "solver.h_factor");
+    const double vref = meta_value(ctx, id, "v_ref"), dx = meta_value(ctx, id, "spacing");
+    if (mu >= 0) {
+        char path[1024];
+        csv_table t;
+        memset(&t, 0, sizeof t);
+        pfb_err e;
+        snprintf(path, sizeof path, "%s/runs/%s/series.csv", ctx->out_dir, id);
+        double rho0 = NAN;
+        if (csv_table_load(&t, path, &e) == 0 && t.nrow > 0)
+            rho0 = csv_table_get(&t, 0, csv_table_col(&t, "rho0"));
+        csv_table_free(&t);
+        return mu / rho0;
+    }
+    const double c = k > 0 ? sqrt(k) : 10.0 * vref;
+    return alpha * c * hf * dx;
+}
+
+typedef struct prop_setup {
+    int dim;
+    double spacing[2]; /* full, quick: the volume experiment's pool spacings */
+    double cells[2];   /* the wave's box in spacings, full and quick */
+} prop_setup;
+
+/* 3D boxes of 20 spacings (8,000 particles): mao_yang's step costs ~8 us per
+ * particle, and 40 would take it hours */
+static const prop_setup setups[] = {{2, {0.02, 0.05}, {40, 20}}, {3, {0.05, 0.1}, {20, 12}}};
+
+static int properties_run(const pfb_exp_ctx *ctx, pfb_err *err)
+{
+    const int q = ctx->quick ? 1 : 0;
+    const double rho = 1000.0;
+    const double vref = sqrt(PROP_G * PROP_DEPTH), H = PROP_DEPTH, U = sqrt(PROP_G * H);
+    exp_csv sig, pool, summary;
+    memset(&sig, 0, sizeof sig);
+    memset(&pool, 0, sizeof pool);
+    memset(&summary, 0, sizeof summary);
+    int rc = exp_csv_open(&sig, ctx, "properties_signal.csv", "solver,dim,t,amp_sin,amp_cos", err);
+    if (!rc)
+        rc = exp_csv_open(&pool, ctx, "properties_pool.csv", "solver,dim,t,drho_slope", err);
+    if (!rc)
+        rc = exp_csv_open(&summary, ctx, "properties_summary.csv",
+                          "solver,dim,nu_set,nu_eff,nu_err,response,shear_modulus,omega,c_eff,c_err,Re,Ma,Bo,"
+                          "status_wave,status_pool",
+                          err);
+    const size_t nsetup = q ? 1 : sizeof setups / sizeof setups[0];
+    for (size_t si = 0; si < ctx->nsolvers && !rc; si++) {
+        const pfb_solver_ops *so = ctx->solvers[si];
+        for (size_t u = 0; u < nsetup && !rc; u++) {
+            const prop_setup *su = &setups[u];
+            const double dx = su->spacing[q], L = su->cells[q] * dx, k = 2.0 * M_PI / L;
+            /* the wave: long enough for a viscosity of 0.1 dx v_ref to decay by e^-2 */
+            const double t_wave = fmin(2.0 / (0.1 * dx * vref * k * k), q ? 1.0 : 3.0);
+            char id[128], dim[32], spacing[64], tend[64], len[64], sref[64], frames[64];
+            snprintf(id, sizeof id, "%s_wave_%dd", so->name, su->dim);
+            snprintf(dim, sizeof dim, "run.dim=%d", su->dim);
+            snprintf(spacing, sizeof spacing, "run.spacing=%.17g", dx);
+            snprintf(tend, sizeof tend, "run.t_end=%.17g", t_wave);
+            snprintf(frames, sizeof frames, "run.frames=%d", 60);
+            snprintf(len, sizeof len, "scene.length=%.17g", L);
+            snprintf(sref, sizeof sref, "scene.speed_ref=%.17g", vref);
+            const char *wsets[] = {dim, spacing, tend, frames, len, sref, "scene.amplitude=0.05", NULL};
+            wave_ctx wc = {k};
+            exp_extra wextra = {wave_names, wave_row, &wc};
+            exp_run_spec wspec = {"properties", id, so, "shear_wave", wsets, &wextra, 0};
+            exp_run_out wout;
+            rc = exp_run(ctx, &wspec, &wout, err);
+            if (rc)
+                break;
+            const csv_table *x = &wout.extra;
+            const int ct = csv_table_col(x, "t"), cs = csv_table_col(x, "amp_sin"), cc = csv_table_col(x, "amp_cos");
+            double *t = malloc((x->nrow + 1) * sizeof *t), *a = malloc((x->nrow + 1) * sizeof *a);
+            size_t n = 0;
+            for (size_t r = 0; r < x->nrow && t && a; r++) {
+                t[n] = csv_table_get(x, r, ct);
+                a[n] = csv_table_get(x, r, cs);
+                fprintf(sig.f, "%s,%d,%.9g,%.10g,%.10g\n", so->name, su->dim, t[n], a[n], csv_table_get(x, r, cc));
+                n++;
+            }
+            wave_fit wf = wout.unstable ? (wave_fit){NAN, NAN, NAN, NAN, "none"} : fit_wave(t, a, n, k, rho);
+            free(t);
+            free(a);
+            char wstatus[320];
+            exp_reason(&wout, wstatus, sizeof wstatus);
+            const double nu_set = strcmp(so->name, "muller") ? NAN : muller_nu(ctx, id);
+            exp_run_out_free(&wout);
+
+            /* the pool */
+            char pid[128], ptend[64];
+            snprintf(pid, sizeof pid, "%s_pool_%dd", so->name, su->dim);
+            snprintf(ptend, sizeof ptend, "run.t_end=%.17g", q ? 0.5 : 2.0);
+            const char *psets[] = {dim, spacing, ptend, NULL};
+            pool_ctx pc;
+            memset(&pc, 0, sizeof pc);
+            pfb_err kerr;
+            pc.ok = kernel_init(&pc.w, PFB_KERNEL_CUBIC, su->dim, 2.0 * dx, &kerr) == 0 &&
+                    grid_init(&pc.grid, su->dim, 2.0 * dx, &kerr) == 0;
+            exp_extra pextra = {pool_names, pool_row, &pc};
+            exp_run_spec pspec = {"properties", pid, so, "pool", psets, &pextra, 0};
+            exp_run_out pout;
+            rc = exp_run(ctx, &pspec, &pout, err);
+            grid_free(&pc.grid);
+            nlist_free(&pc.nl);
+            free(pc.rho);
+            if (rc)
+                break;
+            const csv_table *y = &pout.extra;
+            const int pt = csv_table_col(y, "t"), ps = csv_table_col(y, "drho_slope");
+            double t_last = 0.0;
+            for (size_t r = 0; r < y->nrow; r++)
+                t_last = fmax(t_last, csv_table_get(y, r, pt));
+            double sum = 0, sum2 = 0, cnt = 0;
+            for (size_t r = 0; r < y->nrow; r++) {
+                const double tt = csv_table_get(y, r, pt), sl = csv_table_get(y, r, ps);
+                fprintf(pool.f, "%s,%d,%.9g,%.10g\n", so->name, su->dim, tt, sl);
+                if (tt >= 2.0 / 3.0 * t_last && isfinite(sl)) {
+                    sum += sl;
+                    sum2 += sl * sl;
+                    cnt += 1.0;
+                }
+            }
+            double c_eff = NAN, c_err = NAN;
+            if (!pout.unstable && cnt >= 2 && sum < 0) {
+                const double ms = sum / cnt, sd = sqrt(fmax(sum2 / cnt - ms * ms, 0.0) / (cnt - 1.0));
+                c_eff = sqrt(-PROP_G / ms);
+                c_err = 0.5 * c_eff * sd / fabs(ms); /* dc/c = (1/2) ds/s */
+            }
+            char pstatus[320];
+            exp_reason(&pout, pstatus, sizeof pstatus);
+            exp_run_out_free(&pout);
+            const double Re = wf.nu > 0 ? H * U / wf.nu : NAN, Ma = c_eff > 0 ? U / c_eff : NAN;
+            fprintf(summary.f, "%s,%d,%.10g,%.10g,%.6g,%s,%.10g,%.10g,%.10g,%.6g,%.10g,%.10g,,%s,%s\n", so->name,
+                    su->dim, nu_set, wf.nu, wf.nu_err, wf.response, wf.G, wf.omega, c_eff, c_err, Re, Ma,
+                    wstatus[0] ? wstatus : "ok", pstatus[0] ? pstatus : "ok");
+        }
+    }
+    exp_csv *const cs[] = {&sig, &pool, &summary};
+    return exp_csv_finish(cs, 3, rc, err);
+}
+
+const pfb_experiment pfb_exp_properties = {
+    "properties", "each method's effective material: viscosity (shear wave), sound speed (settled pool), Re and Ma",
+    properties_run};
