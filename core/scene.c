@@ -211,6 +211,8 @@ static const pfb_param_spec drop_params[] = {
     {"amplitude", PFB_PARAM_DOUBLE, 0.05, 0.0, 0.5, "1",
      "shape: relative stretch eps of the axes; velocity: surface speed / (R * 1/s)", NULL},
     {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "material density for particle masses", NULL},
+    {"speed_ref", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e4, "m/s",
+     "the scene's v_ref, to which solvers scale their sound speed; 0 = max(amplitude R / 1 s, 1 m/s)", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 typedef struct {
@@ -294,7 +296,7 @@ static int drop_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
     /* speed scale for blow-up detection: 1 m/s, faster than any intact drop of these
      * sizes moves (the capillary speed sqrt(sigma / (rho R)) of a 1 cm water drop is
      * 0.09 m/s), and the perturbation's own speed if larger */
-    sim->v_ref = fmax(eps * R, 1.0);
+    sim->v_ref = params_get(sp, "speed_ref") > 0 ? params_get(sp, "speed_ref") : fmax(eps * R, 1.0);
     return PFB_OK;
 }
 

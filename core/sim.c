@@ -65,6 +65,28 @@ int sim_periodic_list(pfb_sim *sim, double h, const double *const x[3], size_t n
                                x, n, out, err);
 }
 
+int sim_neighbours_fresh(const pfb_sim *sim, double h, pfb_nlist *out, pfb_err *err)
+{
+    const double *const *x = (const double *const *)sim->p.x;
+    int rc;
+    if (sim_periodic(sim)) {
+        pfb_periodic_ws w;
+        memset(&w, 0, sizeof w);
+        rc = periodic_neighbours(&w, &sim->period, sim->dim, h, 1, x, sim->p.n, out, err);
+        periodic_ws_free(&w);
+        return rc;
+    }
+    pfb_grid g;
+    memset(&g, 0, sizeof g);
+    rc = grid_init(&g, sim->dim, h, err);
+    if (!rc)
+        rc = grid_build(&g, x, sim->p.n, err);
+    if (!rc)
+        rc = grid_neighbours(&g, x, out, err);
+    grid_free(&g);
+    return rc;
+}
+
 int sim_neighbours(pfb_sim *sim, double h, const pfb_nlist **out, pfb_err *err)
 {
     if (!(sim->nl_h == h) && sim_periodic(sim)) {

@@ -118,6 +118,11 @@ int sim_set_periodic(pfb_sim *sim, int d, pfb_err *err);
  * extended set, as mao_yang's), through the simulation's periodic workspace. */
 int sim_periodic_list(pfb_sim *sim, double h, const double *const x[3], size_t n, pfb_nlist *out, pfb_err *err);
 
+/* A fresh full list of radius h for the current positions (the minimum-image
+ * one with periodic axes), into out (free with nlist_free), leaving the
+ * simulation's cache alone: for observers that hold a const simulation. */
+int sim_neighbours_fresh(const pfb_sim *sim, double h, pfb_nlist *out, pfb_err *err);
+
 /* Whether a loop over n particles should run in parallel: when threads were asked
  * for explicitly (sim->threads > 1), or when n >= PFB_PARALLEL_MIN (shorter loops
  * cost less than the fork/join and the idle threads' spinning).  Results do not

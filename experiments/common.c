@@ -329,13 +329,13 @@ static double meta_double(const char *path, const char *key)
 
 typedef struct extra_buf {
     const exp_extra *x;
+    const pfb_solver_ops *so;
     size_t ncol, nrow, cap;
     double *rows;          /* t followed by the values */
 } extra_buf;
 
 static int extra_frame(void *ctx, const pfb_sim *sim, const void *state, long frame, const pfb_diag *d, pfb_err *err)
 {
-    (void)state;
     (void)frame;
     (void)d;
     extra_buf *b = ctx;
@@ -349,7 +349,10 @@ static int extra_frame(void *ctx, const pfb_sim *sim, const void *state, long fr
     }
     double *row = b->rows + b->nrow * (b->ncol + 1);
     row[0] = sim->t;
-    b->x->row(b->x->ctx, sim, row + 1);
+    if (b->x->row)
+        b->x->row(b->x->ctx, sim, row + 1);
+    else
+        b->x->row_state(b->x->ctx, sim, b->so, state, row + 1);
     b->nrow++;
     return PFB_OK;
 }
@@ -422,7 +425,7 @@ int exp_run(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_run_out *out, 
         char cmd[512];
         snprintf(cmd, sizeof cmd, "pfbench exp %s%s (run %s)", spec->experiment, ctx->quick ? " --quick" : "",
                  spec->id);
-        extra_buf eb = {spec->extra, 0, 0, 0, NULL};
+        extra_buf eb = {spec->extra, spec->solver, 0, 0, 0, NULL};
         if (has_extra)
             while (spec->extra->names[eb.ncol])
                 eb.ncol++;

@@ -96,7 +96,7 @@ static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
                           "solver,dim,sigma,exponent,exponent_err,sigma_eff_mean,omega_ratio_mean,n_fitted,"
                               "exponent_half,exponent_half_err,n_half",
                               err);
-    exp_extra extra = {signal_names, deformation_row, NULL};
+    exp_extra extra = {signal_names, deformation_row, NULL, NULL};
     for (size_t si = 0; si < ctx->nsolvers && !rc; si++) {
         const pfb_solver_ops *so = ctx->solvers[si];
         for (size_t u = 0; u < sizeof setups / sizeof setups[0] && !rc; u++) {

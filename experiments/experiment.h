@@ -78,6 +78,9 @@ typedef struct exp_extra {
     /* fill one row for this frame */
     void (*row)(void *ctx, const pfb_sim *sim, double *values);
     void *ctx;
+    /* instead of row (NULL), a row that also reads the solver's state (the
+     * properties experiment's virial pressure) */
+    void (*row_state)(void *ctx, const pfb_sim *sim, const pfb_solver_ops *so, const void *state, double *values);
 } exp_extra;
 
 typedef struct exp_run_spec {

@@ -1,8 +1,9 @@
-/* properties.c — each method's effective material: kinematic viscosity (or shear
- * modulus) from a decaying shear wave, sound speed from the settled pool, and the
- * dimensionless groups they give the experiments' scenes.
+/* properties.c — each method's effective material: kinematic viscosity (or
+ * shear modulus) from a decaying shear wave, sound speed from the settled pool,
+ * surface tension from the Laplace pressure of drops, and the dimensionless
+ * groups they give the experiments' scenes.
  *
- * Every solver runs the same two scenes with the same diagnostics, at the volume
+ * Every solver runs the same three scenes with the same diagnostics, at the volume
  * experiment's pool spacing and with its material (scenes/properties.ini holds
  * the same solver sections as scenes/volume.ini, so what is measured here is the
  * fluid the volume, stability and snapshot experiments run):
@@ -32,16 +33,27 @@
  *    slope), the slope averaged over the frames of the last third (settled).
  *    The slope is independent of any uniform pre-strain of the lattice, which a
  *    volume or a column height would not be.
+ *  - Surface tension.  Free drops at rest (the drop scene without its
+ *    perturbation, v_ref the pool's) of the drop experiment's radii: the
+ *    mechanical pressure of the disc or ball of radius R/2 about the centre of
+ *    mass, from the virial theorem for a subsystem, p = (sum m |v - v_mean|^2 +
+ *    sum_i sum_j (1/2) r_ij . f_ij) / (dim V), each method's own pair forces
+ *    (solver.h, pair_virial: clavet and miller_pearce have no pressure field,
+ *    so this is the one pressure every method has), averaged over the second
+ *    half of the run.  Laplace: p = p_0 + (dim - 1) sigma / R, so sigma_eff is
+ *    the slope of p against 1 / R over the radii (exp_line_slope, with its
+ *    standard error; p_0 absorbs any pressure the method holds at rest) divided
+ *    by dim - 1.  The drop experiment's frequency gives the cross-check.
  *  - Groups (dam break and pool, H = 0.5 m, the column height 2a and the depth):
- *    Re = H sqrt(g H) / nu_eff, Ma = sqrt(g H) / c_eff.  Bo = rho g H^2 / sigma
- *    needs the surface tension, which this experiment does not yet measure:
- *    it is written as empty.
+ *    Re = H sqrt(g H) / nu_eff, Ma = sqrt(g H) / c_eff, Bo = rho g H^2 / sigma_eff
+ *    (empty where the quantity is not positive).
  *
  * Outputs:
  *   properties_signal.csv   solver,dim,t,amp_sin,amp_cos
  *   properties_pool.csv     solver,dim,t,drho_slope
+ *   properties_drops.csv    solver,dim,radius,n,status,p_virial,p_err
  *   properties_summary.csv  solver,dim,nu_set,nu_eff,nu_err,response,shear_modulus,omega,c_eff,c_err,
- *                           Re,Ma,Bo,status_wave,status_pool
+ *                           sigma_set,sigma_eff,sigma_err,Re,Ma,Bo,status_wave,status_pool
  * nu_set is the Newtonian kinematic viscosity a solver's parameters state
  * (muller mu / rho0, read from its run.meta), where it has one; empty otherwise. */
 #include <math.h>
@@ -141,6 +153,63 @@ static void pool_row(void *ctx, const pfb_sim *sim, double *values)
     values[0] = (syr / nn - my * mr) / vyy / mr;
 }
 
+static const char *const drop_names[] = {"p_virial", NULL};
+
+typedef struct drop_ctx {
+    double r_region; /* the region's radius about the centre of mass */
+    unsigned char *in;
+    size_t cap;
+} drop_ctx;
+
+/* The mechanical pressure of the region within r_region of the centre of mass:
+ * (sum m |v - v_mean|^2 + the solver's pair virial) / (dim V), V the region's
+ * area or volume (the virial theorem for a subsystem; solver.h, pair_virial). */
+static void drop_row(void *ctx, const pfb_sim *sim, const pfb_solver_ops *so, const void *state, double *values)
+{
+    drop_ctx *c = ctx;
+    const pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    values[0] = NAN;
+    if (!so->pair_virial || p->n == 0)
+        return;
+    if (p->n > c->cap) {
+        free(c->in);
+        c->in = malloc(p->n);
+        c->cap = c->in ? p->n : 0;
+        if (!c->in)
+            return;
+    }
+    double m = 0.0, com[3] = {0, 0, 0}, vm[3] = {0, 0, 0}, mr = 0.0;
+    for (size_t i = 0; i < p->n; i++) {
+        m += p->m[i];
+        for (int k = 0; k < 3; k++)
+            com[k] += p->m[i] * p->x[k][i];
+    }
+    for (int k = 0; k < 3; k++)
+        com[k] /= m;
+    for (size_t i = 0; i < p->n; i++) {
+        double r2 = 0.0;
+        for (int k = 0; k < dim; k++)
+            r2 += (p->x[k][i] - com[k]) * (p->x[k][i] - com[k]);
+        c->in[i] = r2 < c->r_region * c->r_region;
+        if (c->in[i]) {
+            mr += p->m[i];
+            for (int k = 0; k < 3; k++)
+                vm[k] += p->m[i] * p->v[k][i];
+        }
+    }
+    if (!(mr > 0))
+        return;
+    double K = 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        if (c->in[i])
+            for (int k = 0; k < dim; k++)
+                K += p->m[i] * (p->v[k][i] - vm[k] / mr) * (p->v[k][i] - vm[k] / mr);
+    const double W = so->pair_virial(state, sim, c->in), R = c->r_region;
+    const double V = dim == 2 ? M_PI * R * R : 4.0 / 3.0 * M_PI * R * R * R;
+    values[0] = (K + W) / (dim * V);
+}
+
 /* The viscosity (or shear modulus) of the wave signal A(t) (see the header). */
 typedef struct wave_fit {
     double nu, nu_err, G, omega;
@@ -236,6 +305,11 @@ typedef struct prop_setup {
  * particle, and 40 would take it hours */
 static const prop_setup setups[] = {{2, {0.02, 0.05}, {40, 20}}, {3, {0.05, 0.1}, {20, 12}}};
 
+/* The drops: the drop experiment's radii and spacings (R / dx = 10 .. 28 in 2D,
+ * 6 .. 12 in 3D; the quick version the smallest two at its coarser spacing) */
+static const double drop_radii[2][4] = {{0.05, 0.07, 0.1, 0.14}, {0.06, 0.08, 0.1, 0.12}};
+static const double drop_spacing[2][2] = {{0.005, 0.01}, {0.01, 0.02}};
+
 static int properties_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
     const int q = ctx->quick ? 1 : 0;
@@ -245,13 +319,17 @@ static int properties_run(const pfb_exp_ctx *ctx, pfb_err *err)
     memset(&sig, 0, sizeof sig);
     memset(&pool, 0, sizeof pool);
     memset(&summary, 0, sizeof summary);
+    exp_csv drops;
+    memset(&drops, 0, sizeof drops);
     int rc = exp_csv_open(&sig, ctx, "properties_signal.csv", "solver,dim,t,amp_sin,amp_cos", err);
+    if (!rc)
+        rc = exp_csv_open(&drops, ctx, "properties_drops.csv", "solver,dim,radius,n,status,p_virial,p_err", err);
     if (!rc)
         rc = exp_csv_open(&pool, ctx, "properties_pool.csv", "solver,dim,t,drho_slope", err);
     if (!rc)
         rc = exp_csv_open(&summary, ctx, "properties_summary.csv",
-                          "solver,dim,nu_set,nu_eff,nu_err,response,shear_modulus,omega,c_eff,c_err,Re,Ma,Bo,"
-                          "status_wave,status_pool",
+                          "solver,dim,nu_set,nu_eff,nu_err,response,shear_modulus,omega,c_eff,c_err,sigma_set,sigma_eff,"
+                          "sigma_err,Re,Ma,Bo,status_wave,status_pool",
                           err);
     const size_t nsetup = q ? 1 : sizeof setups / sizeof setups[0];
     for (size_t si = 0; si < ctx->nsolvers && !rc; si++) {
@@ -271,7 +349,7 @@ static int properties_run(const pfb_exp_ctx *ctx, pfb_err *err)
             snprintf(sref, sizeof sref, "scene.speed_ref=%.17g", vref);
             const char *wsets[] = {dim, spacing, tend, frames, len, sref, "scene.amplitude=0.05", NULL};
             wave_ctx wc = {k};
-            exp_extra wextra = {wave_names, wave_row, &wc};
+            exp_extra wextra = {wave_names, wave_row, &wc, NULL};
             exp_run_spec wspec = {"properties", id, so, "shear_wave", wsets, &wextra, 0};
             exp_run_out wout;
             rc = exp_run(ctx, &wspec, &wout, err);
@@ -305,7 +383,7 @@ static int properties_run(const pfb_exp_ctx *ctx, pfb_err *err)
             pfb_err kerr;
             pc.ok = kernel_init(&pc.w, PFB_KERNEL_CUBIC, su->dim, 2.0 * dx, &kerr) == 0 &&
                     grid_init(&pc.grid, su->dim, 2.0 * dx, &kerr) == 0;
-            exp_extra pextra = {pool_names, pool_row, &pc};
+            exp_extra pextra = {pool_names, pool_row, &pc, NULL};
             exp_run_spec pspec = {"properties", pid, so, "pool", psets, &pextra, 0};
             exp_run_out pout;
             rc = exp_run(ctx, &pspec, &pout, err);
@@ -338,14 +416,76 @@ static int properties_run(const pfb_exp_ctx *ctx, pfb_err *err)
             char pstatus[320];
             exp_reason(&pout, pstatus, sizeof pstatus);
             exp_run_out_free(&pout);
+
+            /* the drops: Laplace pressure against 1 / R */
+            double invR[4], dp[4], sigma_set = NAN;
+            size_t nd = 0;
+            const int nr = q ? 2 : 4;
+            for (int ri = 0; ri < nr && !rc; ri++) {
+                const double R = drop_radii[su->dim - 2][ri], ddx = drop_spacing[su->dim - 2][q];
+                char did[128], dsp[64], rad[64], dtend[64];
+                snprintf(did, sizeof did, "%s_laplace_%dd_R%.3f", so->name, su->dim, R);
+                snprintf(dsp, sizeof dsp, "run.spacing=%.17g", ddx);
+                snprintf(rad, sizeof rad, "scene.radius=%.17g", R);
+                snprintf(dtend, sizeof dtend, "run.t_end=%.17g", q ? 0.5 : 1.5);
+                const char *dsets[] = {dim, dsp, rad, dtend, "run.frames=30", "scene.amplitude=0", sref, NULL};
+                drop_ctx dc = {0.5 * R, NULL, 0};
+                exp_extra dextra = {drop_names, NULL, &dc, drop_row};
+                exp_run_spec dspec = {"properties", did, so, "drop", dsets, &dextra, 0};
+                exp_run_out dout;
+                rc = exp_surface_tension(ctx, &dspec, &sigma_set, err);
+                if (!rc)
+                    rc = exp_run(ctx, &dspec, &dout, err);
+                free(dc.in);
+                if (rc)
+                    break;
+                /* the mean over the second half of the run (the drop settled) */
+                const csv_table *z = &dout.extra;
+                const int zt = csv_table_col(z, "t"), zp = csv_table_col(z, "p_virial");
+                double zs = 0, zs2 = 0, zn = 0, tl = 0;
+                for (size_t r = 0; r < z->nrow; r++)
+                    tl = fmax(tl, csv_table_get(z, r, zt));
+                for (size_t r = 0; r < z->nrow; r++) {
+                    const double v = csv_table_get(z, r, zp);
+                    if (csv_table_get(z, r, zt) >= 0.5 * tl && isfinite(v)) {
+                        zs += v;
+                        zs2 += v * v;
+                        zn += 1.0;
+                    }
+                }
+                const double pm = zn > 0 ? zs / zn : NAN;
+                const double pe = zn > 1 ? sqrt(fmax(zs2 / zn - pm * pm, 0.0) / (zn - 1.0)) : NAN;
+                fprintf(drops.f, "%s,%d,%.6g,%zu,%s,%.10g,%.6g\n", so->name, su->dim, R, dout.n,
+                        exp_status_word(&dout), pm, pe);
+                if (!dout.unstable && isfinite(pm)) {
+                    invR[nd] = 1.0 / R;
+                    dp[nd++] = pm;
+                }
+                exp_run_out_free(&dout);
+            }
+            if (rc)
+                break;
+            /* Delta p = (dim - 1) sigma / R: the slope of p against 1 / R */
+            double slope = NAN, slope_err = NAN;
+            if (nd >= 3)
+                exp_line_slope(invR, dp, nd, &slope, &slope_err);
+            else if (nd == 2) {
+                slope = (dp[1] - dp[0]) / (invR[1] - invR[0]);
+                slope_err = NAN;
+            }
+            const double sigma_eff = slope / (su->dim - 1), sigma_err = slope_err / (su->dim - 1);
+
             const double Re = wf.nu > 0 ? H * U / wf.nu : NAN, Ma = c_eff > 0 ? U / c_eff : NAN;
-            fprintf(summary.f, "%s,%d,%.10g,%.10g,%.6g,%s,%.10g,%.10g,%.10g,%.6g,%.10g,%.10g,,%s,%s\n", so->name,
-                    su->dim, nu_set, wf.nu, wf.nu_err, wf.response, wf.G, wf.omega, c_eff, c_err, Re, Ma,
-                    wstatus[0] ? wstatus : "ok", pstatus[0] ? pstatus : "ok");
+            const double Bo = sigma_eff > 0 ? rho * PROP_G * H * H / sigma_eff : NAN;
+            fprintf(summary.f,
+                    "%s,%d,%.10g,%.10g,%.6g,%s,%.10g,%.10g,%.10g,%.6g,%.10g,%.10g,%.6g,%.10g,%.10g,%.10g,%s,%s\n",
+                    so->name, su->dim, nu_set, wf.nu, wf.nu_err, wf.response, wf.G, wf.omega, c_eff, c_err,
+                    sigma_set, sigma_eff, sigma_err, Re, Ma, Bo, wstatus[0] ? wstatus : "ok",
+                    pstatus[0] ? pstatus : "ok");
         }
     }
-    exp_csv *const cs[] = {&sig, &pool, &summary};
-    return exp_csv_finish(cs, 3, rc, err);
+    exp_csv *const cs[] = {&sig, &pool, &drops, &summary};
+    return exp_csv_finish(cs, 4, rc, err);
 }
 
 const pfb_experiment pfb_exp_properties = {

@@ -1011,6 +1011,59 @@ static void clavet_diag(const void *state, const pfb_sim *sim, double *values)
     values[3] = s->sp.n ? L / (double)s->sp.n : NAN;
 }
 
+/* The pair virial (solver.h) of the double density relaxation at the current
+ * positions: the pair's displacements, (D_i + D_j) / 2 each way with D = dt^2
+ * (P (1 - q) + P_near (1 - q)^2) (eq. 6, from each end's eqs. 1-5), change the
+ * velocity (x - x_prev) / dt by (D_i + D_j) / (2 dt), a force
+ * f = m_i ((P_i + P_j)(1 - q) + (P_near,i + P_near,j)(1 - q)^2) / 2 along r_ij
+ * (the Jacobi reading of Algorithm 2: the sequential sweep moves the same pairs
+ * by the same laws, in an order).  Viscosity impulses (Algorithm 5) act only
+ * between approaching particles and vanish at rest; springs are not counted. */
+static double clavet_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in)
+{
+    const clavet_state *s = state;
+    const pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    pfb_nlist nl;
+    memset(&nl, 0, sizeof nl);
+    pfb_err err;
+    double *P = malloc(2 * (p->n + 1) * sizeof *P);
+    if (!P || sim_neighbours_fresh(sim, s->h, &nl, &err)) {
+        free(P);
+        nlist_free(&nl);
+        return NAN;
+    }
+    double *Pn = P + p->n + 1;
+    for (size_t i = 0; i < p->n; i++) {
+        double rho = 0.0, rho_near = 0.0;
+        for (size_t q = nl.start[i]; q < nl.start[i + 1]; q++) {
+            double d[3], qq = pair_dist(&sim->period, p, dim, i, nl.idx[q], d) / s->h;
+            if (qq < 1.0) {
+                rho += (1.0 - qq) * (1.0 - qq);                   /* eq. 1 */
+                rho_near += (1.0 - qq) * (1.0 - qq) * (1.0 - qq); /* eq. 4 */
+            }
+        }
+        P[i] = s->k * (rho - s->rho0); /* eq. 2 */
+        Pn[i] = s->k_near * rho_near;   /* eq. 5 */
+    }
+    double W = 0.0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (!in[i])
+            continue;
+        for (size_t q = nl.start[i]; q < nl.start[i + 1]; q++) {
+            const size_t j = nl.idx[q];
+            double d[3];
+            const double r = pair_dist(&sim->period, p, dim, i, j, d), w = 1.0 - r / s->h;
+            if (w <= 0.0)
+                continue;
+            W += 0.5 * r * 0.5 * p->m[i] * ((P[i] + P[j]) * w + (Pn[i] + Pn[j]) * w * w);
+        }
+    }
+    free(P);
+    nlist_free(&nl);
+    return W;
+}
+
 const pfb_solver_ops pfb_solver_clavet = {
     "clavet",
     "S. Clavet, P. Beaudoin, P. Poulin. Particle-based viscoelastic fluid simulation. SCA 2005",
@@ -1024,4 +1077,5 @@ const pfb_solver_ops pfb_solver_clavet = {
     NULL,
     NULL,
     NULL,
-    NULL};
+    NULL,
+    clavet_pair_virial};

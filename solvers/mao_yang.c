@@ -1732,6 +1732,45 @@ static void mao_yang_timers(const void *state, double *seconds)
     seconds[2] = s->rs.seconds_delaunay;
 }
 
+/* The pair virial (solver.h) of eq. 5's pressure force at the current state
+ * (the density and pressure fields of the last step; the pressure whose
+ * gradient changed the velocities): f_ij = m_i c_ij r_ij
+ * with c_ij pressure_pair's coefficient, over the real neighbours (a free
+ * drop has no mirrors).  The viscous and elastic pair terms are left out: at
+ * rest the first vanishes, and the Maxwell stress relaxes in lambda.  In the
+ * difference form (and the split form's negative part) the two terms of a pair
+ * are not equal and opposite; each particle's own term is taken. */
+static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in)
+{
+    const my_state *s = state;
+    const pfb_particles *p = &sim->p;
+    pfb_nlist nl;
+    memset(&nl, 0, sizeof nl);
+    pfb_err err;
+    if (sim_neighbours_fresh(sim, s->h, &nl, &err)) {
+        nlist_free(&nl);
+        return NAN;
+    }
+    /* the pressure the velocities received (density_correction = position: its
+     * divergence part), as body_pressure_impulse */
+    const double *rho = p->field[s->f_rho].data, *pr = p->field[s->pos_only ? s->f_pd : s->f_p].data;
+    double W = 0.0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (!in[i])
+            continue;
+        for (size_t q = nl.start[i]; q < nl.start[i + 1]; q++) {
+            const size_t j = nl.idx[q];
+            const double r2 = period_dist2(&sim->period, sim->dim, (const double *const *)p->x, i, j);
+            const double r = sqrt(r2);
+            if (!(r > 0))
+                continue;
+            W += 0.5 * p->m[i] * pressure_pair(s, p, rho, pr, i, j, r) * r2;
+        }
+    }
+    nlist_free(&nl);
+    return W;
+}
+
 const pfb_solver_ops pfb_solver_mao_yang = {
     "mao_yang",
     "H. Mao, Y.-H. Yang. A particle-based model for non-Newtonian fluid animation. University of Alberta",
@@ -1745,4 +1784,5 @@ const pfb_solver_ops pfb_solver_mao_yang = {
     NULL,
     mao_yang_frame,
     mao_yang_timer_names,
-    mao_yang_timers};
+    mao_yang_timers,
+    mao_yang_pair_virial};

@@ -479,6 +479,42 @@ static void mp_diag(const void *state, const pfb_sim *sim, double *values)
     values[4] = p->n ? (double)fluid / (double)p->n : NAN;
 }
 
+/* The pair virial (solver.h): eq. 2's force on i from j, attraction, repulsion
+ * and drag, dotted with r_ij = x_i - x_j, halved, over the marked particles. */
+static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in)
+{
+    const mp_state *s = state;
+    const pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    pfb_nlist nl;
+    memset(&nl, 0, sizeof nl);
+    pfb_err err;
+    if (sim_neighbours_fresh(sim, s->reach_max, &nl, &err)) {
+        nlist_free(&nl);
+        return NAN;
+    }
+    const double *rad = p->field[s->f_radius].data, *T = p->field[s->f_temp].data;
+    double W = 0.0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (!in[i])
+            continue;
+        for (size_t q = nl.start[i]; q < nl.start[i + 1]; q++) {
+            const size_t j = nl.idx[q];
+            double xd[3] = {0, 0, 0}, vd[3] = {0, 0, 0}, f[3] = {0, 0, 0}, rr, rd;
+            for (int k = 0; k < dim; k++) {
+                xd[k] = period_delta(&sim->period, k, p->x[k][i] - p->x[k][j]);
+                vd[k] = p->v[k][i] - p->v[k][j];
+            }
+            pair_reach(s, rad[i], rad[j], T[i], T[j], &rr, &rd);
+            mp_pair_force(&s->law, dim, xd, vd, rr, rd, f);
+            for (int k = 0; k < dim; k++)
+                W += 0.5 * xd[k] * f[k];
+        }
+    }
+    nlist_free(&nl);
+    return W;
+}
+
 const pfb_solver_ops pfb_solver_miller_pearce = {
     "miller_pearce",
     "G. Miller, A. Pearce. Globular dynamics: a connected particle system for animating viscous fluids. "
@@ -493,4 +529,5 @@ const pfb_solver_ops pfb_solver_miller_pearce = {
     NULL,
     NULL,
     NULL,
-    NULL};
+    NULL,
+    mp_pair_virial};

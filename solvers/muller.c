@@ -1927,6 +1927,45 @@ static double muller_surface_tension(const void *state)
     return s->sigma;
 }
 
+/* The pair virial (solver.h) of eqs. 10 and 14 at the current state (the
+ * density and pressure fields are the last pair pass's, at these positions):
+ * f_ij = -m_i m_j (p_i + p_j) / (2 rho_i rho_j) grad W_spiky + mu m_i m_j
+ * (v_j - v_i) / (rho_i rho_j) lap W_visc.  The colour-field force (eq. 19) is
+ * not a pair force and is left out. */
+static double muller_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in)
+{
+    const muller_state *s = state;
+    const pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    pfb_nlist nl;
+    memset(&nl, 0, sizeof nl);
+    pfb_err err;
+    if (sim_neighbours_fresh(sim, s->h, &nl, &err)) {
+        nlist_free(&nl);
+        return NAN;
+    }
+    const double *rho = p->field[s->f_rho].data, *pr = p->field[s->f_p].data;
+    double W = 0.0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (!in[i])
+            continue;
+        for (size_t q = nl.start[i]; q < nl.start[i + 1]; q++) {
+            const size_t j = nl.idx[q];
+            double d[3];
+            sim_pair_diff(sim, i, j, d);
+            const double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            const double mm = p->m[i] * p->m[j] / (rho[i] * rho[j]);
+            double rv = 0.0; /* r_ij . (v_j - v_i) */
+            for (int k = 0; k < dim; k++)
+                rv += d[k] * (p->v[k][j] - p->v[k][i]);
+            const double dwdr = s->ds * (s->h - r) * (s->h - r); /* spiky dW/dr */
+            W += 0.5 * (-mm * 0.5 * (pr[i] + pr[j]) * dwdr * r + s->mu * mm * s->lv * (s->h - r) * rv);
+        }
+    }
+    nlist_free(&nl);
+    return W;
+}
+
 const pfb_solver_ops pfb_solver_muller = {
     "muller",
     "M. Mueller, D. Charypar, M. Gross. Particle-based fluid simulation for interactive applications. SCA 2003",
@@ -1940,4 +1979,5 @@ const pfb_solver_ops pfb_solver_muller = {
     muller_surface_tension,
     NULL,
     NULL,
-    NULL};
+    NULL,
+    muller_pair_virial};

@@ -54,6 +54,16 @@ typedef struct pfb_solver_ops {
      * wall seconds since create, in that order (may be NULL). */
     const char *const *timer_names;
     void (*timers)(const void *state, double *seconds);
+    /* The pair virial of the particles marked in[i]: sum over them of
+     * sum_j (1/2) r_ij . f_ij (J), r_ij = x_i - x_j by the minimum image and
+     * f_ij the method's force on i from j at the current state (for a
+     * position-based method, m times the velocity change its pair displacement
+     * makes per step, over dt); with the particles' kinetic term it gives the
+     * mechanical pressure of a region (pfb_virial_pressure, the properties
+     * experiment), the one pressure every method has.  Pair forces only: a force
+     * that is not pairwise (muller's colour-field surface force) is left out, so
+     * a region must keep clear of where it acts.  May be NULL. */
+    double (*pair_virial)(const void *state, const pfb_sim *sim, const unsigned char *in);
 } pfb_solver_ops;
 
 /* Look up a solver by name; NULL if unknown. */

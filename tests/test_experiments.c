@@ -237,8 +237,10 @@ START_TEST(test_quick_experiments)
         {"snapshots", "snapshots_particles.csv", "solver,dim,frame,t,x,y,speed"},
         {"properties", "properties_signal.csv", "solver,dim,t,amp_sin,amp_cos"},
         {"properties", "properties_pool.csv", "solver,dim,t,drho_slope"},
+        {"properties", "properties_drops.csv", "solver,dim,radius,n,status,p_virial,p_err"},
         {"properties", "properties_summary.csv",
-         "solver,dim,nu_set,nu_eff,nu_err,response,shear_modulus,omega,c_eff,c_err,Re,Ma,Bo,status_wave,status_pool"},
+         "solver,dim,nu_set,nu_eff,nu_err,response,shear_modulus,omega,c_eff,c_err,sigma_set,sigma_eff,sigma_err,Re,"
+         "Ma,Bo,status_wave,status_pool"},
         {"snapshots", "snapshots_summary.csv", "solver,scene,dim,n,dt,status,reason,frames_done,wall_seconds"},
     };
     const pfb_experiment *ex = pfb_experiments[_i];
