@@ -5,9 +5,9 @@
 #
 #   scripts/tables.sh DATADIR GENDIR [QUICK]
 #
-# DATADIR holds volume/, stability/, drop/, scaling/ and snapshots/ as `pfbench exp`
-# writes them (data or data/quick); GENDIR receives
-#   volume.tex stability.tex drop.tex scaling.tex   tabular environments
+# DATADIR holds volume/, stability/, drop/, scaling/, snapshots/ and properties/ as
+# `pfbench exp` writes them (data or data/quick); GENDIR receives
+#   volume.tex stability.tex drop.tex scaling.tex properties.tex   tabular environments
 #   numbers.tex      \newcommand macros the text quotes (the best and worst method by
 #                    each measure and its value; see the definitions below)
 #   appendix.tex     provenance of every run the CSVs used (each experiment's
@@ -26,7 +26,7 @@ fi
 data=$1 gen=$2 quick=${3:-0}
 case "$quick" in 0|1) ;; *) echo "tables.sh: QUICK is '$quick'; valid: 0 or 1" >&2; exit 2 ;; esac
 for f in volume/volume_summary stability/stability_summary drop/drop_summary \
-         scaling/scaling_summary snapshots/snapshots_summary; do
+         scaling/scaling_summary snapshots/snapshots_summary properties/properties_summary; do
   if [ ! -r "$data/$f.csv" ]; then
     echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
     exit 1
@@ -175,6 +175,34 @@ END {
   print "\\end{tabular}"
 }' "$data/scaling/scaling_summary.csv" > "$tmp/scaling.tex"
 
+# ---- properties: each method's effective material (the same fluid) --------------------
+awk "$prelude"'
+{ s = v("solver"); d = v("dim"); seen[s] = 1; dims[d] = 1
+  resp[s, d] = v("response"); nu[s, d] = v("nu_eff"); nue[s, d] = v("nu_err"); nus[s, d] = v("nu_set")
+  G[s, d] = v("shear_modulus"); c[s, d] = v("c_eff"); sg[s, d] = v("sigma_eff"); sge[s, d] = v("sigma_err")
+  sgs[s, d] = v("sigma_set"); re[s, d] = v("Re"); ma[s, d] = v("Ma"); bo[s, d] = v("Bo") }
+function pmx(x, e) { return isnum(x) ? (isnum(e) ? "$" sig3(x) " \\pm " sig3(e) "$" : mathnum(x)) : "--" }
+function visc(s, d) {
+  if (resp[s, d] == "elastic") return "elastic, $G = " sig3(G[s, d]) "$\\,Pa"
+  return pmx(nu[s, d], nue[s, d])
+}
+END {
+  print "\\begin{tabular}{l c r l r r l r r r}"
+  print "\\toprule"
+  print "method & dim & $\\nu_\\mathrm{set}$ & $\\nu_\\mathrm{eff}$ (m$^2$/s) & $c_\\mathrm{eff}$ (m/s) & $\\sigma_\\mathrm{set}$ & $\\sigma_\\mathrm{eff}$ (N/m) & Re & Ma & Bo \\\\"
+  print "\\midrule"
+  for (i = 1; i <= nsol; i++) {
+    s = order[i]; if (!(s in seen)) continue
+    for (d = 2; d <= 3; d++) {
+      if (!(d in dims) || resp[s, d] == "") continue
+      print name(s) " & " d "D & " mathnum(nus[s, d]) " & " visc(s, d) " & " mathnum(c[s, d]) " & " mathnum(sgs[s, d]) \
+        " & " pmx(sg[s, d], sge[s, d]) " & " mathnum(re[s, d]) " & " mathnum(ma[s, d]) " & " mathnum(bo[s, d]) " \\\\"
+    }
+  }
+  print "\\bottomrule"
+  print "\\end{tabular}"
+}' "$data/properties/properties_summary.csv" > "$tmp/properties.tex"
+
 # ---- numbers the text quotes ----------------------------------------------------------
 # Every macro is defined (as "--" when the data cannot give it), so the paper builds
 # whatever subset of solvers ran.
@@ -191,6 +219,14 @@ FILENAME ~ /drop_summary/ {
   s = v("solver"); k = s "/" v("dim")
   if (isnum(v("exponent"))) { db[k] = v("exponent"); dseen[k] = 1 }
   if (isnum(v("omega_ratio_mean"))) { dr[k] = v("omega_ratio_mean"); rseen[k] = 1 }
+  # the methods without an explicit sigma, and whether any radius oscillated
+  if (!isnum(v("sigma"))) { nosig[s] = 1; if (v("n_fitted") + 0 > 0) osc[s] = 1 }
+  next }
+FILENAME ~ /properties_summary/ {
+  s = v("solver"); d = v("dim")
+  if (v("response") == "elastic") elastic[s] = 1
+  if (d == 2 && v("response") == "viscous" && isnum(v("nu_eff"))) { pnu[s] = v("nu_eff"); pnuseen[s] = 1 }
+  if (d == 2 && isnum(v("c_eff"))) { pc[s] = v("c_eff"); pcseen[s] = 1 }
   next }
 FILENAME ~ /scaling_summary/ {
   s = v("solver"); if (isnum(v("ns_per_particle_step_max"))) { cns[s] = v("ns_per_particle_step_max"); cseen[s] = 1; cby[s] = v("bytes_per_particle_max") }
@@ -245,8 +281,32 @@ END {
   def("SlopeMax", hi == "" ? "--" : sprintf("%.2f", sl[hi])); def("SlopeMaxName", hi == "" ? "--" : name(hi))
   def("ScaleNmin", nmin == "" ? "--" : sprintf("%d", nmin)); def("ScaleNmax", nmax == "" ? "--" : sprintf("%d", nmax))
   def("SnapN", snapn == "" ? "--" : snapn)
+  # drop: the methods without an explicit sigma that oscillate, and those that do not
+  yes = ""; no = ""
+  for (i = 1; i <= nsol; i++) { s = order[i]; if (!(s in nosig)) continue
+    if (s in osc) yes = yes (yes == "" ? "" : " and ") name(s); else no = no (no == "" ? "" : " and ") name(s) }
+  def("DropOscNames", yes == "" ? "none" : yes); def("DropNoOscNames", no == "" ? "none" : no)
+  # properties (2D): the least and most viscous of the viscous responses, the
+  # elastic ones, the lowest and highest sound speed
+  lo = ""; hi = ""
+  for (i = 1; i <= nsol; i++) { s = order[i]; if (!(s in pnuseen)) continue
+    if (lo == "" || pnu[s] + 0 < pnu[lo] + 0) lo = s
+    if (hi == "" || pnu[s] + 0 > pnu[hi] + 0) hi = s }
+  def("NuMinName", lo == "" ? "--" : name(lo)); def("NuMin", lo == "" ? "--" : "$" sig3(pnu[lo]) "$")
+  def("NuMaxName", hi == "" ? "--" : name(hi)); def("NuMax", hi == "" ? "--" : "$" sig3(pnu[hi]) "$")
+  def("NuRatio", lo == "" || pnu[lo] + 0 <= 0 ? "--" : "$" sig3(pnu[hi] / pnu[lo]) "$")
+  el = ""
+  for (i = 1; i <= nsol; i++) { s = order[i]; if (s in elastic) el = el (el == "" ? "" : " and ") name(s) }
+  def("ElasticNames", el == "" ? "none" : el)
+  lo = ""; hi = ""
+  for (i = 1; i <= nsol; i++) { s = order[i]; if (!(s in pcseen)) continue
+    if (lo == "" || pc[s] + 0 < pc[lo] + 0) lo = s
+    if (hi == "" || pc[s] + 0 > pc[hi] + 0) hi = s }
+  def("CeffMinName", lo == "" ? "--" : name(lo)); def("CeffMin", lo == "" ? "--" : "$" sig3(pc[lo]) "$")
+  def("CeffMaxName", hi == "" ? "--" : name(hi)); def("CeffMax", hi == "" ? "--" : "$" sig3(pc[hi]) "$")
 }' "$data/volume/volume_summary.csv" "$data/stability/stability_summary.csv" "$data/drop/drop_summary.csv" \
-   "$data/scaling/scaling_summary.csv" "$data/snapshots/snapshots_summary.csv" > "$tmp/numbers.tex"
+   "$data/scaling/scaling_summary.csv" "$data/snapshots/snapshots_summary.csv" \
+   "$data/properties/properties_summary.csv" > "$tmp/numbers.tex"
 {
   echo '\newcommand{\PfbQuick}{'"$quick"'}'
   echo '\newcommand{\PfbDataDir}{'"$(printf '%s' "$data" | sed 's/[_%#&$]/\\&/g')"'}'
@@ -257,7 +317,7 @@ END {
 # exp` with its CSVs); without a manifest (data from before it existed), every run
 # directory under runs/ counts.
 metas=""
-for e in volume stability drop scaling snapshots; do
+for e in volume stability drop scaling snapshots properties; do
   if [ -r "$data/$e/manifest.csv" ]; then
     while IFS= read -r id; do
       [ "$id" = run_id ] || [ -z "$id" ] && continue
@@ -312,7 +372,7 @@ END {
   print "\\toprule"
   print "experiment & runs & unstable & seeds & threads & run time (s) \\\\"
   print "\\midrule"
-  ne = split("volume stability drop scaling snapshots", el, " ")
+  ne = split("volume stability drop scaling snapshots properties", el, " ")
   for (i = 1; i <= ne; i++) { k = el[i]; if (!(k in runs)) continue
     print k " & " runs[k] " & " (unst[k] + 0) " & " seeds[k] " & " (thrs[k] == "" ? "--" : thrs[k]) " & " sprintf("%.0f", wall[k]) " \\\\" }
   print "\\midrule"
@@ -333,12 +393,12 @@ END {
 # ---- where each table came from -------------------------------------------------------
 {
   for f in volume/volume_summary stability/stability_summary drop/drop_summary scaling/scaling_summary \
-           snapshots/snapshots_summary; do
+           snapshots/snapshots_summary properties/properties_summary; do
     key=$(basename "$f" | sed 's/_summary//; s/_//g')
     printf '\\newcommand{\\Src%s}{\\texttt{%s}}\n' "$key" "$(printf '%s' "$data/$f.csv" | sed 's/[_%#&$]/\\&/g')"
   done
 } > "$tmp/sources.tex"
 
-for f in volume stability drop scaling numbers appendix sources; do
+for f in volume stability drop scaling properties numbers appendix sources; do
   mv "$tmp/$f.tex" "$gen/$f.tex"
 done

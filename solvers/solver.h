@@ -20,7 +20,10 @@
  *  - optional phase timers (cumulative wall seconds of named phases, such as the
  *    PCG solve or the Delaunay triangulation) let the benchmarks and the scaling
  *    experiment say where a step's time goes; they only observe and never change
- *    a result. */
+ *    a result;
+ *  - an optional pair_virial hook gives the virial of the method's own pair
+ *    forces, from which the properties experiment takes one mechanical pressure
+ *    for every method (clavet and miller_pearce have no pressure field). */
 #ifndef PFB_SOLVER_H
 #define PFB_SOLVER_H
 

@@ -604,6 +604,22 @@ START_TEST(test_bad_scene_too_coarse)
 }
 END_TEST
 
+/* A periodic scene whose positions would never be wrapped (no sorts), and a
+ * spacing that does not divide its box: one line each, naming the value. */
+START_TEST(test_bad_periodic)
+{
+    char out[PATH_LEN];
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "muller", "--scene", "shear_wave", "--set", "run.sort_every=0", "--out",
+             wpath(out, sizeof out, "out"), "--quiet", END);
+    expect_bad(&a, "sort_every = 0", "sort_every >= 1", END);
+    argv_list b = {.n = 0};
+    args_add(&b, "run", "--solver", "clavet", "--scene", "shear_wave", "--spacing", "0.003", "--out",
+             wpath(out, sizeof out, "out"), "--quiet", END);
+    expect_bad(&b, "spacing 0.003", "whole number", END);
+}
+END_TEST
+
 /* If --out already exists (empty), bad input, including errors found late in
  * the set-up, leaves it empty: nothing is written before the input is known
  * to be good. */
@@ -988,6 +1004,7 @@ static Suite *cli_suite(void)
     tcase_add_test(bad, test_bad_option);
     tcase_add_test(bad, test_bad_command);
     tcase_add_test(bad, test_bad_scene_too_coarse);
+    tcase_add_test(bad, test_bad_periodic);
     tcase_add_test(bad, test_bad_existing_out_stays_empty);
     tcase_add_test(bad, test_bad_lockstep);
     suite_add_tcase(s, bad);

@@ -393,6 +393,50 @@ START_TEST(test_stretch_reject)
 END_TEST
 
 /* ------------------------------------------------------------------------- */
+/* shear_wave (the periodic box)                                              */
+
+/* Every axis periodic over [0, L), a whole lattice, u_x = U sin(2 pi y / L)
+ * exactly at the sites, no walls or gravity, and the image field registered. */
+START_TEST(test_shear_wave)
+{
+    for (int dim = 2; dim <= 3; dim++) {
+        pfb_sim sim;
+        pfb_err err = {{0}};
+        const char *sets[] = {"length=0.2", "amplitude=0.1", NULL};
+        ck_assert_int_eq(try_build("shear_wave", dim, 0.01, sets, &sim, &err), PFB_OK);
+        ck_assert_uint_eq(sim.p.n, dim == 2 ? 400u : 8000u);
+        for (int d = 0; d < dim; d++) {
+            ck_assert(fabs(sim.period.L[d] - 0.2) < 1e-12);
+            ck_assert(sim.domain_lo[d] == 0.0);
+        }
+        ck_assert(sim_periodic(&sim) && sim.walls.n == 0);
+        ck_assert(sim.g[0] == 0 && sim.g[1] == 0 && sim.g[2] == 0);
+        ck_assert(sim.f_image >= 0);
+        double worst = 0.0;
+        for (size_t i = 0; i < sim.p.n; i++)
+            worst = fmax(worst, fabs(sim.p.v[0][i] - 0.1 * sin(2.0 * M_PI * sim.p.x[1][i] / 0.2)));
+        ck_assert(worst < 1e-14); /* the scene divides by L = 20 spacings, rounded */
+        sim_free(&sim);
+    }
+}
+END_TEST
+
+/* A spacing that does not divide the box, named with what is valid. */
+START_TEST(test_shear_wave_reject)
+{
+    pfb_sim sim;
+    pfb_err err = {{0}};
+    const char *sets[] = {"length=0.1", NULL};
+    ck_assert_int_eq(try_build("shear_wave", 2, 0.003, sets, &sim, &err), PFB_EINVAL);
+    ck_assert_msg(strstr(err.msg, "spacing 0.003") && strstr(err.msg, "whole number"), "%s", err.msg);
+    sim_free(&sim);
+    ck_assert_int_eq(try_build("shear_wave", 2, 0.02, sets, &sim, &err), PFB_EINVAL); /* 5 cells < 8 */
+    ck_assert_msg(strstr(err.msg, "N >= 8"), "%s", err.msg);
+    sim_free(&sim);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------- */
 /* rod                                                                        */
 
 START_TEST(test_rod)
@@ -576,6 +620,8 @@ static Suite *scene_suite(void)
     Suite *s = suite_create("scene");
     TCase *reg = tcase_create("registry");
     tcase_add_test(reg, test_registry);
+    tcase_add_test(reg, test_shear_wave);
+    tcase_add_test(reg, test_shear_wave_reject);
     tcase_set_timeout(reg, 60);
     suite_add_tcase(s, reg);
 
