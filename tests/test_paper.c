@@ -96,6 +96,14 @@ static void fixture(void)
                "clavet,3,1088,992319,7,1.1051,0.0199,1.1051,0.0199,1.1508,0.0252,nan,nan,6815.25,845.767,nan\n");
     write_file("data/snapshots/snapshots_summary.csv",
                "solver,scene,dim,n,dt,status,reason,frames_done,wall_seconds\nmuller,dam_break,2,1250,1e-4,ok,,5,1\n");
+    /* muller viscous (nu 0.0373 +- 5e-6), clavet elastic (G 14011 Pa), miller_pearce
+     * the most viscous (0.775); sound speeds 8.67 and 21.5 m/s */
+    write_file("data/properties/properties_summary.csv",
+               "solver,dim,nu_set,nu_eff,nu_err,response,shear_modulus,omega,c_eff,c_err,sigma_set,sigma_eff,"
+               "sigma_err,Re,Ma,Bo,status_wave,status_pool\n"
+               "muller,2,0.0443,0.0373,5e-06,viscous,nan,nan,8.67,0.1,0.0728,0.08,0.02,29.7,0.256,30656,ok,ok\n"
+               "clavet,2,nan,nan,nan,elastic,14011,23.5,21.5,1,nan,2246,nan,nan,0.103,1.09,ok,ok\n"
+               "miller_pearce,2,nan,0.775,7.6e-05,viscous,nan,nan,nan,nan,nan,0,nan,1.43,nan,nan,ok,ok\n");
     write_file("data/volume/runs/muller_pool_2d/run.meta", meta_a);
     /* a stale run the manifest does not list: not counted (stability has no manifest:
      * every run directory counts) */
@@ -146,6 +154,22 @@ START_TEST(test_tables_numbers)
     contains(num, "\\newcommand{\\SnapN}{1250}", "numbers.tex");
     contains(num, "\\newcommand{\\ScaleNmax}{992319}", "numbers.tex");
     contains(num, "\\newcommand{\\PfbQuick}{0}", "numbers.tex");
+    /* properties: a viscosity with its error, an elastic response as a modulus */
+    char *prop = read_gen("properties.tex");
+    contains(prop, "M\\\"uller & 2D & $0.0443$ & $0.0373 \\pm 5.00 \\times 10^{-6}$ & $8.67$ & $0.0728$ & "
+                   "$0.0800 \\pm 0.0200$ & $29.7$ & $0.256$ & $30656$ \\\\",
+             "properties.tex");
+    contains(prop, "Clavet & 2D & -- & elastic, $G = 14011$\\,Pa & $21.5$", "properties.tex");
+    free(prop);
+    /* the least and most viscous of the decaying waves, the elastic ones, the
+     * sound speeds' range; the drop's methods without sigma (clavet fits: oscillates) */
+    contains(num, "\\newcommand{\\NuMinName}{M\\\"uller}", "numbers.tex");
+    contains(num, "\\newcommand{\\NuMaxName}{Miller--Pearce}", "numbers.tex");
+    contains(num, "\\newcommand{\\NuRatio}{$20.8$}", "numbers.tex");
+    contains(num, "\\newcommand{\\ElasticNames}{Clavet}", "numbers.tex");
+    contains(num, "\\newcommand{\\CeffMax}{$21.5$}", "numbers.tex");
+    contains(num, "\\newcommand{\\DropOscNames}{Clavet}", "numbers.tex");
+    contains(num, "\\newcommand{\\DropNoOscNames}{none}", "numbers.tex");
     char *app = read_gen("appendix.tex");
     contains(app, "volume & 1 & 0 & 1 & -- & 2 \\\\", "appendix.tex");
     contains(app, "stability & 1 & 1 & 7 & 2 & 1 \\\\", "appendix.tex");
