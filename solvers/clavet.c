@@ -70,7 +70,9 @@
  *    eq. 12, dt k_stick d_stick / 4, beats g dt), and the discrete attraction stays
  *    stable while k_stick dt^2 (1 - 2 d / d_stick) < 4 at the balance point.
  *  - Relaxation order: a permutation of particle ids drawn once from the run's
- *    seed and kept (Algorithm 2's "randomized but not modified").  relaxation =
+ *    seed and kept (Algorithm 2's "randomized but not modified"); particles added
+ *    during the run (an emitter, the fill scene) join it when they appear, each at
+ *    a random place (extend_order), so every particle is relaxed.  relaxation =
  *    jacobi instead computes every particle's displacement from the same positions
  *    in gather form (each particle sums -D/2 over its neighbours, using both
  *    particles' pressures): order-independent and parallel (OpenMP over particles;
@@ -289,6 +291,7 @@ typedef struct clavet_state {
     long steps;
     uint64_t *order;      /* relaxation order: particle ids, drawn once */
     size_t norder;
+    uint64_t id_end;      /* ids below this are in the order (or gone) */
     size_t *index_of;     /* id -> storage index, rebuilt each step */
     size_t nindex;
     int f_prev;           /* particle field: previous position (3) */
@@ -478,6 +481,7 @@ static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
         s->order[i - 1] = s->order[j];
         s->order[j] = t;
     }
+    s->id_end = sim->p.next_id;
     *out = s;
     return PFB_OK;
 }
@@ -507,6 +511,45 @@ static int ensure_workspace(clavet_state *s, const pfb_particles *p, pfb_err *er
             return pfb_err_set(err, PFB_ENOMEM, "out of memory for %zu particles", p->n);
         s->cap = p->n;
     }
+    return PFB_OK;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Particles added since the order was drawn (ids from id_end on) join it, in id
+ * order, each at a uniformly random place (the inside-out shuffle: the particle
+ * there moves to the end), so the order stays a random permutation of every id. */
+static int extend_order(clavet_state *s, pfb_sim *sim, pfb_err *err)
+{
+    const pfb_particles *p = &sim->p;
+    if (p->next_id <= s->id_end)
+        return PFB_OK;
+    size_t nnew = 0;
+    for (size_t i = 0; i < p->n; i++)
+        nnew += p->id[i] >= s->id_end;
+    uint64_t *o = realloc(s->order, (s->norder + nnew + 1) * sizeof *o);
+    if (!o)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory for the relaxation order of %zu particles",
+                           s->norder + nnew);
+    s->order = o;
+    uint64_t *fresh = o + s->norder; /* the new ids, sorted, then inserted one by one */
+    size_t m = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->id[i] >= s->id_end)
+            fresh[m++] = p->id[i];
+    qsort(fresh, m, sizeof *fresh, by_id);
+    for (size_t k = 0; k < m; k++) {
+        const size_t at = s->norder + k, j = (size_t)rng_below(&sim->rng, at + 1);
+        const uint64_t id = o[at];
+        o[at] = o[j];
+        o[j] = id;
+    }
+    s->norder += m;
+    s->id_end = p->next_id;
     return PFB_OK;
 }
 
@@ -954,6 +997,8 @@ static int clavet_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
     int rc = ensure_workspace(s, p, err);
+    if (!rc)
+        rc = extend_order(s, sim, err);
     if (rc)
         return rc;
     for (int k = 0; k < dim; k++) /* lines 1-3: gravity */
