@@ -593,6 +593,13 @@ double params_get(const pfb_params *p, const char *key)
     return i < 0 ? NAN : p->val[i];
 }
 
+/* A key missing from the table was never set: 0. */
+int params_is_set(const pfb_params *p, const char *key)
+{
+    int i = params_find(p, key);
+    return i >= 0 && p->is_set && p->is_set[i];
+}
+
 /* A missing key yields 0.  For a DOUBLE parameter the value is truncated toward
  * zero and saturated to the int range (INT, BOOL and CHOICE values always fit). */
 int params_get_int(const pfb_params *p, const char *key)

@@ -61,6 +61,9 @@ int params_set_double(pfb_params *p, const char *key, double value, pfb_err *err
 /* Value of key (the key must exist in the table: a missing key is a programming error). */
 double params_get(const pfb_params *p, const char *key);
 
+/* 1 if key's value came from a file or an override rather than the default. */
+int params_is_set(const pfb_params *p, const char *key);
+
 /* Value of key as an int (INT, BOOL or CHOICE parameters). */
 int params_get_int(const pfb_params *p, const char *key);
 

@@ -333,6 +333,24 @@ double sim_emitter_mass(const pfb_sim *sim)
     return layers * (double)e->layer_n * e->density * pow(sim->spacing, sim->dim);
 }
 
+/* 1 if a particle lies where a layer at height y would go: over the exit (its
+ * width plus half a spacing) and within EMIT_CLEAR spacings of y. */
+#define EMIT_CLEAR 0.9
+static int emitter_blocked(const pfb_sim *sim, double y)
+{
+    const pfb_emitter *e = &sim->emit;
+    const pfb_particles *p = &sim->p;
+    const double s = sim->spacing, R = 0.5 * e->width + 0.5 * s, dy = EMIT_CLEAR * s;
+    for (size_t i = 0; i < p->n; i++) {
+        if (fabs(p->x[1][i] - y) >= dy)
+            continue;
+        const double dx = p->x[0][i] - e->centre[0], dz = sim->dim == 3 ? p->x[2][i] - e->centre[2] : 0.0;
+        if (sim->dim == 3 ? dx * dx + dz * dz < R * R : fabs(dx) < R)
+            return 1;
+    }
+    return 0;
+}
+
 int sim_emit(pfb_sim *sim, double dt, double t, pfb_err *err)
 {
     pfb_emitter *e = &sim->emit;
@@ -343,6 +361,14 @@ int sim_emit(pfb_sim *sim, double dt, double t, pfb_err *err)
     if (dt > 0)
         e->travel += e->speed * (fmin(t, e->t_stop) - (t - dt));
     while (e->travel >= s * (1.0 - 1e-9)) { /* a layer per spacing, sums of steps rounding short */
+        /* a nozzle cannot pour into fluid standing at its exit: while the layer's
+         * place is taken (a slow, viscous stream piled up to the nozzle) the layer
+         * waits at the exit, and the stream pours less than speed x t_stop */
+        if (emitter_blocked(sim, e->centre[1] - (e->travel - s))) {
+            e->held++;
+            e->travel = s;
+            break;
+        }
         e->travel -= s;
         /* the layer left the exit travel / speed ago (gravity over that time is
          * below a spacing's worth of the stream's own speed and is left out) */

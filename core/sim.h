@@ -21,7 +21,8 @@
 /* A nozzle pouring a stream downwards (along -y): every time the stream has
  * advanced by one spacing it adds a layer of particles on the nozzle's cross
  * section (a segment of the given width in 2D, a disc of that diameter in 3D),
- * on the scene's lattice, at the stream's speed, until t_stop.  Particles it
+ * on the scene's lattice, at the stream's speed, until t_stop (a layer whose
+ * place is still taken by fluid waits at the exit: see sim_emit).  Particles it
  * adds have every registered field zeroed; solvers initialise their own
  * material fields for particles they have not seen (see solver.h). */
 typedef struct pfb_emitter {
@@ -34,6 +35,7 @@ typedef struct pfb_emitter {
     double travel;           /* distance the stream advanced since the last layer (m) */
     size_t layer_n;          /* particles per layer */
     size_t emitted;          /* particles added so far */
+    size_t held;             /* times a due layer waited because its place was taken */
     int layers0;             /* layers already out of the exit at t = 0 */
 } pfb_emitter;
 
@@ -210,11 +212,13 @@ int sim_emitter_init(pfb_sim *sim, const double centre[3], double width, double 
 int sim_emit_start(pfb_sim *sim, int layers, pfb_err *err);
 
 /* Advance the stream by dt ending at time t (the run loop calls it after each
- * step): adds the layers due, each at its distance below the exit.  Declares
- * positions changed when it adds any. */
+ * step): adds the layers due, each at its distance below the exit; a layer
+ * whose place is taken (a particle over the exit within 0.9 spacing of it)
+ * waits at the exit until it is free.  Declares positions changed when it adds any. */
 int sim_emit(pfb_sim *sim, double dt, double t, pfb_err *err);
 
-/* Mass the emitter adds during (0, t_stop), its first layers not included (kg, or kg/m in 2D). */
+/* Mass the emitter adds during (0, t_stop) when no layer waits, its first layers
+ * not included (kg, or kg/m in 2D): an upper bound. */
 double sim_emitter_mass(const pfb_sim *sim);
 
 /* Declare that positions changed, invalidating the cached neighbour list. */

@@ -39,7 +39,19 @@
  * surface, kept) to c = sound_speed v_ref, the weakly compressible criterion of the
  * SPH back ends (10 v_ref: density variations ~1%); and the suggested step keeps
  * the paper's per-step Courant number c dt / h (its k, k_near, L0 = h, dt = T0),
- * i.e. dt = T0 c_paper / c.  The default (sound_speed = 0) is the paper's values.
+ * i.e. dt = T0 c_paper / c.
+ *
+ * Default stiffness: sound_speed = 10, not the paper's literal k, k_near.  The
+ * paper's values (k = 0.004, k_near = 0.01 per frame^2, L0 = h) suit its scenes in
+ * frame units, but here, in 2D at the scenes' default spacings, they let ten of
+ * the thirteen scenes (all but drop, blob and fill) lose over half their volume
+ * within a third of a second (SI gravity compresses them; the stretch column
+ * tears), so the defaults would not describe a working fluid.  By default k and k_near therefore set only the
+ * shape of the pressure (k_near / k, the paper's 2.5) and the sound speed is the
+ * experiment presets' 10 v_ref.  The paper's values stay one setting away:
+ * sound_speed = 0 uses k, k_near as given.  Since a k or k_near given with the
+ * default sound speed would be rescaled without the user asking, clavet_create
+ * refuses that combination and asks for sound_speed to be set as well.
  *
  * Choices where the paper is silent:
  *  - Periodic axes (core/periodic.h; the paper has none): every pair's displacement
@@ -60,7 +72,9 @@
  *    eq. 12, dt k_stick d_stick / 4, beats g dt), and the discrete attraction stays
  *    stable while k_stick dt^2 (1 - 2 d / d_stick) < 4 at the balance point.
  *  - Relaxation order: a permutation of particle ids drawn once from the run's
- *    seed and kept (Algorithm 2's "randomized but not modified").  relaxation =
+ *    seed and kept (Algorithm 2's "randomized but not modified"); particles added
+ *    during the run (an emitter, the fill scene) join it when they appear, each at
+ *    a random place (extend_order), so every particle is relaxed.  relaxation =
  *    jacobi instead computes every particle's displacement from the same positions
  *    in gather form (each particle sums -D/2 over its neighbours, using both
  *    particles' pressures): order-independent and parallel (OpenMP over particles;
@@ -131,8 +145,8 @@ static const pfb_param_spec clavet_params[] = {
     {"h_factor", PFB_PARAM_DOUBLE, 0.0, 0.0, 10.0, "1", "interaction radius h in spacings; 0 = lattice density equals rho0", NULL},
     {"length_unit", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e3, "m", "the paper's length unit L0; 0 = h", NULL},
     {"rho0", PFB_PARAM_DOUBLE, 10.0, 0.1, 1000.0, "1", "rest density (eq. 2), a neighbour count", NULL},
-    {"k", PFB_PARAM_DOUBLE, 0.004, 0.0, 100.0, "L0/frame^2", "stiffness (eq. 2)", NULL},
-    {"k_near", PFB_PARAM_DOUBLE, 0.01, 0.0, 100.0, "L0/frame^2", "near stiffness (eq. 5)", NULL},
+    {"k", PFB_PARAM_DOUBLE, 0.004, 0.0, 100.0, "L0/frame^2", "stiffness (eq. 2); as given only with sound_speed = 0, else only k_near / k counts", NULL},
+    {"k_near", PFB_PARAM_DOUBLE, 0.01, 0.0, 100.0, "L0/frame^2", "near stiffness (eq. 5); as given only with sound_speed = 0", NULL},
     {"sigma", PFB_PARAM_DOUBLE, 0.0, 0.0, 100.0, "1/frame", "linear viscosity (Algorithm 5)", NULL},
     {"beta", PFB_PARAM_DOUBLE, 0.1, 0.0, 100.0, "1/L0", "quadratic viscosity (Algorithm 5)", NULL},
     {"springs", PFB_PARAM_BOOL, 0, 0, 1, "", "elastic springs (Algorithms 3, 4); false = pure fluid", NULL},
@@ -147,7 +161,8 @@ static const pfb_param_spec clavet_params[] = {
     {"body_momentum_closure", PFB_PARAM_BOOL, 1, 0, 1, "", "Algorithm 6: give the bodies what lines 12-15 take from the particles beyond lines 5-7 (exact momentum exchange); false = the paper", NULL},
     {"k_stick", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e6, "1/frame^2", "stickiness (eq. 12); 0 = off", NULL},
     {"d_stick", PFB_PARAM_DOUBLE, 0.05, 0.0, 10.0, "m", "stickiness range (eq. 12)", NULL},
-    {"sound_speed", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e4, "v_ref", "0 = k, k_near as given; > 0: both scaled, ratio kept, to a bulk sound speed of this many v_ref", NULL},
+    /* default 10, not 0 (the paper's k, k_near): those collapse the SI-gravity scenes (header) */
+    {"sound_speed", PFB_PARAM_DOUBLE, 10.0, 0.0, 1e4, "v_ref", "bulk sound speed in v_ref: k, k_near scaled to it, ratio kept; 0 = k, k_near as given (the paper's values)", NULL},
     {"relaxation", PFB_PARAM_CHOICE, 0, 0, 0, "", "sequential (the paper) or jacobi", "sequential|jacobi"},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
@@ -278,6 +293,7 @@ typedef struct clavet_state {
     long steps;
     uint64_t *order;      /* relaxation order: particle ids, drawn once */
     size_t norder;
+    uint64_t id_end;      /* ids below this are in the order (or gone) */
     size_t *index_of;     /* id -> storage index, rebuilt each step */
     size_t nindex;
     int f_prev;           /* particle field: previous position (3) */
@@ -379,6 +395,12 @@ static double equilibrium_h(int dim, double rho0, double k, double k_near)
 static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err)
 {
     *out = NULL;
+    if (params_get(p, "sound_speed") > 0.0 && !params_is_set(p, "sound_speed") &&
+        (params_is_set(p, "k") || params_is_set(p, "k_near")))
+        return pfb_err_set(err, PFB_EINVAL,
+                           "clavet: k or k_near is given, but the default sound_speed = %g would rescale both "
+                           "(only k_near / k would count); valid: also set sound_speed (0: k, k_near as given)",
+                           params_get(p, "sound_speed"));
     clavet_state *s = calloc(1, sizeof *s);
     if (!s)
         return pfb_err_set(err, PFB_ENOMEM, "out of memory creating the clavet solver");
@@ -461,6 +483,7 @@ static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
         s->order[i - 1] = s->order[j];
         s->order[j] = t;
     }
+    s->id_end = sim->p.next_id;
     *out = s;
     return PFB_OK;
 }
@@ -490,6 +513,45 @@ static int ensure_workspace(clavet_state *s, const pfb_particles *p, pfb_err *er
             return pfb_err_set(err, PFB_ENOMEM, "out of memory for %zu particles", p->n);
         s->cap = p->n;
     }
+    return PFB_OK;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Particles added since the order was drawn (ids from id_end on) join it, in id
+ * order, each at a uniformly random place (the inside-out shuffle: the particle
+ * there moves to the end), so the order stays a random permutation of every id. */
+static int extend_order(clavet_state *s, pfb_sim *sim, pfb_err *err)
+{
+    const pfb_particles *p = &sim->p;
+    if (p->next_id <= s->id_end)
+        return PFB_OK;
+    size_t nnew = 0;
+    for (size_t i = 0; i < p->n; i++)
+        nnew += p->id[i] >= s->id_end;
+    uint64_t *o = realloc(s->order, (s->norder + nnew + 1) * sizeof *o);
+    if (!o)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory for the relaxation order of %zu particles",
+                           s->norder + nnew);
+    s->order = o;
+    uint64_t *fresh = o + s->norder; /* the new ids, sorted, then inserted one by one */
+    size_t m = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->id[i] >= s->id_end)
+            fresh[m++] = p->id[i];
+    qsort(fresh, m, sizeof *fresh, by_id);
+    for (size_t k = 0; k < m; k++) {
+        const size_t at = s->norder + k, j = (size_t)rng_below(&sim->rng, at + 1);
+        const uint64_t id = o[at];
+        o[at] = o[j];
+        o[j] = id;
+    }
+    s->norder += m;
+    s->id_end = p->next_id;
     return PFB_OK;
 }
 
@@ -937,6 +999,8 @@ static int clavet_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
     int rc = ensure_workspace(s, p, err);
+    if (!rc)
+        rc = extend_order(s, sim, err);
     if (rc)
         return rc;
     for (int k = 0; k < dim; k++) /* lines 1-3: gravity */

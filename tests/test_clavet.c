@@ -14,6 +14,11 @@
 
 extern const pfb_solver_ops pfb_solver_clavet;
 
+/* The tests of the paper's equations and figures run its values, k and k_near as
+ * given (sound_speed = 0), at its step of a frame; the solver's default scales
+ * them to a sound speed of 10 v_ref (solvers/clavet.c; test_default_stiffness). */
+#define PAPER "sound_speed=0"
+
 static void *create(pfb_sim *sim, const char *const *sets)
 {
     return tu_create(&pfb_solver_clavet, sim, sets);
@@ -49,7 +54,7 @@ START_TEST(test_momentum_conserved)
         random_cloud(dim, n, 0.05, 5 + (uint64_t)dim, x, v, 0.4);
         pfb_sim sim;
         tu_bare_sim(&sim, dim, 0.01, n, x, v);
-        const char *const sets[] = {"h_factor=2.5", "sigma=0.2", NULL};
+        const char *const sets[] = {"h_factor=2.5", "sigma=0.2", PAPER, NULL};
         void *st = create(&sim, sets);
         double p0[3] = {0, 0, 0};
         for (size_t i = 0; i < n; i++)
@@ -71,7 +76,7 @@ START_TEST(test_momentum_conserved)
     double x[6] = {0.013, 0.021, 0, 0.041, 0.037, 0}, v[6] = {0};
     pfb_sim sim;
     tu_bare_sim(&sim, 2, 0.01, 2, x, v);
-    const char *const sets[] = {"h_factor=4", NULL};
+    const char *const sets[] = {"h_factor=4", PAPER, NULL};
     void *st = create(&sim, sets);
     const double dt = 1.0 / 30.0;
     step(st, &sim, dt);
@@ -101,7 +106,7 @@ START_TEST(test_density_hand_computed)
     double v[3 * 5] = {0};
     pfb_sim sim;
     tu_bare_sim(&sim, 2, h / 4, 5, x, v);
-    const char *const sets[] = {"h_factor=4", NULL};
+    const char *const sets[] = {"h_factor=4", PAPER, NULL};
     void *st = create(&sim, sets);
     step(st, &sim, 1e-6);
     size_t i0 = 0;
@@ -130,7 +135,7 @@ START_TEST(test_displacement_scales_dt2)
     for (int c = 0; c < 2; c++) {
         pfb_sim sim;
         tu_bare_sim(&sim, 2, 0.01, 60, x, v);
-        const char *const sets[] = {"h_factor=3", NULL};
+        const char *const sets[] = {"h_factor=3", PAPER, NULL};
         void *st = create(&sim, sets);
         step(st, &sim, c == 0 ? 2e-4 : 1e-4);
         for (size_t i = 0; i < sim.p.n; i++) {
@@ -154,7 +159,7 @@ START_TEST(test_springs_rest_length_and_lifetime)
     double x[6] = {0, 0, 0, r, 0, 0}, v[6] = {0};
     pfb_sim sim;
     tu_bare_sim(&sim, 2, h / 4, 2, x, v);
-    const char *const sets[] = {"h_factor=4", "k=0", "k_near=0", "beta=0", "springs=true", "gamma_stretch=0",
+    const char *const sets[] = {"h_factor=4", PAPER, "k=0", "k_near=0", "beta=0", "springs=true", "gamma_stretch=0",
                                 "gamma_compress=0", "k_spring=0", NULL};
     void *st = create(&sim, sets);
     double vals[4]; /* h, c, springs, spring_rest_mean */
@@ -191,7 +196,7 @@ START_TEST(test_viscosity_approaching_only)
         double x[6] = {0, 0, 0, 0.05, 0, 0}, v[6] = {-0.3 * sgn, 0.1, 0, 0.3 * sgn, 0.05, 0};
         pfb_sim sim;
         tu_bare_sim(&sim, 2, 0.025, 2, x, v);
-        const char *const sets[] = {"h_factor=4", "k=0", "k_near=0", "sigma=0.5", "beta=0.5", NULL};
+        const char *const sets[] = {"h_factor=4", PAPER, "k=0", "k_near=0", "sigma=0.5", "beta=0.5", NULL};
         void *st = create(&sim, sets);
         step(st, &sim, 1.0 / 30.0);
         size_t a = sim.p.id[0] == 0 ? 0 : 1, b = 1 - a;
@@ -231,7 +236,7 @@ START_TEST(test_stickiness_holds_particle)
         double kstick = 1.5 * 4.0 * 9.81 / dstick / 900.0; /* per frame^2 */
         char ks[64];
         snprintf(ks, sizeof ks, "k_stick=%.17g", on ? kstick : 0.0);
-        const char *const sets[] = {"h_factor=4", ks, NULL};
+        const char *const sets[] = {"h_factor=4", PAPER, ks, NULL};
         void *st = create(&sim, sets);
         for (int s = 0; s < 90; s++)
             step(st, &sim, 1.0 / 30.0);
@@ -271,7 +276,7 @@ START_TEST(test_order_and_threads_independent)
             }
             ck_assert(sim_sort_particles(&sim, 0.02, &err) == 0);
             const char *const sets[] = {mode ? "relaxation=jacobi" : "relaxation=sequential", "h_factor=3",
-                                        "sigma=0.1", "springs=true", NULL};
+                                        "sigma=0.1", "springs=true", PAPER, NULL};
             void *st = create(&sim, sets);
             for (int s = 0; s < 20; s++)
                 step(st, &sim, 1.0 / 60.0);
@@ -312,7 +317,7 @@ static void blob_run(const char *alpha, double *d_late, double *d_peak)
     snprintf(as, sizeof as, "solver.alpha_stretch=%s", alpha);
     snprintf(ac, sizeof ac, "solver.alpha_compress=%s", alpha);
     const char *const sets[] = {"solver.springs=true", "solver.spring_init=distance", "solver.sigma=0.3", as, ac,
-                                "scene.radius=0.1", "scene.speed=0.5", "run.spacing=0.01", NULL};
+                                "scene.radius=0.1", "scene.speed=0.5", "run.spacing=0.01", "solver." PAPER, NULL};
     tu_run t;
     tu_run_init(&t, "clavet", "blob", sets);
     pfb_sim sim;
@@ -381,7 +386,8 @@ static void drip_state(const pfb_sim *sim, double Rs, double band, double *hangi
     free(ang);
 }
 
-/* Stickiness (eq. 12) on the sphere_drip scene (2D, the paper's Fig. 7): with
+/* Stickiness (eq. 12) on the sphere_drip scene (2D, the paper's Fig. 7, with its
+ * values: sound_speed = 0; the paper's soft fluid compresses, so no volume check): with
  * k_stick' = 3 (k_stick = 2700 / s^2, above the 4 g / d_stick = 785 / s^2 that holds
  * a particle at d_stick / 2 against gravity) the layer poured on the sphere slides
  * round it and gathers under its lowest point, where it hangs: after 2 s at least
@@ -392,7 +398,8 @@ static void drip_state(const pfb_sim *sim, double Rs, double band, double *hangi
 START_TEST(test_sphere_drip_sticks)
 {
     for (int sticky = 0; sticky < 2; sticky++) {
-        const char *const sets[] = {sticky ? "solver.k_stick=3" : "solver.k_stick=0", "run.volume_limit=0", NULL};
+        const char *const sets[] = {sticky ? "solver.k_stick=3" : "solver.k_stick=0", "solver." PAPER,
+                                    "run.volume_limit=0", NULL};
         tu_run t;
         tu_run_init(&t, "clavet", "sphere_drip", sets);
         pfb_sim sim;
@@ -421,6 +428,105 @@ START_TEST(test_sphere_drip_sticks)
 }
 END_TEST
 
+/* The default stiffness: k and k_near scaled, their ratio kept, to a bulk sound
+ * speed of 10 v_ref (the solver reports c; the scaling is exact up to rounding,
+ * 1e-12); sound_speed = 0 gives the paper's values, whose c is about 8 h per
+ * second (solvers/clavet.c), far below 10 v_ref.  A k or k_near given without a
+ * sound speed would be rescaled unseen, so it is refused with a message naming
+ * sound_speed; given with one, it is used. */
+START_TEST(test_default_stiffness)
+{
+    double x[3 * 4] = {0, 0, 0, 0.01, 0, 0, 0, 0.01, 0, 0.01, 0.01, 0}, v[3 * 4] = {0};
+    const char *const paper[] = {PAPER, NULL}, *const given[] = {"k=0.008", "sound_speed=0", NULL};
+    const char *const *cases[] = {NULL, paper, given};
+    double c[3], h[3];
+    for (int k = 0; k < 3; k++) {
+        pfb_sim sim;
+        tu_bare_sim(&sim, 2, 0.01, 4, x, v); /* v_ref = 1 m/s */
+        void *st = create(&sim, cases[k]);
+        double vals[4];
+        pfb_solver_clavet.diag(st, &sim, vals);
+        h[k] = vals[0];
+        c[k] = vals[1];
+        pfb_solver_clavet.destroy(st);
+        sim_free(&sim);
+    }
+    ck_assert_msg(fabs(c[0] - 10.0) < 1e-12 * 10.0, "default c = %.15g, expected 10 v_ref = 10", c[0]);
+    ck_assert_msg(c[1] > 4.0 * h[1] && c[1] < 12.0 * h[1], "paper's c = %g = %g h/s, expected about 8 h/s", c[1],
+                  c[1] / h[1]);
+    ck_assert(h[0] == h[1]); /* h depends on k_near / k only */
+    ck_assert_msg(c[2] > c[1] && h[2] != h[1], "k = 0.008 as given: c %g (paper's %g)", c[2], c[1]);
+
+    const char *const bad[][2] = {{"k=0.008", NULL}, {"k_near=0", NULL}};
+    for (int b = 0; b < 2; b++) {
+        pfb_sim sim;
+        tu_bare_sim(&sim, 2, 0.01, 4, x, v);
+        pfb_params p;
+        pfb_err err;
+        tu_solver_params(&p, &pfb_solver_clavet, bad[b]);
+        void *st = NULL;
+        ck_assert(pfb_solver_clavet.create(&p, &sim, &st, &err) == PFB_EINVAL);
+        ck_assert(st == NULL);
+        ck_assert_msg(strstr(err.msg, "sound_speed") != NULL, "%s", err.msg);
+        params_free(&p);
+        sim_free(&sim);
+    }
+    const char *const both[] = {"k=0.008", "sound_speed=10", NULL};
+    pfb_sim sim;
+    tu_bare_sim(&sim, 2, 0.01, 4, x, v);
+    void *st = create(&sim, both);
+    double vals[4];
+    pfb_solver_clavet.diag(st, &sim, vals);
+    ck_assert(fabs(vals[1] - 10.0) < 1e-12 * 10.0);
+    pfb_solver_clavet.destroy(st);
+    sim_free(&sim);
+}
+END_TEST
+
+/* Particles added after the solver was created (an emitter's, the fill scene) are
+ * relaxed like those present from the start (Algorithm 2 visits every particle):
+ * a pair added 0.2 h apart, far from the one particle present at creation, ends a
+ * step at the separation the same pair has when present from the start (for an
+ * isolated pair the result does not depend on which of the two relaxes first;
+ * to rounding, 1e-12).  Before, only the particles present at creation were in
+ * the relaxation order, such a pair never moved, and the fill scene's stream
+ * collapsed to half its volume. */
+static double pair_separation(int added)
+{
+    const double h = 0.03, r0 = 0.2 * h;
+    double x[9] = {0, 0, 0, 0.5, 0, 0, 0.5 + r0, 0, 0}, v[9] = {0};
+    pfb_sim sim;
+    pfb_err err;
+    tu_bare_sim(&sim, 2, 0.01, added ? 1 : 3, x, v);
+    const char *const sets[] = {"h_factor=3", NULL};
+    void *st = create(&sim, sets);
+    if (added) {
+        ck_assert(particles_add(&sim.p, x + 3, v, 1.0, &err) == 0);
+        ck_assert(particles_add(&sim.p, x + 6, v, 1.0, &err) == 0);
+        sim_positions_changed(&sim);
+    }
+    step(st, &sim, 1e-4);
+    double xa = 0, xb = 0;
+    for (size_t i = 0; i < sim.p.n; i++) {
+        if (sim.p.id[i] == 1)
+            xa = sim.p.x[0][i];
+        if (sim.p.id[i] == 2)
+            xb = sim.p.x[0][i];
+    }
+    pfb_solver_clavet.destroy(st);
+    sim_free(&sim);
+    return xb - xa;
+}
+
+START_TEST(test_added_particles_relaxed)
+{
+    const double r0 = 0.2 * 0.03, start = pair_separation(0), added = pair_separation(1);
+    ck_assert_msg(fabs(start - r0) > 1e-3 * r0, "the pair did not relax: %g apart, %g before", start, r0);
+    ck_assert_msg(fabs(added - start) <= 1e-12 * r0, "added pair %.15g apart, present from the start %.15g", added,
+                  start);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("clavet");
@@ -435,6 +541,8 @@ int main(void)
     tcase_add_test(tc, test_order_and_threads_independent);
     tcase_add_test(tc, test_elastic_blob_recovers);
     tcase_add_test(tc, test_sphere_drip_sticks);
+    tcase_add_test(tc, test_default_stiffness);
+    tcase_add_test(tc, test_added_particles_relaxed);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -6,9 +6,8 @@
  *  - the run completes without a blow-up (non-finite state, escape or runaway
  *    energy) and every position and velocity is finite at every frame.  The volume
  *    collapse check is off: how well a solver keeps its volume is the volume
- *    experiment's measurement, and a solver's defaults may legitimately be too soft
- *    for a scene (clavet's, the paper's values, compress a 2D dam break under SI
- *    gravity below half its volume; see solvers/clavet.c);
+ *    experiment's measurement (that the defaults keep every scene above half its
+ *    volume, with the check on, is test_table's);
  *  - the total mass, summed in particle-id order, is bit-identical at every frame
  *    (a solver without re-sampling neither creates nor destroys mass, so
  *    "conserved exactly" is exact); with re-sampling (mao_yang) to 1e-12 relative;

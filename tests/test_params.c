@@ -137,6 +137,9 @@ START_TEST(test_set_double_text)
     ck_assert(params_get(&p, "k") == 2500.0);
     ck_assert_int_eq(p.is_set[0], 1);
     ck_assert_int_eq(p.is_set[1], 0);
+    ck_assert_int_eq(params_is_set(&p, "k"), 1);
+    ck_assert_int_eq(params_is_set(&p, "k_near"), 0);
+    ck_assert_int_eq(params_is_set(&p, "no_such_key"), 0);
     ck_assert_int_eq(params_set(&p, "mu", "  0.25 ", &err), PFB_OK); /* surrounding blanks */
     ck_assert(params_get(&p, "mu") == 0.25);
     params_free(&p);
@@ -513,6 +516,8 @@ START_TEST(test_ini_valid_two_tables)
     ck_assert_int_eq(params_get_int(&t.solver, "snapshots"), 0);
     ck_assert_int_eq(t.solver.is_set[0], 1);
     ck_assert_int_eq(t.solver.is_set[2], 0);
+    ck_assert_int_eq(params_is_set(&t.solver, "k"), 1);
+    ck_assert_int_eq(params_is_set(&t.solver, "mu"), 0);
     tables_free(&t);
 }
 END_TEST

@@ -553,13 +553,14 @@ START_TEST(test_emitter_counts)
     const double dt = 1e-3;
     for (int k = 1; k <= 600; k++) {
         size_t before = sim.p.n;
-        ck_assert(sim_emit(&sim, dt, k * dt, &err) == 0);
+        for (size_t i = 0; i < before; i++) /* the step moves the stream on (a bare sim has no solver) */
+            sim.p.x[1][i] -= 1.5 * dt;
+        ck_assert(sim_emit(&sim, dt, k * dt, &err) == 0); /* then the run loop emits */
         for (size_t i = before; i < sim.p.n; i++) /* each new layer is within a spacing of the exit */
             ck_assert(sim.p.x[1][i] <= c[1] && sim.p.x[1][i] > c[1] - 0.01);
-        for (size_t i = 0; i < before; i++) /* the stream moves on (a bare sim has no solver) */
-            sim.p.x[1][i] -= 1.5 * dt;
     }
     ck_assert_uint_eq(sim.p.n, 32 + 75 * 8);
+    ck_assert_uint_eq(sim.emit.held, 0);
     ck_assert(fabs(sim_emitter_mass(&sim) - 75 * 8 * 0.1) < 1e-9);
     sim_free(&sim);
 
@@ -577,6 +578,39 @@ START_TEST(test_emitter_counts)
     ck_assert(strstr(err.msg, "speed -1") != NULL);
     ck_assert(sim_emitter_init(&sim, c, 0.005, 1.0, 1000.0, 0.5, &err) == PFB_EINVAL);
     ck_assert(strstr(err.msg, "width 0.005") != NULL);
+    sim_free(&sim);
+}
+END_TEST
+
+/* A nozzle cannot pour into fluid standing at its exit: with the stream's last
+ * layer stopped just below the exit (a viscous pile reaching the nozzle, as
+ * miller_pearce's stream in the fill scene), a due layer waits (no particle is
+ * placed within 0.9 spacing of another over the exit) and comes out at the exit
+ * once the place is free; the stream then pours less than speed x t_stop. */
+START_TEST(test_emitter_waits_when_blocked)
+{
+    pfb_err err;
+    pfb_sim sim;
+    tu_bare_sim(&sim, 2, 0.01, 0, NULL, NULL);
+    const double c[3] = {0.3, 1.0, 0.0}, dt = 1e-3;
+    ck_assert(sim_emitter_init(&sim, c, 0.08, 1.5, 1000.0, 1.0, &err) == 0);
+    ck_assert(sim_emit_start(&sim, 1, &err) == 0);
+    ck_assert_uint_eq(sim.p.n, 8);
+    /* the layer has moved 0.3 spacing and stopped: each step's layer is held */
+    for (size_t i = 0; i < sim.p.n; i++)
+        sim.p.x[1][i] -= 0.003;
+    for (int k = 1; k <= 20; k++)
+        ck_assert(sim_emit(&sim, dt, k * dt, &err) == 0);
+    ck_assert_uint_eq(sim.p.n, 8);
+    ck_assert_uint_gt(sim.emit.held, 0);
+    /* the pile drops away: the waiting layer comes out within a step's travel of the exit */
+    for (size_t i = 0; i < sim.p.n; i++)
+        sim.p.x[1][i] -= 0.5;
+    ck_assert(sim_emit(&sim, dt, 21 * dt, &err) == 0);
+    ck_assert_uint_eq(sim.p.n, 16);
+    for (size_t i = 8; i < 16; i++)
+        ck_assert_msg(sim.p.x[1][i] <= c[1] && sim.p.x[1][i] >= c[1] - 1.5 * dt * (1 + 1e-9), "y %.15g",
+                      sim.p.x[1][i]);
     sim_free(&sim);
 }
 END_TEST
@@ -637,6 +671,7 @@ static Suite *scene_suite(void)
 
     TCase *em = tcase_create("emitter");
     tcase_add_test(em, test_emitter_counts);
+    tcase_add_test(em, test_emitter_waits_when_blocked);
     tcase_add_test(em, test_emitter_new_particles_initialised);
     tcase_set_timeout(em, 60);
     suite_add_tcase(s, em);
