@@ -4,7 +4,7 @@
  * Each cell of solver x scene x {2D, 3D} is one run with every solver and scene
  * parameter at its default and the blow-up checks at theirs (energy_limit 10;
  * volume_limit 0.5: a run that loses half its volume fails); only the resolution
- * and the duration are reduced, so that the table (104 runs) takes about 25 s of
+ * and the duration are reduced, so that the table (112 runs) takes about 30 s of
  * one core:
  *  - spacing: per scene, the coarsest that still resolves the scene's smallest
  *    feature by a few spacings (the scenes refuse fewer than two), a few hundred
@@ -66,6 +66,8 @@ static const table_cell cells[] = {
     {"tower", 3, "0.03", "0.1", {NULL}},          /* 6 x 20 x 6 = 720 */
     {"fill", 2, "0.02", "0.3", {NULL}},           /* the nozzle 4 spacings wide: 16, growing */
     {"fill", 3, "0.04", "0.1", {NULL}},           /* the nozzle 2 spacings across: 16, growing */
+    {"shear_wave", 2, "0.0125", "0.1", {NULL}},   /* the periodic box 8 x 8 = 64 */
+    {"shear_wave", 3, "0.0125", "0.1", {NULL}},   /* 8 x 8 x 8 = 512 */
 };
 
 #define NCELLS (sizeof cells / sizeof cells[0])
