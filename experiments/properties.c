@@ -66,6 +66,7 @@
 #include "../core/grid.h"
 #include "../core/kernels.h"
 #include "experiment.h"
+#include "material.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -311,16 +312,198 @@ static const prop_setup setups[] = {{2, {0.02, 0.05}, {40, 20}}, {3, {0.05, 0.1}
 static const double drop_radii[2][4] = {{0.05, 0.07, 0.1, 0.14}, {0.06, 0.08, 0.1, 0.12}};
 static const double drop_spacing[2][2] = {{0.005, 0.01}, {0.01, 0.02}};
 
+/* Append sets (NULL-terminated) after base (NULL-terminated) into out (cap entries). */
+static void join_sets(const char **out, size_t cap, const char *const *base, const char *const *sets)
+{
+    size_t n = 0;
+    for (size_t i = 0; base && base[i] && n + 1 < cap; i++)
+        out[n++] = base[i];
+    for (size_t i = 0; sets && sets[i] && n + 1 < cap; i++)
+        out[n++] = sets[i];
+    out[n] = NULL;
+}
+
+int material_wave(const pfb_exp_ctx *ctx, const char *experiment, const char *id, const pfb_solver_ops *so, int dim,
+                  double dx, double cells, double t_max, const char *const *sets, FILE *signal, material_wave_out *o,
+                  pfb_err *err)
+{
+    const double vref = sqrt(PROP_G * PROP_DEPTH), rho = 1000.0;
+    const double L = cells * dx, k = 2.0 * M_PI / L;
+    /* long enough for a viscosity of 0.1 dx v_ref to decay by e^-2, at most t_max */
+    const double t_wave = fmin(2.0 / (0.1 * dx * vref * k * k), t_max);
+    char sdim[32], spacing[64], tend[64], len[64], sref[64], frames[64];
+    snprintf(sdim, sizeof sdim, "run.dim=%d", dim);
+    snprintf(spacing, sizeof spacing, "run.spacing=%.17g", dx);
+    snprintf(tend, sizeof tend, "run.t_end=%.17g", t_wave);
+    snprintf(frames, sizeof frames, "run.frames=%d", 120); /* a fast decay still gets 4 samples */
+    snprintf(len, sizeof len, "scene.length=%.17g", L);
+    snprintf(sref, sizeof sref, "scene.speed_ref=%.17g", vref);
+    const char *base[] = {sdim, spacing, tend, frames, len, sref, "scene.amplitude=0.05", NULL};
+    const char *all[64];
+    join_sets(all, 64, base, sets);
+    wave_ctx wc = {k};
+    exp_extra wextra = {wave_names, wave_row, &wc, NULL};
+    exp_run_spec wspec = {experiment, id, so, "shear_wave", all, &wextra, 0};
+    exp_run_out wout;
+    int rc = exp_run(ctx, &wspec, &wout, err);
+    if (rc)
+        return rc;
+    const csv_table *x = &wout.extra;
+    const int ct = csv_table_col(x, "t"), cs = csv_table_col(x, "amp_sin"), cc = csv_table_col(x, "amp_cos");
+    double *t = malloc((x->nrow + 1) * sizeof *t), *a = malloc((x->nrow + 1) * sizeof *a);
+    size_t n = 0;
+    for (size_t r = 0; r < x->nrow && t && a; r++) {
+        t[n] = csv_table_get(x, r, ct);
+        a[n] = csv_table_get(x, r, cs);
+        if (signal)
+            fprintf(signal, "%s,%d,%.9g,%.10g,%.10g\n", so->name, dim, t[n], a[n], csv_table_get(x, r, cc));
+        n++;
+    }
+    const wave_fit wf = wout.unstable ? (wave_fit){NAN, NAN, NAN, NAN, "none"} : fit_wave(t, a, n, k, rho);
+    free(t);
+    free(a);
+    o->nu = wf.nu;
+    o->nu_err = wf.nu_err;
+    o->G = wf.G;
+    o->omega = wf.omega;
+    o->response = wf.response;
+    o->unstable = wout.unstable;
+    exp_reason(&wout, o->status, sizeof o->status);
+    o->nu_set = strcmp(so->name, "muller") ? NAN : muller_nu(ctx, id);
+    exp_run_out_free(&wout);
+    return PFB_OK;
+}
+
+int material_pool(const pfb_exp_ctx *ctx, const char *experiment, const char *id, const pfb_solver_ops *so, int dim,
+                  double dx, double t_end, const char *const *sets, FILE *series, material_pool_out *o, pfb_err *err)
+{
+    char sdim[32], spacing[64], ptend[64];
+    snprintf(sdim, sizeof sdim, "run.dim=%d", dim);
+    snprintf(spacing, sizeof spacing, "run.spacing=%.17g", dx);
+    snprintf(ptend, sizeof ptend, "run.t_end=%.17g", t_end);
+    const char *base[] = {sdim, spacing, ptend, NULL};
+    const char *all[64];
+    join_sets(all, 64, base, sets);
+    pool_ctx pc;
+    memset(&pc, 0, sizeof pc);
+    pfb_err kerr;
+    pc.ok = kernel_init(&pc.w, PFB_KERNEL_CUBIC, dim, 2.0 * dx, &kerr) == 0 && grid_init(&pc.grid, dim, 2.0 * dx, &kerr) == 0;
+    exp_extra pextra = {pool_names, pool_row, &pc, NULL};
+    exp_run_spec pspec = {experiment, id, so, "pool", all, &pextra, 0};
+    exp_run_out pout;
+    int rc = exp_run(ctx, &pspec, &pout, err);
+    grid_free(&pc.grid);
+    nlist_free(&pc.nl);
+    free(pc.rho);
+    if (rc)
+        return rc;
+    const csv_table *y = &pout.extra;
+    const int pt = csv_table_col(y, "t"), ps = csv_table_col(y, "drho_slope");
+    double t_last = 0.0;
+    for (size_t r = 0; r < y->nrow; r++)
+        t_last = fmax(t_last, csv_table_get(y, r, pt));
+    double sum = 0, sum2 = 0, cnt = 0;
+    for (size_t r = 0; r < y->nrow; r++) {
+        const double tt = csv_table_get(y, r, pt), sl = csv_table_get(y, r, ps);
+        if (series)
+            fprintf(series, "%s,%d,%.9g,%.10g\n", so->name, dim, tt, sl);
+        if (tt >= 2.0 / 3.0 * t_last && isfinite(sl)) {
+            sum += sl;
+            sum2 += sl * sl;
+            cnt += 1.0;
+        }
+    }
+    o->c = o->c_err = NAN;
+    if (!pout.unstable && cnt >= 2 && sum < 0) {
+        const double ms = sum / cnt, sd = sqrt(fmax(sum2 / cnt - ms * ms, 0.0) / (cnt - 1.0));
+        o->c = sqrt(-PROP_G / ms);
+        o->c_err = 0.5 * o->c * sd / fabs(ms); /* dc/c = (1/2) ds/s */
+    }
+    o->unstable = pout.unstable;
+    exp_reason(&pout, o->status, sizeof o->status);
+    exp_run_out_free(&pout);
+    return PFB_OK;
+}
+
+int material_drops(const pfb_exp_ctx *ctx, const char *experiment, const char *id_prefix, const pfb_solver_ops *so,
+                   int dim, const double *radii, int nr, double ddx, double t_end, const char *const *sets,
+                   FILE *drops, material_drops_out *o, pfb_err *err)
+{
+    const double vref = sqrt(PROP_G * PROP_DEPTH);
+    double invR[8], dp[8];
+    size_t nd = 0;
+    int rc = PFB_OK;
+    o->sigma_set = NAN;
+    o->unstable = 0;
+    for (int ri = 0; ri < nr && ri < 8 && !rc; ri++) {
+        const double R = radii[ri];
+        char did[160], sdim[32], dsp[64], rad[64], dtend[64], sref[64];
+        snprintf(did, sizeof did, "%s_R%.3f", id_prefix, R);
+        snprintf(sdim, sizeof sdim, "run.dim=%d", dim);
+        snprintf(dsp, sizeof dsp, "run.spacing=%.17g", ddx);
+        snprintf(rad, sizeof rad, "scene.radius=%.17g", R);
+        snprintf(dtend, sizeof dtend, "run.t_end=%.17g", t_end);
+        snprintf(sref, sizeof sref, "scene.speed_ref=%.17g", vref);
+        const char *base[] = {sdim, dsp, rad, dtend, "run.frames=30", "scene.amplitude=0", sref, NULL};
+        const char *all[64];
+        join_sets(all, 64, base, sets);
+        drop_ctx dc = {0.5 * R, NULL, 0};
+        exp_extra dextra = {drop_names, NULL, &dc, drop_row};
+        exp_run_spec dspec = {experiment, did, so, "drop", all, &dextra, 0};
+        exp_run_out dout;
+        rc = exp_surface_tension(ctx, &dspec, &o->sigma_set, err);
+        if (!rc)
+            rc = exp_run(ctx, &dspec, &dout, err);
+        free(dc.in);
+        if (rc)
+            break;
+        /* the mean over the second half of the run (the drop settled) */
+        const csv_table *z = &dout.extra;
+        const int zt = csv_table_col(z, "t"), zp = csv_table_col(z, "p_virial");
+        double zs = 0, zs2 = 0, zn = 0, tl = 0;
+        for (size_t r = 0; r < z->nrow; r++)
+            tl = fmax(tl, csv_table_get(z, r, zt));
+        for (size_t r = 0; r < z->nrow; r++) {
+            const double v = csv_table_get(z, r, zp);
+            if (csv_table_get(z, r, zt) >= 0.5 * tl && isfinite(v)) {
+                zs += v;
+                zs2 += v * v;
+                zn += 1.0;
+            }
+        }
+        const double pm = zn > 0 ? zs / zn : NAN;
+        const double pe = zn > 1 ? sqrt(fmax(zs2 / zn - pm * pm, 0.0) / (zn - 1.0)) : NAN;
+        if (drops)
+            fprintf(drops, "%s,%d,%.6g,%zu,%s,%.10g,%.6g\n", so->name, dim, R, dout.n, exp_status_word(&dout), pm, pe);
+        if (!dout.unstable && isfinite(pm)) {
+            invR[nd] = 1.0 / R;
+            dp[nd++] = pm;
+        }
+        o->unstable |= dout.unstable;
+        exp_run_out_free(&dout);
+    }
+    if (rc)
+        return rc;
+    /* Delta p = (dim - 1) sigma / R: the slope of p against 1 / R */
+    double slope = NAN, slope_err = NAN;
+    if (nd >= 3)
+        exp_line_slope(invR, dp, nd, &slope, &slope_err);
+    else if (nd == 2)
+        slope = (dp[1] - dp[0]) / (invR[1] - invR[0]);
+    o->sigma = slope / (dim - 1);
+    o->sigma_err = slope_err / (dim - 1);
+    return PFB_OK;
+}
+
 static int properties_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
     const int q = ctx->quick ? 1 : 0;
     const double rho = 1000.0;
-    const double vref = sqrt(PROP_G * PROP_DEPTH), H = PROP_DEPTH, U = sqrt(PROP_G * H);
-    exp_csv sig, pool, summary;
+    const double H = PROP_DEPTH, U = sqrt(PROP_G * H);
+    exp_csv sig, pool, summary, drops;
     memset(&sig, 0, sizeof sig);
     memset(&pool, 0, sizeof pool);
     memset(&summary, 0, sizeof summary);
-    exp_csv drops;
     memset(&drops, 0, sizeof drops);
     int rc = exp_csv_open(&sig, ctx, "properties_signal.csv", "solver,dim,t,amp_sin,amp_cos", err);
     if (!rc)
@@ -337,158 +520,35 @@ static int properties_run(const pfb_exp_ctx *ctx, pfb_err *err)
         const pfb_solver_ops *so = ctx->solvers[si];
         for (size_t u = 0; u < nsetup && !rc; u++) {
             const prop_setup *su = &setups[u];
-            const double dx = su->spacing[q], L = su->cells[q] * dx, k = 2.0 * M_PI / L;
-            /* the wave: long enough for a viscosity of 0.1 dx v_ref to decay by e^-2,
-             * at most 2 s in 2D and 1.5 s in 3D (muller, the least viscous decaying
-             * wave, then decays by e^-1.8 and e^-2.6; clavet's elastic one swings
-             * four times) */
-            const double t_wave = fmin(2.0 / (0.1 * dx * vref * k * k), q ? 1.0 : su->dim == 2 ? 2.0 : 1.5);
-            char id[128], dim[32], spacing[64], tend[64], len[64], sref[64], frames[64];
+            const double dx = su->spacing[q];
+            char id[128];
             snprintf(id, sizeof id, "%s_wave_%dd", so->name, su->dim);
-            snprintf(dim, sizeof dim, "run.dim=%d", su->dim);
-            snprintf(spacing, sizeof spacing, "run.spacing=%.17g", dx);
-            snprintf(tend, sizeof tend, "run.t_end=%.17g", t_wave);
-            snprintf(frames, sizeof frames, "run.frames=%d", 120); /* a fast decay still gets 4 samples */
-            snprintf(len, sizeof len, "scene.length=%.17g", L);
-            snprintf(sref, sizeof sref, "scene.speed_ref=%.17g", vref);
-            const char *wsets[] = {dim, spacing, tend, frames, len, sref, "scene.amplitude=0.05", NULL};
-            wave_ctx wc = {k};
-            exp_extra wextra = {wave_names, wave_row, &wc, NULL};
-            exp_run_spec wspec = {"properties", id, so, "shear_wave", wsets, &wextra, 0};
-            exp_run_out wout;
-            rc = exp_run(ctx, &wspec, &wout, err);
+            material_wave_out wf;
+            rc = material_wave(ctx, "properties", id, so, su->dim, dx, su->cells[q], q ? 1.0 : su->dim == 2 ? 2.0 : 1.5,
+                               NULL, sig.f, &wf, err);
             if (rc)
                 break;
-            const csv_table *x = &wout.extra;
-            const int ct = csv_table_col(x, "t"), cs = csv_table_col(x, "amp_sin"), cc = csv_table_col(x, "amp_cos");
-            double *t = malloc((x->nrow + 1) * sizeof *t), *a = malloc((x->nrow + 1) * sizeof *a);
-            size_t n = 0;
-            for (size_t r = 0; r < x->nrow && t && a; r++) {
-                t[n] = csv_table_get(x, r, ct);
-                a[n] = csv_table_get(x, r, cs);
-                fprintf(sig.f, "%s,%d,%.9g,%.10g,%.10g\n", so->name, su->dim, t[n], a[n], csv_table_get(x, r, cc));
-                n++;
-            }
-            wave_fit wf = wout.unstable ? (wave_fit){NAN, NAN, NAN, NAN, "none"} : fit_wave(t, a, n, k, rho);
-            free(t);
-            free(a);
-            char wstatus[320];
-            exp_reason(&wout, wstatus, sizeof wstatus);
-            const double nu_set = strcmp(so->name, "muller") ? NAN : muller_nu(ctx, id);
-            exp_run_out_free(&wout);
-
-            /* the pool */
-            char pid[128], ptend[64];
-            snprintf(pid, sizeof pid, "%s_pool_%dd", so->name, su->dim);
-            snprintf(ptend, sizeof ptend, "run.t_end=%.17g", q ? 0.5 : 2.0);
-            const char *psets[] = {dim, spacing, ptend, NULL};
-            pool_ctx pc;
-            memset(&pc, 0, sizeof pc);
-            pfb_err kerr;
-            pc.ok = kernel_init(&pc.w, PFB_KERNEL_CUBIC, su->dim, 2.0 * dx, &kerr) == 0 &&
-                    grid_init(&pc.grid, su->dim, 2.0 * dx, &kerr) == 0;
-            exp_extra pextra = {pool_names, pool_row, &pc, NULL};
-            exp_run_spec pspec = {"properties", pid, so, "pool", psets, &pextra, 0};
-            exp_run_out pout;
-            rc = exp_run(ctx, &pspec, &pout, err);
-            grid_free(&pc.grid);
-            nlist_free(&pc.nl);
-            free(pc.rho);
+            snprintf(id, sizeof id, "%s_pool_%dd", so->name, su->dim);
+            material_pool_out pf;
+            rc = material_pool(ctx, "properties", id, so, su->dim, dx, q ? 0.5 : 2.0, NULL, pool.f, &pf, err);
             if (rc)
                 break;
-            const csv_table *y = &pout.extra;
-            const int pt = csv_table_col(y, "t"), ps = csv_table_col(y, "drho_slope");
-            double t_last = 0.0;
-            for (size_t r = 0; r < y->nrow; r++)
-                t_last = fmax(t_last, csv_table_get(y, r, pt));
-            double sum = 0, sum2 = 0, cnt = 0;
-            for (size_t r = 0; r < y->nrow; r++) {
-                const double tt = csv_table_get(y, r, pt), sl = csv_table_get(y, r, ps);
-                fprintf(pool.f, "%s,%d,%.9g,%.10g\n", so->name, su->dim, tt, sl);
-                if (tt >= 2.0 / 3.0 * t_last && isfinite(sl)) {
-                    sum += sl;
-                    sum2 += sl * sl;
-                    cnt += 1.0;
-                }
-            }
-            double c_eff = NAN, c_err = NAN;
-            if (!pout.unstable && cnt >= 2 && sum < 0) {
-                const double ms = sum / cnt, sd = sqrt(fmax(sum2 / cnt - ms * ms, 0.0) / (cnt - 1.0));
-                c_eff = sqrt(-PROP_G / ms);
-                c_err = 0.5 * c_eff * sd / fabs(ms); /* dc/c = (1/2) ds/s */
-            }
-            char pstatus[320];
-            exp_reason(&pout, pstatus, sizeof pstatus);
-            exp_run_out_free(&pout);
-
-            /* the drops: Laplace pressure against 1 / R */
-            double invR[4], dp[4], sigma_set = NAN;
-            size_t nd = 0;
-            const int nr = q ? 2 : 4;
-            for (int ri = 0; ri < nr && !rc; ri++) {
-                const double R = drop_radii[su->dim - 2][ri], ddx = drop_spacing[su->dim - 2][q];
-                char did[128], dsp[64], rad[64], dtend[64];
-                snprintf(did, sizeof did, "%s_laplace_%dd_R%.3f", so->name, su->dim, R);
-                snprintf(dsp, sizeof dsp, "run.spacing=%.17g", ddx);
-                snprintf(rad, sizeof rad, "scene.radius=%.17g", R);
-                snprintf(dtend, sizeof dtend, "run.t_end=%.17g", q ? 0.5 : 1.5);
-                const char *dsets[] = {dim, dsp, rad, dtend, "run.frames=30", "scene.amplitude=0", sref, NULL};
-                drop_ctx dc = {0.5 * R, NULL, 0};
-                exp_extra dextra = {drop_names, NULL, &dc, drop_row};
-                exp_run_spec dspec = {"properties", did, so, "drop", dsets, &dextra, 0};
-                exp_run_out dout;
-                rc = exp_surface_tension(ctx, &dspec, &sigma_set, err);
-                if (!rc)
-                    rc = exp_run(ctx, &dspec, &dout, err);
-                free(dc.in);
-                if (rc)
-                    break;
-                /* the mean over the second half of the run (the drop settled) */
-                const csv_table *z = &dout.extra;
-                const int zt = csv_table_col(z, "t"), zp = csv_table_col(z, "p_virial");
-                double zs = 0, zs2 = 0, zn = 0, tl = 0;
-                for (size_t r = 0; r < z->nrow; r++)
-                    tl = fmax(tl, csv_table_get(z, r, zt));
-                for (size_t r = 0; r < z->nrow; r++) {
-                    const double v = csv_table_get(z, r, zp);
-                    if (csv_table_get(z, r, zt) >= 0.5 * tl && isfinite(v)) {
-                        zs += v;
-                        zs2 += v * v;
-                        zn += 1.0;
-                    }
-                }
-                const double pm = zn > 0 ? zs / zn : NAN;
-                const double pe = zn > 1 ? sqrt(fmax(zs2 / zn - pm * pm, 0.0) / (zn - 1.0)) : NAN;
-                fprintf(drops.f, "%s,%d,%.6g,%zu,%s,%.10g,%.6g\n", so->name, su->dim, R, dout.n,
-                        exp_status_word(&dout), pm, pe);
-                if (!dout.unstable && isfinite(pm)) {
-                    invR[nd] = 1.0 / R;
-                    dp[nd++] = pm;
-                }
-                exp_run_out_free(&dout);
-            }
+            snprintf(id, sizeof id, "%s_laplace_%dd", so->name, su->dim);
+            material_drops_out df;
+            rc = material_drops(ctx, "properties", id, so, su->dim, drop_radii[su->dim - 2], q ? 2 : 4,
+                                drop_spacing[su->dim - 2][q], q ? 0.5 : 1.5, NULL, drops.f, &df, err);
             if (rc)
                 break;
-            /* Delta p = (dim - 1) sigma / R: the slope of p against 1 / R */
-            double slope = NAN, slope_err = NAN;
-            if (nd >= 3)
-                exp_line_slope(invR, dp, nd, &slope, &slope_err);
-            else if (nd == 2) {
-                slope = (dp[1] - dp[0]) / (invR[1] - invR[0]);
-                slope_err = NAN;
-            }
-            const double sigma_eff = slope / (su->dim - 1), sigma_err = slope_err / (su->dim - 1);
-
             /* a group only from a measured value above twice its standard error (a
              * sigma_eff that is zero within its error gives no Bond number) */
             const double Re = wf.nu > 0 && !(wf.nu < 2.0 * wf.nu_err) ? H * U / wf.nu : NAN;
-            const double Ma = c_eff > 0 && !(c_eff < 2.0 * c_err) ? U / c_eff : NAN;
-            const double Bo = sigma_eff > 0 && !(sigma_eff < 2.0 * sigma_err) ? rho * PROP_G * H * H / sigma_eff : NAN;
+            const double Ma = pf.c > 0 && !(pf.c < 2.0 * pf.c_err) ? U / pf.c : NAN;
+            const double Bo = df.sigma > 0 && !(df.sigma < 2.0 * df.sigma_err) ? rho * PROP_G * H * H / df.sigma : NAN;
             fprintf(summary.f,
                     "%s,%d,%.10g,%.10g,%.6g,%s,%.10g,%.10g,%.10g,%.6g,%.10g,%.10g,%.6g,%.10g,%.10g,%.10g,%s,%s\n",
-                    so->name, su->dim, nu_set, wf.nu, wf.nu_err, wf.response, wf.G, wf.omega, c_eff, c_err,
-                    sigma_set, sigma_eff, sigma_err, Re, Ma, Bo, wstatus[0] ? wstatus : "ok",
-                    pstatus[0] ? pstatus : "ok");
+                    so->name, su->dim, wf.nu_set, wf.nu, wf.nu_err, wf.response, wf.G, wf.omega, pf.c, pf.c_err,
+                    df.sigma_set, df.sigma, df.sigma_err, Re, Ma, Bo, wf.status[0] ? wf.status : "ok",
+                    pf.status[0] ? pf.status : "ok");
         }
     }
     exp_csv *const cs[] = {&sig, &pool, &drops, &summary};

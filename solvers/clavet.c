@@ -52,6 +52,9 @@
  * sound_speed = 0 uses k, k_near as given.  Since a k or k_near given with the
  * default sound speed would be rescaled without the user asking, clavet_create
  * refuses that combination and asks for sound_speed to be set as well.
+ * sound_speed_si gives c in m/s instead: the same material in every scene, which
+ * a sound speed relative to each scene's v_ref is not (the calibrated fluid of
+ * scenes/calibrated.ini uses it; setting both is refused).
  *
  * Choices where the paper is silent:
  *  - Periodic axes (core/periodic.h; the paper has none): every pair's displacement
@@ -163,6 +166,7 @@ static const pfb_param_spec clavet_params[] = {
     {"d_stick", PFB_PARAM_DOUBLE, 0.05, 0.0, 10.0, "m", "stickiness range (eq. 12)", NULL},
     /* default 10, not 0 (the paper's k, k_near): those collapse the SI-gravity scenes (header) */
     {"sound_speed", PFB_PARAM_DOUBLE, 10.0, 0.0, 1e4, "v_ref", "bulk sound speed in v_ref: k, k_near scaled to it, ratio kept; 0 = k, k_near as given (the paper's values)", NULL},
+    {"sound_speed_si", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e6, "m/s", "bulk sound speed in m/s, the same in every scene (a calibrated fluid); > 0 replaces sound_speed; 0 = sound_speed v_ref", NULL},
     {"relaxation", PFB_PARAM_CHOICE, 0, 0, 0, "", "sequential (the paper) or jacobi", "sequential|jacobi"},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
@@ -395,7 +399,13 @@ static double equilibrium_h(int dim, double rho0, double k, double k_near)
 static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err)
 {
     *out = NULL;
-    if (params_get(p, "sound_speed") > 0.0 && !params_is_set(p, "sound_speed") &&
+    const double c_si = params_get(p, "sound_speed_si");
+    if (c_si > 0.0 && params_is_set(p, "sound_speed"))
+        return pfb_err_set(err, PFB_EINVAL,
+                           "clavet: sound_speed = %g and sound_speed_si = %g are both given; valid: one of them "
+                           "(sound_speed in v_ref, sound_speed_si in m/s)",
+                           params_get(p, "sound_speed"), c_si);
+    if (c_si == 0.0 && params_get(p, "sound_speed") > 0.0 && !params_is_set(p, "sound_speed") &&
         (params_is_set(p, "k") || params_is_set(p, "k_near")))
         return pfb_err_set(err, PFB_EINVAL,
                            "clavet: k or k_near is given, but the default sound_speed = %g would rescale both "
@@ -428,8 +438,8 @@ static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     const lattice_sums L = lattice_sums_at(sim->dim, hf);
     double c2 = sound_speed2(&L, sim->dim, sim->spacing, s->k, s->k_near);
     const double cfac = params_get(p, "sound_speed");
-    if (cfac > 0.0) { /* scale both stiffnesses, their ratio kept, to c = cfac v_ref */
-        double c_target = cfac * sim->v_ref;
+    if (c_si > 0.0 || cfac > 0.0) { /* scale both stiffnesses, their ratio kept, to c */
+        double c_target = c_si > 0.0 ? c_si : cfac * sim->v_ref;
         if (!(c2 > 0.0) || !(c_target > 0.0)) {
             clavet_destroy(s);
             return pfb_err_set(err, PFB_EINVAL,

@@ -45,6 +45,20 @@
  *    SPH back ends.  The drag coefficient is drag_ratio times the critical damping of
  *    a pair at r0, sqrt(2 k0 M) (reduced mass M/2), when drag = 0.  Attenuation makes
  *    the powder and fluid contacts softer than k0 near r0 (s_r vanishes there).
+ *    sound_speed_si gives c in m/s instead of in the scene's v_ref: the same
+ *    material in every scene (the calibrated fluid, scenes/calibrated.ini).
+ *  - Drag as a viscosity (drag_nu; the paper is silent).  Eq. 2's drag acts on the
+ *    radial relative velocity, F_i = sum_j gamma s_d(r) ((v_j - v_i) . e) e, e =
+ *    r_ij / r.  In a simple shear v_x = S y the momentum flux through a plane of a
+ *    lattice of number density 1/dx^dim and mass M per site is then
+ *    tau_xy = (gamma S / (2 dx^dim)) sum_j s_d(r_j) x_j^2 y_j^2 / r_j^2, so the
+ *    kinematic viscosity is nu = tau / (rho S) with rho = M / dx^dim:
+ *    gamma = 2 M nu / sum ... .  The sum runs over the initial lattice's
+ *    sites within c_d r0 (the mean radii).  In 2D gamma / nu is independent of the
+ *    spacing (M ~ dx^2), in 3D it grows like dx: drag_nu states the material, not
+ *    the resolution.  The radius spread and the lattice's relaxation make the
+ *    measured viscosity differ from nu by a lattice factor (measured in
+ *    tests/test_miller_pearce.c's shear wave).
  *  - Temperature (the paper: "an area for further research").  Each globule carries T
  *    (initial value: temperature).  A pair's interaction is interpolated between the
  *    solid and the fluid preset by its mean temperature: lambda = (T_pair - t_solid) /
@@ -87,7 +101,9 @@ static const pfb_param_spec mp_params[] = {
     {"n", PFB_PARAM_DOUBLE, 3.0, 0.0, 19.0, "1", "attraction exponent of eq. 2 (n < m)", NULL},
     {"b1", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e30, "N m^(m-1)", "repulsion strength of eq. 2; 0 = from sound_speed", NULL},
     {"sound_speed", PFB_PARAM_DOUBLE, 10.0, 0.01, 1e4, "v_ref", "chain sound speed r0 sqrt(k0/M) that sets b1 when b1 = 0", NULL},
-    {"drag", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e30, "kg/s", "drag coefficient of eq. 2; 0 = drag_ratio x critical", NULL},
+    {"sound_speed_si", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e6, "m/s", "chain sound speed in m/s, the same in every scene (a calibrated fluid); > 0 replaces sound_speed", NULL},
+    {"drag", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e30, "kg/s", "drag coefficient of eq. 2; 0 = drag_nu, else drag_ratio x critical", NULL},
+    {"drag_nu", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e6, "m^2/s", "drag of eq. 2 given as the kinematic shear viscosity it gives the initial lattice (continuum limit); 0 = drag_ratio", NULL},
     {"drag_ratio", PFB_PARAM_DOUBLE, 1.0, 0.0, 100.0, "1", "drag over a pair's critical damping sqrt(2 k0 M) when drag = 0", NULL},
     {"radius_spread", PFB_PARAM_DOUBLE, 0.1, 0.0, 0.5, "1", "radii uniform in r0/2 (1 +- spread)", NULL},
     {"restitution_n", PFB_PARAM_DOUBLE, 0.2, 0.0, 1.0, "1", "r_n: normal reflection coefficient (eq. 8)", NULL},
@@ -259,6 +275,24 @@ static int init_globules(mp_state *s, pfb_sim *sim, pfb_err *err)
     return PFB_OK;
 }
 
+/* The drag coefficient per unit kinematic viscosity of the lattice (see the header,
+ * "Drag as a viscosity"): gamma / nu = 2 M / S,
+ * S = sum_j s_d(r_j) x_j^2 y_j^2 / r_j^2 over the lattice sites within the reach. */
+static double drag_per_nu(int dim, double dx, double reach, double M)
+{
+    const int n = (int)ceil(reach / dx);
+    double S = 0.0;
+    for (int a = -n; a <= n; a++)
+        for (int b = -n; b <= n; b++)
+            for (int c = (dim == 3 ? -n : 0); c <= (dim == 3 ? n : 0); c++) {
+                const double x = a * dx, y = b * dx, z = c * dx, r2 = x * x + y * y + z * z;
+                if (r2 == 0.0 || r2 >= reach * reach)
+                    continue;
+                S += (1.0 - r2 / (reach * reach)) * x * x * y * y / r2;
+            }
+    return S > 0.0 ? 2.0 * M / S : 0.0;
+}
+
 static int mp_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err)
 {
     *out = NULL;
@@ -291,7 +325,23 @@ static int mp_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err
     const double r0 = params_get(p, "r0") * sim->spacing;
     const double M = sim->p.m[0];
     s->r0 = r0;
-    s->c = params_get(p, "sound_speed") * sim->v_ref;
+    const double c_si = params_get(p, "sound_speed_si");
+    if (c_si > 0.0 && params_is_set(p, "sound_speed")) {
+        mp_destroy(s);
+        return pfb_err_set(err, PFB_EINVAL,
+                           "miller_pearce: sound_speed = %g and sound_speed_si = %g are both given; valid: one of "
+                           "them (sound_speed in v_ref, sound_speed_si in m/s)",
+                           params_get(p, "sound_speed"), c_si);
+    }
+    const int ndrag = (params_get(p, "drag") > 0.0) + (params_get(p, "drag_nu") > 0.0) + params_is_set(p, "drag_ratio");
+    if (ndrag > 1) {
+        mp_destroy(s);
+        return pfb_err_set(err, PFB_EINVAL,
+                           "miller_pearce: drag = %g, drag_nu = %g and drag_ratio = %g: more than one given; valid: "
+                           "one of them",
+                           params_get(p, "drag"), params_get(p, "drag_nu"), params_get(p, "drag_ratio"));
+    }
+    s->c = c_si > 0.0 ? c_si : params_get(p, "sound_speed") * sim->v_ref;
     s->law.b1 = params_get(p, "b1");
     if (s->law.b1 == 0.0)
         s->law.b1 = M * (s->c / r0) * (s->c / r0) * pow(r0, s->law.m) / (s->law.m - s->law.n);
@@ -299,6 +349,8 @@ static int mp_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err
     s->k0 = (s->law.m - s->law.n) * s->law.b1 / pow(r0, s->law.m);
     s->c = r0 * sqrt(s->k0 / M);
     s->law.drag = params_get(p, "drag");
+    if (s->law.drag == 0.0 && params_get(p, "drag_nu") > 0.0)
+        s->law.drag = params_get(p, "drag_nu") * drag_per_nu(sim->dim, sim->spacing, s->c_d * r0, M);
     if (s->law.drag == 0.0)
         s->law.drag = params_get(p, "drag_ratio") * sqrt(2.0 * s->k0 * M);
     s->r_n = params_get(p, "restitution_n");

@@ -1,0 +1,54 @@
+/* fluid.c — the reference fluid file (see fluid.h). */
+#include "fluid.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../core/params.h"
+
+/* Ranges: positive and finite; the upper bounds are only there to refuse nonsense
+ * (a Mach number above 10 or a height above 1 km is no liquid of these scenes). */
+static const pfb_param_spec fluid_params[] = {
+    {"length", PFB_PARAM_DOUBLE, 0.0, 1e-6, 1e3, "m", "height H of the scenes' fluid (dam-break column, pool depth)", NULL},
+    {"gravity", PFB_PARAM_DOUBLE, 0.0, 1e-6, 1e4, "m/s^2", "gravitational acceleration g", NULL},
+    {"density", PFB_PARAM_DOUBLE, 0.0, 1e-6, 1e6, "kg/m^3", "density rho", NULL},
+    {"Re", PFB_PARAM_DOUBLE, 0.0, 1e-6, 1e12, "1", "Reynolds number H sqrt(g H) / nu", NULL},
+    {"Ma", PFB_PARAM_DOUBLE, 0.0, 1e-9, 10.0, "1", "Mach number sqrt(g H) / c", NULL},
+    {"Bo", PFB_PARAM_DOUBLE, 0.0, 1e-6, 1e15, "1", "Bond number rho g H^2 / sigma", NULL},
+    {NULL, PFB_PARAM_DOUBLE, 0, 0, 0, NULL, NULL, NULL},
+};
+
+void fluid_derive(pfb_fluid *f)
+{
+    const double U = sqrt(f->gravity * f->length);
+    f->nu = f->length * U / f->Re;
+    f->c = U / f->Ma;
+    f->sigma = f->density * f->gravity * f->length * f->length / f->Bo;
+}
+
+int fluid_load(const char *path, pfb_fluid *f, pfb_err *err)
+{
+    memset(f, 0, sizeof *f);
+    pfb_params p;
+    int rc = params_init(&p, fluid_params, "reference fluid", err);
+    if (rc)
+        return rc;
+    pfb_ini_target t[] = {{"reference", &p}};
+    rc = params_load_ini(path, t, 1, NULL, 0, err);
+    for (size_t i = 0; !rc && i < p.n; i++)
+        if (!params_is_set(&p, p.spec[i].name))
+            rc = pfb_err_set(err, PFB_EINVAL,
+                             "reference fluid '%s': [reference] has no '%s'; valid: a %s (%s) from %g to %g", path,
+                             p.spec[i].name, p.spec[i].help, p.spec[i].unit, p.spec[i].min, p.spec[i].max);
+    if (!rc) {
+        f->length = params_get(&p, "length");
+        f->gravity = params_get(&p, "gravity");
+        f->density = params_get(&p, "density");
+        f->Re = params_get(&p, "Re");
+        f->Ma = params_get(&p, "Ma");
+        f->Bo = params_get(&p, "Bo");
+        fluid_derive(f);
+    }
+    params_free(&p);
+    return rc;
+}

@@ -1,0 +1,52 @@
+/* material.h — the three measurements of a method's effective material
+ * (properties.c's header gives the methods): the shear wave's viscosity or shear
+ * modulus, the settled pool's sound speed, and the drops' Laplace surface tension.
+ * The properties experiment reports them; the calibration (calibrate.c) searches
+ * parameters with them.  Each runs through exp_run (make-style: a current run is
+ * reused) under OUT/runs/<id>; sets are extra "key=value" settings (a trial's
+ * parameters) appended after the measurement's own. */
+#ifndef PFB_MATERIAL_H
+#define PFB_MATERIAL_H
+
+#include <stdio.h>
+
+#include "experiment.h"
+
+typedef struct material_wave_out {
+    double nu, nu_err;    /* viscous response: kinematic viscosity and its standard error */
+    double G, omega;      /* elastic response: shear modulus rho omega^2 / k^2 */
+    double nu_set;        /* muller's stated mu / rho0 (NaN for the others) */
+    const char *response; /* "viscous", "elastic" or "none" */
+    int unstable;
+    char status[320];     /* "" or the blow-up */
+} material_wave_out;
+
+typedef struct material_pool_out {
+    double c, c_err;      /* sound speed from the hydrostatic compression; NaN if none */
+    int unstable;
+    char status[320];
+} material_pool_out;
+
+typedef struct material_drops_out {
+    double sigma, sigma_err; /* Laplace slope / (dim - 1); NaN if fewer than 2 drops */
+    double sigma_set;        /* the solver's explicit sigma, or NaN */
+    int unstable;            /* some drop blew up */
+} material_drops_out;
+
+/* The shear wave in a periodic box of cells spacings, at most t_max long; signal
+ * (may be NULL) gets rows solver,dim,t,amp_sin,amp_cos. */
+int material_wave(const pfb_exp_ctx *ctx, const char *experiment, const char *id, const pfb_solver_ops *so, int dim,
+                  double dx, double cells, double t_max, const char *const *sets, FILE *signal, material_wave_out *o,
+                  pfb_err *err);
+
+/* The pool, t_end long; series (may be NULL) gets rows solver,dim,t,drho_slope. */
+int material_pool(const pfb_exp_ctx *ctx, const char *experiment, const char *id, const pfb_solver_ops *so, int dim,
+                  double dx, double t_end, const char *const *sets, FILE *series, material_pool_out *o, pfb_err *err);
+
+/* Drops of nr radii at spacing ddx (ids id_prefix_R<radius>); drops (may be NULL)
+ * gets rows solver,dim,radius,n,status,p_virial,p_err. */
+int material_drops(const pfb_exp_ctx *ctx, const char *experiment, const char *id_prefix, const pfb_solver_ops *so,
+                   int dim, const double *radii, int nr, double ddx, double t_end, const char *const *sets,
+                   FILE *drops, material_drops_out *o, pfb_err *err);
+
+#endif
