@@ -100,6 +100,19 @@ $(BUILD)/version_info.h: FORCE | $(DEPS_STAMP)
 
 $(BUILD)/core/version.o: $(BUILD)/version_info.h
 
+# the named material presets compiled in (experiments/presets.h): scenes/NAME.ini
+# as C string literals
+PRESET_NAMES := calibrated paper
+$(BUILD)/presets_gen.h: $(PRESET_NAMES:%=scenes/%.ini)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)for n in $(PRESET_NAMES); do \
+	  printf '#define PFB_PRESET_%s \\\n' "$$(echo $$n | tr a-z A-Z)"; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n" \\/' scenes/$$n.ini; \
+	  printf '    ""\n'; \
+	done > $@.new && mv $@.new $@
+
+$(BUILD)/experiments/presets.o: $(BUILD)/presets_gen.h
+
 $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
@@ -146,13 +159,18 @@ PAPER_JOB := paper
 else
 $(error QUICK is '$(QUICK)'; valid: 0 or 1)
 endif
+# calibrate first: the others run the fluid it has just calibrated (its
+# calibrated.ini as --preset), so every number follows from this tree's calibration
 EXPERIMENTS := volume stability drop scaling snapshots properties
 FIGURES := $(basename $(notdir $(filter-out plots/style.gp,$(wildcard plots/*.gp))))
 # figures and the paper carry the date of the last commit, not the build's
 EPOCH = export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 
 experiments: bin/pfbench
-	$(Q)for e in $(EXPERIMENTS); do bin/pfbench exp $$e $(EXP_FLAGS) --out $(EXP_DIR)/$$e || exit 1; done
+	$(Q)bin/pfbench exp calibrate $(EXP_FLAGS) --out $(EXP_DIR)/calibrate
+	$(Q)for e in $(EXPERIMENTS); do \
+	  bin/pfbench exp $$e $(EXP_FLAGS) --preset $(EXP_DIR)/calibrate/calibrated.ini --out $(EXP_DIR)/$$e || exit 1; \
+	done
 
 figures: experiments
 	$(Q)bash scripts/deps.sh figures

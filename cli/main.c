@@ -13,6 +13,8 @@
 #include "../core/scene.h"
 #include "../core/version.h"
 #include "../experiments/experiment.h"
+#include "../experiments/fluid.h"
+#include "../experiments/presets.h"
 #include "../solvers/solver.h"
 #include "bench.h"
 
@@ -49,7 +51,10 @@ static void usage_run(FILE *f)
           "  --substeps N         steps per frame (default: from dt)\n"
           "  --seed N             seed of the run's random numbers (default 1)\n"
           "  --snapshots K        csv, vtp (with frames.pvd) or none (default csv)\n"
-          "  --config FILE        INI file with [run], [scene] and [<solver>] sections\n"
+          "  --preset P           material: calibrated (default: the reference fluid of\n"
+          "                       scenes/fluid.ini), paper (each paper's values), none (the\n"
+          "                       solver's built-in defaults) or an INI file's [<solver>]\n"
+          "  --config FILE        INI file with [run], [scene] and [<solver>] sections (over the preset)\n"
           "  --set KEY=VALUE      set a parameter; KEY may be prefixed run., scene. or solver.\n"
           "  --quiet              no progress bar\n"
           "\n"
@@ -160,7 +165,7 @@ static const char *need_value(int argc, char **argv, int *i, pfb_err *err, int *
 
 static int cmd_run(int argc, char **argv)
 {
-    const char *solver_name = NULL, *scene_name = NULL, *out = NULL, *config = NULL;
+    const char *solver_name = NULL, *scene_name = NULL, *out = NULL, *config = NULL, *preset_arg = NULL;
     int quiet = 0;
     pfb_err err;
     pfb_err_clear(&err);
@@ -179,6 +184,8 @@ static int cmd_run(int argc, char **argv)
             out = need_value(argc, argv, &i, &err, &rc);
         } else if (!strcmp(a, "--config")) {
             config = need_value(argc, argv, &i, &err, &rc);
+        } else if (!strcmp(a, "--preset")) {
+            preset_arg = need_value(argc, argv, &i, &err, &rc);
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
         } else if (!strcmp(a, "--dim") || !strcmp(a, "--spacing") || !strcmp(a, "--dt") || !strcmp(a, "--t-end") ||
@@ -186,7 +193,7 @@ static int cmd_run(int argc, char **argv)
                    !strcmp(a, "--snapshots") || !strcmp(a, "--set")) {
             need_value(argc, argv, &i, &err, &rc);
         } else {
-            static const char *const opts[] = {"--solver", "--scene", "--out", "--config", "--quiet", "--dim",
+            static const char *const opts[] = {"--solver", "--scene", "--out", "--config", "--preset", "--quiet", "--dim",
                                                "--spacing", "--dt", "--t-end", "--frames", "--substeps", "--seed",
                                                "--snapshots", "--set", "--help"};
             const char *near = pfb_nearest(a, opts, sizeof opts / sizeof opts[0]);
@@ -220,6 +227,11 @@ static int cmd_run(int argc, char **argv)
         if (!rc)
             rc = params_init(&t.solver, solver->params, so_owner, &err);
     }
+    pfb_preset preset;
+    if (!rc)
+        rc = preset_resolve(preset_arg ? preset_arg : PFB_PRESET_DEFAULT, &preset, &err);
+    if (!rc)
+        rc = preset_apply(&preset, solver, &t.solver, &err);
     if (!rc && config) {
         pfb_ini_target targets[] = {{"run", &t.run}, {"scene", &t.scene}, {solver->name, &t.solver}};
         const char *ignore[64];
@@ -247,7 +259,8 @@ static int cmd_run(int argc, char **argv)
             continue;
         if (!strcmp(a, "--set"))
             rc = run_apply_setting(&t.run, &t.scene, &t.solver, argv[++i], &err);
-        else if (!strcmp(a, "--solver") || !strcmp(a, "--scene") || !strcmp(a, "--out") || !strcmp(a, "--config"))
+        else if (!strcmp(a, "--solver") || !strcmp(a, "--scene") || !strcmp(a, "--out") || !strcmp(a, "--config") ||
+                 !strcmp(a, "--preset"))
             i++;
     }
     int status = 0;
@@ -297,13 +310,16 @@ static int cmd_run(int argc, char **argv)
 
 static void usage_exp(FILE *f)
 {
-    fputs("usage: pfbench exp NAME [--solvers a,b,...] [--quick] [--force] [--presets DIR] --out DIR\n"
+    fputs("usage: pfbench exp NAME [--solvers a,b,...] [--quick] [--force] [--presets DIR] [--preset P]\n"
+          "                  [--fluid FILE] --out DIR\n"
           "\n"
           "  NAME                 volume, stability or drop ('pfbench list' describes them)\n"
           "  --solvers a,b        solvers to include (default: every registered solver)\n"
           "  --quick              the reduced version (tests and CI; under a minute per solver)\n"
           "  --force              rerun runs whose outputs are current\n"
           "  --presets DIR        where NAME.ini presets live (default: scenes)\n"
+          "  --fluid FILE         calibrate: the reference fluid (default: PRESETS/fluid.ini)\n"
+          "  --preset P           material: calibrated (default), paper, none or an INI file\n"
           "  --out DIR            output directory: tidy CSVs, NAME_summary.csv, runs/<id>/\n"
           "\n"
           "Runs whose run.meta records the same inputs (solver, scene, every parameter,\n"
@@ -319,7 +335,8 @@ static void log_line(void *ctx, const char *line)
 
 static int cmd_exp(int argc, char **argv)
 {
-    const char *name = NULL, *out = NULL, *solvers_arg = NULL, *presets = "scenes";
+    const char *name = NULL, *out = NULL, *solvers_arg = NULL, *presets = "scenes", *fluid_path = NULL,
+               *preset_arg = NULL;
     int quick = 0, force = 0, rc = 0;
     pfb_err err;
     pfb_err_clear(&err);
@@ -338,8 +355,13 @@ static int cmd_exp(int argc, char **argv)
             solvers_arg = need_value(argc, argv, &i, &err, &rc);
         } else if (!strcmp(a, "--presets")) {
             presets = need_value(argc, argv, &i, &err, &rc);
+        } else if (!strcmp(a, "--fluid")) {
+            fluid_path = need_value(argc, argv, &i, &err, &rc);
+        } else if (!strcmp(a, "--preset")) {
+            preset_arg = need_value(argc, argv, &i, &err, &rc);
         } else if (a[0] == '-') {
-            static const char *const opts[] = {"--quick", "--force", "--out", "--solvers", "--presets", "--help"};
+            static const char *const opts[] = {"--quick", "--force", "--out", "--solvers", "--presets", "--fluid",
+                                               "--preset", "--help"};
             const char *near = pfb_nearest(a, opts, sizeof opts / sizeof opts[0]);
             rc = near ? pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; did you mean '%s'?", a, near)
                       : pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; see pfbench exp --help", a);
@@ -371,6 +393,24 @@ static int cmd_exp(int argc, char **argv)
         for (size_t i = 0; pfb_solvers[i] && nsel < 64; i++)
             sel[nsel++] = pfb_solvers[i];
     }
+    /* the material preset; the calibration searches from the solvers' defaults */
+    pfb_preset preset;
+    const int calib = !rc && !strcmp(ex->name, "calibrate");
+    if (!rc && calib && preset_arg)
+        rc = pfb_err_set(&err, PFB_EINVAL, "--preset '%s' is not read by calibrate (it searches from the solvers' "
+                                           "defaults); valid: no --preset", preset_arg);
+    if (!rc && !calib)
+        rc = preset_resolve(preset_arg ? preset_arg : PFB_PRESET_DEFAULT, &preset, &err);
+    /* the reference fluid, read before anything is written (a bad one leaves no file) */
+    pfb_fluid fluid;
+    char fpath[4096];
+    const int wants_fluid = !rc && !strcmp(ex->name, "calibrate");
+    if (!rc && fluid_path && !wants_fluid)
+        rc = pfb_err_set(&err, PFB_EINVAL, "--fluid is read only by the calibrate experiment, not '%s'", ex->name);
+    if (wants_fluid) {
+        snprintf(fpath, sizeof fpath, "%s/fluid.ini", presets);
+        rc = fluid_load(fluid_path ? fluid_path : fpath, &fluid, &err);
+    }
     if (!rc)
         rc = output_prepare_dir(out, &err);
     if (!rc) {
@@ -383,7 +423,8 @@ static int cmd_exp(int argc, char **argv)
             rc = pfb_err_set(&err, PFB_ENOMEM, "out of memory for the run manifest");
         else
             fputs("run_id\n", mf);
-        pfb_exp_ctx ctx = {.out_dir = out, .preset_dir = presets, .quick = quick, .force = force,
+        pfb_exp_ctx ctx = {.out_dir = out, .preset_dir = presets, .fluid = wants_fluid ? &fluid : NULL,
+                           .preset = calib ? NULL : &preset, .quick = quick, .force = force,
                            .solvers = sel, .nsolvers = nsel, .log = log_line, .manifest = mf};
         if (!rc) {
             fprintf(stderr, "pfbench exp %s%s -> %s\n", ex->name, quick ? " --quick" : "", out);

@@ -790,7 +790,9 @@ static int ini_on_key(void *user, const char *section, const char *name, const c
     return 0;
 }
 
-int params_load_ini(const char *path, const pfb_ini_target *targets, size_t ntargets,
+/* params_load_ini and params_load_ini_text: text != NULL reads len bytes of text,
+ * named path in messages, instead of the file path. */
+static int load_ini(const char *path, const char *text, size_t len, const pfb_ini_target *targets, size_t ntargets,
                     const char *const *ignore, size_t nignore, pfb_err *err)
 {
     if (!path)
@@ -815,7 +817,7 @@ int params_load_ini(const char *path, const pfb_ini_target *targets, size_t ntar
     c.nignore = nignore;
 
     errno = 0;
-    c.fp = fopen(path, "r");
+    c.fp = text ? fmemopen((void *)text, len, "r") : fopen(path, "r");
     if (!c.fp) {
         int e = errno ? errno : ENOENT;
         return pfb_err_set(err, PFB_EIO, "cannot open config '%s': %s; valid: a readable INI file",
@@ -842,4 +844,18 @@ int params_load_ini(const char *path, const pfb_ini_target *targets, size_t ntar
         return pfb_err_set(err, PFB_EIO, "cannot read config '%s': parser status %d",
                            c.shown_path, ret);
     return PFB_OK;
+}
+
+int params_load_ini(const char *path, const pfb_ini_target *targets, size_t ntargets,
+                    const char *const *ignore, size_t nignore, pfb_err *err)
+{
+    return load_ini(path, NULL, 0, targets, ntargets, ignore, nignore, err);
+}
+
+int params_load_ini_text(const char *name, const char *text, size_t len, const pfb_ini_target *targets,
+                         size_t ntargets, const char *const *ignore, size_t nignore, pfb_err *err)
+{
+    if (!text || len == 0)
+        return pfb_err_set(err, PFB_EINVAL, "config '%s' is empty; valid: INI text", name ? name : "(null)");
+    return load_ini(name, text, len, targets, ntargets, ignore, nignore, err);
 }

@@ -83,4 +83,8 @@ typedef struct pfb_ini_target {
 int params_load_ini(const char *path, const pfb_ini_target *targets, size_t ntargets,
                     const char *const *ignore, size_t nignore, pfb_err *err);
 
+/* The same for INI text held in memory (a built-in preset), named name in messages. */
+int params_load_ini_text(const char *name, const char *text, size_t len, const pfb_ini_target *targets,
+                         size_t ntargets, const char *const *ignore, size_t nignore, pfb_err *err);
+
 #endif

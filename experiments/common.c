@@ -14,12 +14,14 @@
 #include "../core/timing.h"
 #include "../core/version.h"
 #include "experiment.h"
+#include "presets.h"
 
 extern const pfb_experiment pfb_exp_volume, pfb_exp_stability, pfb_exp_drop, pfb_exp_scaling,
-    pfb_exp_snapshots, pfb_exp_properties;
+    pfb_exp_snapshots, pfb_exp_properties, pfb_exp_calibrate;
 
 const pfb_experiment *const pfb_experiments[] = {&pfb_exp_volume, &pfb_exp_stability, &pfb_exp_drop,
-                                                 &pfb_exp_scaling, &pfb_exp_snapshots, &pfb_exp_properties, NULL};
+                                                 &pfb_exp_scaling, &pfb_exp_snapshots, &pfb_exp_properties,
+                                                 &pfb_exp_calibrate, NULL};
 
 int experiment_lookup(const char *name, const pfb_experiment **out, pfb_err *err)
 {
@@ -246,6 +248,11 @@ static int tables_build(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_ta
         rc = params_init(&t->solver, spec->solver->params, spec->solver->name, err);
     if (rc)
         return rc;
+    if (ctx->preset) {
+        rc = preset_apply(ctx->preset, spec->solver, &t->solver, err);
+        if (rc)
+            return rc;
+    }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.ini", ctx->preset_dir, spec->experiment);
     if (access(path, R_OK) == 0) {

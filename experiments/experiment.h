@@ -1,9 +1,10 @@
 /* experiment.h — experiment drivers and the helpers they share.
  *
  * An experiment runs every selected solver through the same setups (geometry,
- * spacing, gravity, duration), each solver's parameters coming from the
- * experiment's preset file scenes/<experiment>.ini ([<solver>] sections, which say
- * how the values were chosen), and writes tidy CSVs (one header row, one
+ * spacing, gravity, duration), each solver's parameters coming from the material
+ * preset (presets.h: the calibrated reference fluid by default) and then from the
+ * experiment's optional overrides scenes/<experiment>.ini ([<solver>] sections that
+ * say why the measurement needs them), and writes tidy CSVs (one header row, one
  * observation per row) plus <experiment>_summary.csv into the output directory.
  *
  * Each run lives in OUT/runs/<id>/ with its series.csv and run.meta.  run.meta
@@ -24,6 +25,8 @@
 typedef struct pfb_exp_ctx {
     const char *out_dir;                    /* experiment output directory */
     const char *preset_dir;                 /* where <experiment>.ini presets live ("scenes") */
+    const struct pfb_fluid *fluid;          /* the reference fluid (calibrate), or NULL */
+    const struct pfb_preset *preset;        /* the material preset under <experiment>.ini (NULL: none) */
     int quick;                              /* reduced version (tests, CI) */
     int force;                              /* rerun even when current */
     const pfb_solver_ops *const *solvers;   /* selected solvers */

@@ -6,15 +6,16 @@
 
 #include "../core/params.h"
 
-/* Ranges: positive and finite; the upper bounds are only there to refuse nonsense
+/* The defaults are placeholders params_init needs: a missing key is refused.
+ * Ranges: positive and finite; the upper bounds are only there to refuse nonsense
  * (a Mach number above 10 or a height above 1 km is no liquid of these scenes). */
 static const pfb_param_spec fluid_params[] = {
-    {"length", PFB_PARAM_DOUBLE, 0.0, 1e-6, 1e3, "m", "height H of the scenes' fluid (dam-break column, pool depth)", NULL},
-    {"gravity", PFB_PARAM_DOUBLE, 0.0, 1e-6, 1e4, "m/s^2", "gravitational acceleration g", NULL},
-    {"density", PFB_PARAM_DOUBLE, 0.0, 1e-6, 1e6, "kg/m^3", "density rho", NULL},
-    {"Re", PFB_PARAM_DOUBLE, 0.0, 1e-6, 1e12, "1", "Reynolds number H sqrt(g H) / nu", NULL},
-    {"Ma", PFB_PARAM_DOUBLE, 0.0, 1e-9, 10.0, "1", "Mach number sqrt(g H) / c", NULL},
-    {"Bo", PFB_PARAM_DOUBLE, 0.0, 1e-6, 1e15, "1", "Bond number rho g H^2 / sigma", NULL},
+    {"length", PFB_PARAM_DOUBLE, 1e-6, 1e-6, 1e3, "m", "height H of the scenes' fluid (dam-break column, pool depth)", NULL},
+    {"gravity", PFB_PARAM_DOUBLE, 1e-6, 1e-6, 1e4, "m/s^2", "gravitational acceleration g", NULL},
+    {"density", PFB_PARAM_DOUBLE, 1e-6, 1e-6, 1e6, "kg/m^3", "density rho", NULL},
+    {"Re", PFB_PARAM_DOUBLE, 1e-6, 1e-6, 1e12, "1", "Reynolds number H sqrt(g H) / nu", NULL},
+    {"Ma", PFB_PARAM_DOUBLE, 1e-9, 1e-9, 10.0, "1", "Mach number sqrt(g H) / c", NULL},
+    {"Bo", PFB_PARAM_DOUBLE, 1e-6, 1e-6, 1e15, "1", "Bond number rho g H^2 / sigma", NULL},
     {NULL, PFB_PARAM_DOUBLE, 0, 0, 0, NULL, NULL, NULL},
 };
 

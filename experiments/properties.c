@@ -4,9 +4,9 @@
  * groups they give the experiments' scenes.
  *
  * Every solver runs the same three scenes with the same diagnostics, at the volume
- * experiment's pool spacing and with its material (scenes/properties.ini holds
- * the same solver sections as scenes/volume.ini, so what is measured here is the
- * fluid the volume, stability and snapshot experiments run):
+ * experiment's pool spacing and with the material preset (the calibrated fluid by
+ * default, the one the volume, stability and snapshot experiments run; the
+ * calibration, calibrate.c, uses these measurements through material.h):
  *
  *  - Viscosity.  The shear_wave scene: a periodic box of 40 spacings in 2D, 20
  *    in 3D (20 and 12 in the quick version), u_x = U sin(k y), k = 2 pi / L, no walls, no gravity, its

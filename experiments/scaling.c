@@ -1,8 +1,8 @@
 /* scaling.c — time per step against the particle count, 10^3 to 10^6 (issue 8).
  *
  * Every solver runs the 3D dam break at the spacing that gives about N particles,
- * N = 10^3, 10^3.5, ..., 10^6 (--quick: 10^3, 10^3.5, 10^4), with its presets from
- * scenes/scaling.ini.  Each size is timed by run_time_steps (core/timing.h): two
+ * N = 10^3, 10^3.5, ..., 10^6 (--quick: 10^3, 10^3.5, 10^4), with the material
+ * preset (the calibrated fluid by default).  Each size is timed by run_time_steps (core/timing.h): two
  * untimed warm-up steps, then K timed steps, K = 20 up to 10^4 particles and
  * fewer above (K = clamp(3 10^5 / N, 3, 20); --quick: 5), the step time being
  * the median.  A solver with a once-per-frame hook (Mao-Yang's re-sampling) has

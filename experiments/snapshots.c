@@ -2,8 +2,8 @@
  * few instants, for the paper's snapshot figure (issue 9).
  *
  * Every solver runs the 2D dam break (the column a = 0.25 m wide and 2a high at the
- * left wall of a tank 4a long) with the volume experiment's parameters
- * (scenes/snapshots.ini repeats them) for 1 s, keeping a particle snapshot every
+ * left wall of a tank 4a long) with the material preset (the calibrated fluid by
+ * default) for 1 s, keeping a particle snapshot every
  * 0.2 s (run.snapshots=csv, frames 0..5).  Spacing 0.01 m (1250 particles; --quick
  * 0.02 m, 312).
  *

@@ -5,9 +5,10 @@
 #
 #   scripts/tables.sh DATADIR GENDIR [QUICK]
 #
-# DATADIR holds volume/, stability/, drop/, scaling/, snapshots/ and properties/ as
+# DATADIR holds calibrate/, volume/, stability/, drop/, scaling/, snapshots/ and properties/ as
 # `pfbench exp` writes them (data or data/quick); GENDIR receives
-#   volume.tex stability.tex drop.tex scaling.tex properties.tex   tabular environments
+#   volume.tex stability.tex drop.tex scaling.tex properties.tex calibration.tex
+#                    tabular environments
 #   numbers.tex      \newcommand macros the text quotes (the best and worst method by
 #                    each measure and its value; see the definitions below)
 #   appendix.tex     provenance of every run the CSVs used (each experiment's
@@ -26,7 +27,8 @@ fi
 data=$1 gen=$2 quick=${3:-0}
 case "$quick" in 0|1) ;; *) echo "tables.sh: QUICK is '$quick'; valid: 0 or 1" >&2; exit 2 ;; esac
 for f in volume/volume_summary stability/stability_summary drop/drop_summary \
-         scaling/scaling_summary snapshots/snapshots_summary properties/properties_summary; do
+         scaling/scaling_summary snapshots/snapshots_summary properties/properties_summary \
+         calibrate/calibration_summary; do
   if [ ! -r "$data/$f.csv" ]; then
     echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
     exit 1
@@ -203,6 +205,48 @@ END {
   print "\\end{tabular}"
 }' "$data/properties/properties_summary.csv" > "$tmp/properties.tex"
 
+# ---- calibration: the reference fluid's targets and what each method reached ---------
+awk "$prelude"'
+{ s = v("solver"); p = v("property"); seen[s] = 1
+  tg[p] = v("target"); a[s, p] = v("achieved"); af[s, p] = v("achieved_fine"); st[s, p] = v("status") }
+function cell(s, p,    x) {
+  x = st[s, p]
+  if (x == "") return "-- & --"
+  # out of reach: the value reached (or a dash) marked with a dagger
+  return (isnum(a[s, p]) ? mathnum(a[s, p]) : "--") (x == "out_of_reach" ? "$^\\dagger$" : "") \
+    " & " (x == "set" ? "set" : mathnum(af[s, p]))
+}
+END {
+  print "\\begin{tabular}{l rr rr rr}"
+  print "\\toprule"
+  print " & \\multicolumn{2}{c}{$\\nu$ (m$^2$/s)} & \\multicolumn{2}{c}{$c$ (m/s)} & \\multicolumn{2}{c}{$\\sigma$ (N/m)} \\\\"
+  print "\\cmidrule(lr){2-3}\\cmidrule(lr){4-5}\\cmidrule(lr){6-7}"
+  print "method & reached & at $\\Delta x/2$ & reached & at $\\Delta x/2$ & reached & \\\\"
+  print "\\midrule"
+  print "target & " mathnum(tg["nu"]) " & & " mathnum(tg["c"]) " & & " mathnum(tg["sigma"]) " & \\\\"
+  print "\\midrule"
+  for (i = 1; i <= nsol; i++) {
+    s = order[i]; if (!(s in seen)) continue
+    print name(s) " & " cell(s, "nu") " & " cell(s, "c") " & " cell(s, "sigma") " \\\\"
+  }
+  print "\\bottomrule"
+  print "\\end{tabular}"
+}' "$data/calibrate/calibration_summary.csv" > "$tmp/calibration.tex"
+
+# ... and why a target is out of reach, as the calibration wrote it (a description list)
+awk "$prelude"'
+BEGIN { FS = "," }
+{ s = v("solver"); if (v("status") != "out_of_reach") next
+  p = v("property"); sym = p == "nu" ? "$\\nu$" : p == "c" ? "$c$" : "$\\sigma$"
+  r = v("reason"); gsub(/;/, ",", r)
+  n++; item[n] = "\\item[" name(s) ", " sym ":] " tex(r) }
+END {
+  if (n == 0) { print "Every method reaches every target."; exit }
+  print "\\begin{description}\\small"
+  for (i = 1; i <= n; i++) print item[i]
+  print "\\end{description}"
+}' "$data/calibrate/calibration_summary.csv" > "$tmp/calibration_reasons.tex"
+
 # ---- numbers the text quotes ----------------------------------------------------------
 # Every macro is defined (as "--" when the data cannot give it), so the paper builds
 # whatever subset of solvers ran.
@@ -221,6 +265,9 @@ FILENAME ~ /drop_summary/ {
   if (isnum(v("omega_ratio_mean"))) { dr[k] = v("omega_ratio_mean"); rseen[k] = 1 }
   # the methods without an explicit sigma, and whether any radius oscillated
   if (!isnum(v("sigma"))) { nosig[s] = 1; if (v("n_fitted") + 0 > 0) osc[s] = 1 }
+  next }
+FILENAME ~ /calibration_summary/ {
+  s = v("solver"); p = v("property"); cst[s, p] = v("status"); ctg[p] = v("target"); cseen[s] = 1
   next }
 FILENAME ~ /properties_summary/ {
   s = v("solver"); d = v("dim")
@@ -304,9 +351,20 @@ END {
     if (hi == "" || pc[s] + 0 > pc[hi] + 0) hi = s }
   def("CeffMinName", lo == "" ? "--" : name(lo)); def("CeffMin", lo == "" ? "--" : "$" sig3(pc[lo]) "$")
   def("CeffMaxName", hi == "" ? "--" : name(hi)); def("CeffMax", hi == "" ? "--" : "$" sig3(pc[hi]) "$")
+  # calibration: the targets, and per property the methods that reach it (calibrated
+  # or set) and those that do not
+  def("CalNu", "$" sig3(ctg["nu"]) "$"); def("CalC", "$" sig3(ctg["c"]) "$"); def("CalSigma", "$" sig3(ctg["sigma"]) "$")
+  np = split("nu c sigma", pl, " "); split("Nu C Sigma", pm, " ")
+  for (j = 1; j <= np; j++) {
+    yes = ""; no = ""
+    for (i = 1; i <= nsol; i++) { s = order[i]; if (!(s in cseen)) continue
+      if (cst[s, pl[j]] == "calibrated" || cst[s, pl[j]] == "set") yes = yes (yes == "" ? "" : ", ") name(s)
+      else no = no (no == "" ? "" : ", ") name(s) }
+    def("Cal" pm[j] "Reached", yes == "" ? "none" : yes); def("Cal" pm[j] "Out", no == "" ? "none" : no)
+  }
 }' "$data/volume/volume_summary.csv" "$data/stability/stability_summary.csv" "$data/drop/drop_summary.csv" \
    "$data/scaling/scaling_summary.csv" "$data/snapshots/snapshots_summary.csv" \
-   "$data/properties/properties_summary.csv" > "$tmp/numbers.tex"
+   "$data/properties/properties_summary.csv" "$data/calibrate/calibration_summary.csv" > "$tmp/numbers.tex"
 {
   echo '\newcommand{\PfbQuick}{'"$quick"'}'
   echo '\newcommand{\PfbDataDir}{'"$(printf '%s' "$data" | sed 's/[_%#&$]/\\&/g')"'}'
@@ -317,7 +375,7 @@ END {
 # exp` with its CSVs); without a manifest (data from before it existed), every run
 # directory under runs/ counts.
 metas=""
-for e in volume stability drop scaling snapshots properties; do
+for e in calibrate volume stability drop scaling snapshots properties; do
   if [ -r "$data/$e/manifest.csv" ]; then
     while IFS= read -r id; do
       [ "$id" = run_id ] || [ -z "$id" ] && continue
@@ -372,7 +430,7 @@ END {
   print "\\toprule"
   print "experiment & runs & unstable & seeds & threads & run time (s) \\\\"
   print "\\midrule"
-  ne = split("volume stability drop scaling snapshots properties", el, " ")
+  ne = split("calibrate volume stability drop scaling snapshots properties", el, " ")
   for (i = 1; i <= ne; i++) { k = el[i]; if (!(k in runs)) continue
     print k " & " runs[k] " & " (unst[k] + 0) " & " seeds[k] " & " (thrs[k] == "" ? "--" : thrs[k]) " & " sprintf("%.0f", wall[k]) " \\\\" }
   print "\\midrule"
@@ -393,12 +451,12 @@ END {
 # ---- where each table came from -------------------------------------------------------
 {
   for f in volume/volume_summary stability/stability_summary drop/drop_summary scaling/scaling_summary \
-           snapshots/snapshots_summary properties/properties_summary; do
+           snapshots/snapshots_summary properties/properties_summary calibrate/calibration_summary; do
     key=$(basename "$f" | sed 's/_summary//; s/_//g')
     printf '\\newcommand{\\Src%s}{\\texttt{%s}}\n' "$key" "$(printf '%s' "$data/$f.csv" | sed 's/[_%#&$]/\\&/g')"
   done
 } > "$tmp/sources.tex"
 
-for f in volume stability drop scaling properties numbers appendix sources; do
+for f in volume stability drop scaling properties calibration calibration_reasons numbers appendix sources; do
   mv "$tmp/$f.tex" "$gen/$f.tex"
 done

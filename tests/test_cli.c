@@ -620,6 +620,57 @@ START_TEST(test_bad_periodic)
 }
 END_TEST
 
+/* The reference fluid (scenes/fluid.ini, read by exp calibrate): a missing,
+ * negative or non-finite target is one line naming the key and what is valid,
+ * status 1, and no output directory. */
+START_TEST(test_bad_fluid)
+{
+    static const struct {
+        const char *text, *want1, *want2;
+    } cases[] = {
+        {"[reference]\nlength = 0.5\ngravity = 9.81\ndensity = 1000\nRe = 100\nMa = 0.1\n", "no 'Bo'",
+         "Bond number"},
+        {"[reference]\nlength = 0.5\ngravity = 9.81\ndensity = 1000\nRe = -100\nMa = 0.1\nBo = 33700\n",
+         "'-100'", "'Re'"},
+        {"[reference]\nlength = 0.5\ngravity = 9.81\ndensity = 1000\nRe = 100\nMa = inf\nBo = 33700\n",
+         "'inf'", "'Ma'"},
+        {"[reference]\nlength = 0.5\ngravity = 9.81\ndensity = 1000\nRe = 100\nMa = 0.1\nBo = nan\n",
+         "'nan'", "'Bo'"},
+        {"[reference]\nlength = 0.5\ngravity = 9.81\ndensity = 1000\nRe = 100\nMa = 0.1\nBo = 1\nWe = 3\n",
+         "'We'", "line 8"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char out[PATH_LEN], ini[PATH_LEN];
+        write_text(wpath(ini, sizeof ini, "fluid.ini"), cases[c].text);
+        argv_list a = {.n = 0};
+        args_add(&a, "exp", "calibrate", "--quick", "--solvers", "muller", "--fluid", ini, "--out",
+                 wpath(out, sizeof out, "out"), END);
+        expect_bad(&a, cases[c].want1, cases[c].want2, END);
+        ck_assert(!exists(out));
+    }
+}
+END_TEST
+
+/* Material presets: an unknown name or an unreadable file is refused, and the
+ * calibration (which searches from the solvers' defaults) takes none. */
+START_TEST(test_bad_preset)
+{
+    char out[PATH_LEN];
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "muller", "--scene", "pool", "--preset", "calibratd", "--out",
+             wpath(out, sizeof out, "out"), "--quiet", END);
+    expect_bad(&a, "'calibratd'", "calibrated, paper, none", END);
+    argv_list b = {.n = 0};
+    args_add(&b, "exp", "volume", "--quick", "--preset", "nowhere/calibrated.ini", "--out",
+             wpath(out, sizeof out, "out"), END);
+    expect_bad(&b, "'nowhere/calibrated.ini'", "readable", END);
+    argv_list c = {.n = 0};
+    args_add(&c, "exp", "calibrate", "--quick", "--preset", "paper", "--out", wpath(out, sizeof out, "out"), END);
+    expect_bad(&c, "--preset 'paper'", "no --preset", END);
+    ck_assert(!exists(out));
+}
+END_TEST
+
 /* If --out already exists (empty), bad input, including errors found late in
  * the set-up, leaves it empty: nothing is written before the input is known
  * to be good. */
@@ -1005,6 +1056,8 @@ static Suite *cli_suite(void)
     tcase_add_test(bad, test_bad_command);
     tcase_add_test(bad, test_bad_scene_too_coarse);
     tcase_add_test(bad, test_bad_periodic);
+    tcase_add_test(bad, test_bad_fluid);
+    tcase_add_test(bad, test_bad_preset);
     tcase_add_test(bad, test_bad_existing_out_stays_empty);
     tcase_add_test(bad, test_bad_lockstep);
     suite_add_tcase(s, bad);

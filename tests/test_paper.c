@@ -104,6 +104,16 @@ static void fixture(void)
                "muller,2,0.0443,0.0373,5e-06,viscous,nan,nan,8.67,0.1,0.0728,0.08,0.02,29.7,0.256,30656,ok,ok\n"
                "clavet,2,nan,nan,nan,elastic,14011,23.5,21.5,1,nan,2246,nan,nan,0.103,1.09,ok,ok\n"
                "miller_pearce,2,nan,0.775,7.6e-05,viscous,nan,nan,nan,nan,nan,0,nan,1.43,nan,nan,ok,ok\n");
+    /* the calibration: muller reaches nu (with its half-spacing value) and has sigma
+     * set; clavet's nu is out of reach (a reason with a comma written as ';') */
+    write_file("data/calibrate/calibration_summary.csv",
+               "solver,property,target,achieved,err,rel_residual,achieved_fine,status,reason\n"
+               "muller,nu,0.0110736,0.0112,1e-05,0.011,0.0109,calibrated,\n"
+               "muller,c,22.147,21.9,0.3,-0.011,22.4,calibrated,\n"
+               "muller,sigma,0.0727745,nan,nan,nan,nan,set,explicit\n"
+               "clavet,nu,0.0110736,nan,nan,nan,nan,out_of_reach,elastic; G = 2890 Pa\n"
+               "clavet,c,22.147,21.0,1,-0.05,nan,calibrated,\n"
+               "clavet,sigma,0.0727745,160,5,2197,nan,out_of_reach,emergent\n");
     write_file("data/volume/runs/muller_pool_2d/run.meta", meta_a);
     /* a stale run the manifest does not list: not counted (stability has no manifest:
      * every run directory counts) */
@@ -170,6 +180,20 @@ START_TEST(test_tables_numbers)
     contains(num, "\\newcommand{\\CeffMax}{$21.5$}", "numbers.tex");
     contains(num, "\\newcommand{\\DropOscNames}{Clavet}", "numbers.tex");
     contains(num, "\\newcommand{\\DropNoOscNames}{none}", "numbers.tex");
+    /* the calibration: values reached, half-spacing values, daggers where out of reach */
+    char *cal = read_gen("calibration.tex");
+    contains(cal, "target & $0.0111$ & & $22.1$ & & $0.0728$ & \\\\", "calibration.tex");
+    contains(cal, "M\\\"uller & $0.0112$ & $0.0109$ & $21.9$ & $22.4$ & -- & set \\\\", "calibration.tex");
+    contains(cal, "Clavet & --$^\\dagger$ & -- & $21.0$ & -- & $160$$^\\dagger$ & -- \\\\", "calibration.tex");
+    free(cal);
+    char *why = read_gen("calibration_reasons.tex");
+    contains(why, "\\item[Clavet, $\\nu$:] elastic, G = 2890 Pa", "calibration_reasons.tex");
+    contains(why, "\\item[Clavet, $\\sigma$:] emergent", "calibration_reasons.tex");
+    free(why);
+    contains(num, "\\newcommand{\\CalNuReached}{M\\\"uller}", "numbers.tex");
+    contains(num, "\\newcommand{\\CalNuOut}{Clavet}", "numbers.tex");
+    contains(num, "\\newcommand{\\CalCReached}{M\\\"uller, Clavet}", "numbers.tex");
+    contains(num, "\\newcommand{\\CalSigmaReached}{M\\\"uller}", "numbers.tex");
     char *app = read_gen("appendix.tex");
     contains(app, "volume & 1 & 0 & 1 & -- & 2 \\\\", "appendix.tex");
     contains(app, "stability & 1 & 1 & 7 & 2 & 1 \\\\", "appendix.tex");
