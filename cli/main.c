@@ -51,9 +51,10 @@ static void usage_run(FILE *f)
           "  --substeps N         steps per frame (default: from dt)\n"
           "  --seed N             seed of the run's random numbers (default 1)\n"
           "  --snapshots K        csv, vtp (with frames.pvd) or none (default csv)\n"
-          "  --preset P           material: calibrated (default: the reference fluid of\n"
-          "                       scenes/fluid.ini), paper (each paper's values), none (the\n"
-          "                       solver's built-in defaults) or an INI file's [<solver>]\n"
+          "  --preset P           material: none (default: the solver's built-in defaults),\n"
+          "                       calibrated (the reference fluid of scenes/fluid.ini, the\n"
+          "                       experiments' default), paper (each paper's values) or an\n"
+          "                       INI file's [<solver>] section\n"
           "  --config FILE        INI file with [run], [scene] and [<solver>] sections (over the preset)\n"
           "  --set KEY=VALUE      set a parameter; KEY may be prefixed run., scene. or solver.\n"
           "  --quiet              no progress bar\n"
@@ -229,7 +230,7 @@ static int cmd_run(int argc, char **argv)
     }
     pfb_preset preset;
     if (!rc)
-        rc = preset_resolve(preset_arg ? preset_arg : PFB_PRESET_DEFAULT, &preset, &err);
+        rc = preset_resolve(preset_arg ? preset_arg : PFB_RUN_PRESET_DEFAULT, &preset, &err);
     if (!rc)
         rc = preset_apply(&preset, solver, &t.solver, &err);
     if (!rc && config) {

@@ -28,7 +28,7 @@ data=$1 gen=$2 quick=${3:-0}
 case "$quick" in 0|1) ;; *) echo "tables.sh: QUICK is '$quick'; valid: 0 or 1" >&2; exit 2 ;; esac
 for f in volume/volume_summary stability/stability_summary drop/drop_summary \
          scaling/scaling_summary snapshots/snapshots_summary properties/properties_summary \
-         calibrate/calibration_summary; do
+         calibrate/calibration_summary calibrate/calibration_steps; do
   if [ ! -r "$data/$f.csv" ]; then
     echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
     exit 1
@@ -266,6 +266,10 @@ FILENAME ~ /drop_summary/ {
   # the methods without an explicit sigma, and whether any radius oscillated
   if (!isnum(v("sigma"))) { nosig[s] = 1; if (v("n_fitted") + 0 > 0) osc[s] = 1 }
   next }
+FILENAME ~ /calibration_steps/ {
+  s = v("solver"); if (isnum(v("ratio")) && (dtn == "" || v("ratio") + 0 > dtr + 0)) {
+    dtn = s; dtr = v("ratio"); dtp = v("dt_paper"); dtc = v("dt_calibrated") }
+  next }
 FILENAME ~ /calibration_summary/ {
   s = v("solver"); p = v("property"); cst[s, p] = v("status"); ctg[p] = v("target"); cseen[s] = 1
   next }
@@ -353,6 +357,9 @@ END {
   def("CeffMaxName", hi == "" ? "--" : name(hi)); def("CeffMax", hi == "" ? "--" : "$" sig3(pc[hi]) "$")
   # calibration: the targets, and per property the methods that reach it (calibrated
   # or set) and those that do not
+  # the largest ratio of the paper preset step to the calibrated one
+  def("CalDtName", dtn == "" ? "--" : name(dtn)); def("CalDtRatio", dtn == "" ? "--" : "$" sig3(dtr) "$")
+  def("CalDtPaper", dtn == "" ? "--" : "$" sig3(dtp) "$"); def("CalDtCal", dtn == "" ? "--" : "$" sig3(dtc) "$")
   def("CalNu", "$" sig3(ctg["nu"]) "$"); def("CalC", "$" sig3(ctg["c"]) "$"); def("CalSigma", "$" sig3(ctg["sigma"]) "$")
   np = split("nu c sigma", pl, " "); split("Nu C Sigma", pm, " ")
   for (j = 1; j <= np; j++) {
@@ -364,7 +371,8 @@ END {
   }
 }' "$data/volume/volume_summary.csv" "$data/stability/stability_summary.csv" "$data/drop/drop_summary.csv" \
    "$data/scaling/scaling_summary.csv" "$data/snapshots/snapshots_summary.csv" \
-   "$data/properties/properties_summary.csv" "$data/calibrate/calibration_summary.csv" > "$tmp/numbers.tex"
+   "$data/properties/properties_summary.csv" "$data/calibrate/calibration_summary.csv" \
+   "$data/calibrate/calibration_steps.csv" > "$tmp/numbers.tex"
 {
   echo '\newcommand{\PfbQuick}{'"$quick"'}'
   echo '\newcommand{\PfbDataDir}{'"$(printf '%s' "$data" | sed 's/[_%#&$]/\\&/g')"'}'

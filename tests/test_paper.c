@@ -114,6 +114,9 @@ static void fixture(void)
                "clavet,nu,0.0110736,nan,nan,nan,nan,out_of_reach,elastic; G = 2890 Pa\n"
                "clavet,c,22.147,21.0,1,-0.05,nan,calibrated,\n"
                "clavet,sigma,0.0727745,160,5,2197,nan,out_of_reach,emergent\n");
+    /* the steps: clavet's paper step 100x the calibrated one, muller's 1x */
+    write_file("data/calibrate/calibration_steps.csv",
+               "solver,dt_paper,dt_calibrated,ratio\nmuller,0.0002,0.0002,1\nclavet,0.0333,0.000333,100\n");
     write_file("data/volume/runs/muller_pool_2d/run.meta", meta_a);
     /* a stale run the manifest does not list: not counted (stability has no manifest:
      * every run directory counts) */
@@ -192,6 +195,9 @@ START_TEST(test_tables_numbers)
     free(why);
     contains(num, "\\newcommand{\\CalNuReached}{M\\\"uller}", "numbers.tex");
     contains(num, "\\newcommand{\\CalNuOut}{Clavet}", "numbers.tex");
+    contains(num, "\\newcommand{\\CalDtName}{Clavet}", "numbers.tex");
+    contains(num, "\\newcommand{\\CalDtRatio}{$100$}", "numbers.tex");
+    contains(num, "\\newcommand{\\CalDtPaper}{$0.0333$}", "numbers.tex");
     contains(num, "\\newcommand{\\CalCReached}{M\\\"uller, Clavet}", "numbers.tex");
     contains(num, "\\newcommand{\\CalSigmaReached}{M\\\"uller}", "numbers.tex");
     char *app = read_gen("appendix.tex");
