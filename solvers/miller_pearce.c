@@ -56,9 +56,10 @@
  *    gamma = 2 M nu / sum ... .  The sum runs over the initial lattice's
  *    sites within c_d r0 (the mean radii).  In 2D gamma / nu is independent of the
  *    spacing (M ~ dx^2), in 3D it grows like dx: drag_nu states the material, not
- *    the resolution.  The radius spread and the lattice's relaxation make the
- *    measured viscosity differ from nu by a lattice factor (measured in
- *    tests/test_miller_pearce.c's shear wave).
+ *    the resolution.  A shear wave of 20 spacings decays at drag_nu times the
+ *    wave's discrete factor (1 - cos k dx) / (k^2 dx^2 / 2) within 1%, radius
+ *    spread or not (tests/test_miller_pearce.c); over longer runs the rest of
+ *    eq. 2 adds a little (the calibration measures nu_eff directly).
  *  - Temperature (the paper: "an area for further research").  Each globule carries T
  *    (initial value: temperature).  A pair's interaction is interpolated between the
  *    solid and the fluid preset by its mean temperature: lambda = (T_pair - t_solid) /
