@@ -269,6 +269,9 @@ static int calibrate_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 "; measured in 2D at spacing %g m (shear wave %g spacings, pool %g s); carry-over at %g m\n",
                 pfb_commit(), fl->length, fl->gravity, fl->density, fl->Re, fl->Ma, fl->Bo, fl->nu, fl->c, fl->sigma,
                 dx, cells, t_pool, dx_fine);
+    pfb_preset paper; /* the papers' own values, for the step comparison */
+    if (!rc)
+        rc = preset_resolve("paper", &paper, err);
     for (size_t si = 0; si < ctx->nsolvers && !rc; si++) {
         const pfb_solver_ops *so = ctx->solvers[si];
         const cal_plan *pl = plan_for(so->name);
@@ -446,10 +449,6 @@ static int calibrate_run(const pfb_exp_ctx *ctx, pfb_err *err)
                     isfinite(a) ? a / t - 1.0 : NAN, af, status, rbuf);
         }
         /* the suggested step of the 2D dam break, paper preset against calibrated */
-        pfb_preset paper;
-        rc = preset_resolve("paper", &paper, err);
-        if (rc)
-            break;
         pfb_exp_ctx pctx = *ctx;
         pctx.preset = &paper;
         const char *dsets[] = {"run.dim=2", NULL};

@@ -6,7 +6,8 @@
 
 #include "../core/params.h"
 
-/* The defaults are placeholders params_init needs: a missing key is refused.
+/* Each default is only the range's minimum, which params_init requires; a key the
+ * file does not set is refused (fluid_load), never defaulted.
  * Ranges: positive and finite; the upper bounds are only there to refuse nonsense
  * (a Mach number above 10 or a height above 1 km is no liquid of these scenes). */
 static const pfb_param_spec fluid_params[] = {

@@ -331,27 +331,11 @@ static double mp_wave_nu(double drag_nu, double spread)
     pfb_err err;
     ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
     const pfb_solver_ops *so = t.cfg.solver;
-    const double dt = so->suggest_dt(st, &sim), t_end = 0.05;
-    const long steps = lround(t_end / dt);
-    double amp[2];
-    for (int e = 0; e < 2; e++) {
-        if (e == 1)
-            for (long s = 0; s < steps; s++) {
-                ck_assert_msg(so->step(st, &sim, dt, &err) == 0, "%s", err.msg);
-                sim.t += dt;
-                sim_positions_changed(&sim);
-            }
-        double num = 0.0, den = 0.0;
-        for (size_t i = 0; i < sim.p.n; i++) {
-            num += sim.p.m[i] * sim.p.v[0][i] * sin(k * sim.p.x[1][i]);
-            den += sim.p.m[i];
-        }
-        amp[e] = 2.0 * num / den;
-    }
+    const double nu = tu_shear_wave_nu(so, st, &sim, k, 0.05);
     so->destroy(st);
     sim_free(&sim);
     tu_run_free(&t);
-    return -log(amp[1] / amp[0]) / (k * k * (double)steps * dt);
+    return nu;
 }
 
 START_TEST(test_drag_nu_shear_wave)

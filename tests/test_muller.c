@@ -770,24 +770,7 @@ START_TEST(test_shear_wave_viscosity)
     gamma /= k * k;
     ck_assert(gamma > 0.8 && gamma < 0.9);
     /* the amplitude A(t) = 2 sum m v_x sin(k y) / sum m at 0 and t_end */
-    const double dt = pfb_solver_muller.suggest_dt(st, &sim), t_end = 0.05;
-    const long steps = lround(t_end / dt);
-    double amp[2];
-    for (int e = 0; e < 2; e++) {
-        if (e == 1)
-            for (long s = 0; s < steps; s++) {
-                ck_assert_msg(pfb_solver_muller.step(st, &sim, dt, &err) == 0, "%s", err.msg);
-                sim.t += dt;
-                sim_positions_changed(&sim);
-            }
-        double num = 0.0, den = 0.0;
-        for (size_t i = 0; i < sim.p.n; i++) {
-            num += sim.p.m[i] * sim.p.v[0][i] * sin(k * sim.p.x[1][i]);
-            den += sim.p.m[i];
-        }
-        amp[e] = 2.0 * num / den;
-    }
-    const double nu_eff = -log(amp[1] / amp[0]) / (k * k * (double)steps * dt);
+    const double nu_eff = tu_shear_wave_nu(&pfb_solver_muller, st, &sim, k, 0.05);
     const double ratio = nu_eff / (gamma * mu / rho0);
     ck_assert_msg(fabs(ratio - 1.0) < 0.01, "nu_eff %g, gamma mu / rho0 %g (gamma %g): ratio %g", nu_eff,
                   gamma * mu / rho0, gamma, ratio);

@@ -74,11 +74,10 @@ static const table_cell cells[] = {
 
 #define NCELLS (sizeof cells / sizeof cells[0])
 
-/* _i indexes solver x cell, so each cell is its own test and reports alone. */
-START_TEST(test_cell)
+/* Run cell c for solver so with the solver's parameters from preset; it must reach
+ * its last frame without a blow-up. */
+static void run_cell(const pfb_solver_ops *so, const table_cell *c, const char *preset_name)
 {
-    const pfb_solver_ops *so = pfb_solvers[(size_t)_i / NCELLS];
-    const table_cell *c = &cells[(size_t)_i % NCELLS];
     char dim[32], spacing[64], t_end[64];
     snprintf(dim, sizeof dim, "run.dim=%d", c->dim);
     snprintf(spacing, sizeof spacing, "run.spacing=%s", c->spacing);
@@ -93,14 +92,20 @@ START_TEST(test_cell)
     pfb_run_result res;
     pfb_err err;
     pfb_preset preset;
-    ck_assert_msg(preset_resolve(PFB_RUN_PRESET_DEFAULT, &preset, &err) == 0, "%s", err.msg);
+    ck_assert_msg(preset_resolve(preset_name, &preset, &err) == 0, "%s", err.msg);
     ck_assert_msg(preset_apply(&preset, so, &t.solver, &err) == 0, "%s", err.msg);
     int rc = run_execute(&t.cfg, &res, &err);
-    ck_assert_msg(rc == 0, "%s %s %dD: %s", so->name, c->scene, c->dim, err.msg);
-    ck_assert_msg(!res.unstable, "%s %s %dD: %s", so->name, c->scene, c->dim, res.reason);
-    ck_assert_msg(res.frames_done == res.frames && res.frames >= 3, "%s %s %dD: %ld of %ld frames", so->name,
-                  c->scene, c->dim, res.frames_done, res.frames);
+    ck_assert_msg(rc == 0, "%s %s %s %dD: %s", preset_name, so->name, c->scene, c->dim, err.msg);
+    ck_assert_msg(!res.unstable, "%s %s %s %dD: %s", preset_name, so->name, c->scene, c->dim, res.reason);
+    ck_assert_msg(res.frames_done == res.frames && res.frames >= 3, "%s %s %s %dD: %ld of %ld frames", preset_name,
+                  so->name, c->scene, c->dim, res.frames_done, res.frames);
     tu_run_free(&t);
+}
+
+/* _i indexes solver x cell, so each cell is its own test and reports alone. */
+START_TEST(test_cell)
+{
+    run_cell(pfb_solvers[(size_t)_i / NCELLS], &cells[(size_t)_i % NCELLS], PFB_RUN_PRESET_DEFAULT);
 }
 END_TEST
 
@@ -120,24 +125,7 @@ static const table_cell cal_cells[] = {
 
 START_TEST(test_calibrated_cell)
 {
-    const pfb_solver_ops *so = pfb_solvers[(size_t)_i / NCAL];
-    const table_cell *c = &cal_cells[(size_t)_i % NCAL];
-    char dim[32], spacing[64], t_end[64];
-    snprintf(dim, sizeof dim, "run.dim=%d", c->dim);
-    snprintf(spacing, sizeof spacing, "run.spacing=%s", c->spacing);
-    snprintf(t_end, sizeof t_end, "run.t_end=%s", c->t_end);
-    const char *sets[] = {dim, spacing, t_end, NULL};
-    tu_run t;
-    tu_run_init(&t, so->name, c->scene, sets);
-    pfb_err err;
-    pfb_preset preset;
-    ck_assert_msg(preset_resolve(PFB_PRESET_DEFAULT, &preset, &err) == 0, "%s", err.msg);
-    ck_assert_msg(preset_apply(&preset, so, &t.solver, &err) == 0, "%s", err.msg);
-    pfb_run_result res;
-    int rc = run_execute(&t.cfg, &res, &err);
-    ck_assert_msg(rc == 0, "calibrated %s %s %dD: %s", so->name, c->scene, c->dim, err.msg);
-    ck_assert_msg(!res.unstable, "calibrated %s %s %dD: %s", so->name, c->scene, c->dim, res.reason);
-    tu_run_free(&t);
+    run_cell(pfb_solvers[(size_t)_i / NCAL], &cal_cells[(size_t)_i % NCAL], PFB_PRESET_DEFAULT);
 }
 END_TEST
 

@@ -3,6 +3,7 @@
 #define PFB_TESTUTIL_H
 
 #include <check.h>
+#include <math.h>
 #include <string.h>
 
 #include "../core/run.h"
@@ -91,6 +92,32 @@ static inline void tu_run_free(tu_run *t)
     params_free(&t->run);
     params_free(&t->scene);
     params_free(&t->solver);
+}
+
+/* The shear wave's amplitude A = 2 sum m v_x sin(k y) / sum m. */
+static inline double tu_shear_amplitude(const pfb_sim *sim, double k)
+{
+    double num = 0.0, den = 0.0;
+    for (size_t i = 0; i < sim->p.n; i++) {
+        num += sim->p.m[i] * sim->p.v[0][i] * sin(k * sim->p.x[1][i]);
+        den += sim->p.m[i];
+    }
+    return 2.0 * num / den;
+}
+
+/* Step a shear-wave run for t_end at the solver's suggested step and return the
+ * kinematic viscosity of its decay, -ln(A(t) / A(0)) / (k^2 t). */
+static inline double tu_shear_wave_nu(const pfb_solver_ops *so, void *st, pfb_sim *sim, double k, double t_end)
+{
+    pfb_err err;
+    const double dt = so->suggest_dt(st, sim), a0 = tu_shear_amplitude(sim, k);
+    const long steps = lround(t_end / dt);
+    for (long s = 0; s < steps; s++) {
+        ck_assert_msg(so->step(st, sim, dt, &err) == 0, "%s", err.msg);
+        sim->t += dt;
+        sim_positions_changed(sim);
+    }
+    return -log(tu_shear_amplitude(sim, k) / a0) / (k * k * (double)steps * dt);
 }
 
 #endif
