@@ -32,11 +32,10 @@ typedef struct pfb_preset {
 /* The experiments' default preset: the reference fluid. */
 #define PFB_PRESET_DEFAULT "calibrated"
 
-/* pfbench run's default: the solvers' own defaults, which are relative to each
- * scene's v_ref and so run every scene (tests/test_table.c); the calibrated fluid
- * is one material in every scene, and clavet's strong cohesion in it trips the
- * blow-up check in the small-v_ref scenes (drop, blob, stretch, rod). */
-#define PFB_RUN_PRESET_DEFAULT "none"
+/* pfbench run's default: the same reference fluid, one material in every scene
+ * (every solver runs every scene with it: tests/test_table.c); none gives the
+ * solvers' built-in defaults, which are relative to each scene's v_ref. */
+#define PFB_RUN_PRESET_DEFAULT "calibrated"
 
 /* Resolve arg (a name or a path) into p; an unknown name or an unreadable file is
  * an error naming it and the valid names. */

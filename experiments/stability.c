@@ -10,7 +10,8 @@
  *   non-finite   a position or velocity is NaN or infinite;
  *   escaped      a particle left the scene's domain (the tank plus 10% per side;
  *                10 R around the drop);
- *   energy growth  kinetic energy above 10 x (KE_0 + M |g| L + M v_ref^2 / 2);
+ *   energy growth  kinetic energy above 10 x (KE_0 + M |g| L + M v_ref^2 / 2) at
+ *                the end of a frame;
  *   volume collapse  volume_rel below 0.5 at a frame.
  * Against the smallest-dt run (the reference): com_err = max over the run's frames
  * of |com(t) - com_ref(t)| / L (the reference interpolated linearly in t) and

@@ -951,6 +951,28 @@ START_TEST(test_run_unstable)
 }
 END_TEST
 
+/* The energy limit holds at frame ends (core/run.h): a blow-up inside a frame of
+ * nine steps (dt = 0.004 s, twice a stable step at spacing 0.025: 0.002 s runs the
+ * second; the material pinned, --preset none, as the calibration may change) still
+ * stops the run at the end of the first frame, t = 1/30 s, as energy growth. */
+START_TEST(test_run_unstable_within_frame)
+{
+    char out[PATH_LEN];
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "muller", "--scene", "dam_break", "--dim", "2", "--spacing", "0.025",
+             "--t-end", "1", "--dt", "0.004", "--preset", "none", "--out", wpath(out, sizeof out, "out"), "--quiet",
+             END);
+    cli_result r = cli_run(&a);
+    expect_code(&r, 3);
+    cli_free(&r);
+    char *meta = read_meta(out);
+    ck_assert_msg(has_line(meta, "substeps = 9"), "not nine steps per frame:\n%s", meta);
+    ck_assert_msg(has_line_prefix(meta, "status = unstable: energy growth: ") && strstr(meta, "at t=0.0333333\n"),
+                  "not energy growth at the first frame's end:\n%s", meta);
+    free(meta);
+}
+END_TEST
+
 /* Same seed and jitter: byte-identical series.csv and snapshots (the series
  * holds no wall times).  Another seed moves the jittered particles, so every
  * snapshot differs. */
@@ -1077,6 +1099,7 @@ static Suite *cli_suite(void)
     tcase_add_test(run, test_run_no_snapshots);
     tcase_add_test(run, test_run_config);
     tcase_add_test(run, test_run_unstable);
+    tcase_add_test(run, test_run_unstable_within_frame);
     tcase_add_test(run, test_run_deterministic);
     tcase_add_test(run, test_bench_lockstep);
     suite_add_tcase(s, run);
