@@ -1,0 +1,176 @@
+/* validate.c — front locator, Martin & Moyce's units and data, observed order
+ * (validate.h gives the definitions and their reasons). */
+#include "validate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_fit.h>
+
+double validate_mm_T(double t, double g, double a)
+{
+    return t * sqrt(2.0 * g / a);
+}
+
+double validate_mm_Z(double x, double a)
+{
+    return x / a;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    const double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+double validate_front(const double *x, size_t n, double x_wall, double dx, double gap, double *work)
+{
+    if (n == 0)
+        return NAN;
+    memcpy(work, x, n * sizeof *work);
+    qsort(work, n, sizeof *work, cmp_double);
+    size_t i = 0;
+    while (i + 1 < n && work[i + 1] - work[i] <= gap)
+        i++;
+    return work[i] + 0.5 * dx - x_wall;
+}
+
+void validate_order(const double *dx, const double *err, size_t n, double *p, double *perr)
+{
+    double lx[64], ly[64];
+    size_t m = 0;
+    for (size_t k = 0; k < n && m < 64; k++)
+        if (isfinite(err[k]) && err[k] > 0.0 && dx[k] > 0.0) {
+            lx[m] = log(dx[k]);
+            ly[m] = log(err[k]);
+            m++;
+        }
+    *p = NAN;
+    *perr = NAN;
+    if (m == 2) {
+        *p = (ly[1] - ly[0]) / (lx[1] - lx[0]);
+    } else if (m >= 3) {
+        double c0, c1, cov00, cov01, cov11, sumsq;
+        gsl_fit_linear(lx, 1, ly, 1, m, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+        *p = c1;
+        *perr = sqrt(cov11);
+    }
+}
+
+void validate_mm_free(validate_mm_data *d)
+{
+    for (size_t k = 0; k < d->ns; k++) {
+        free(d->s[k].T);
+        free(d->s[k].Z);
+    }
+    memset(d, 0, sizeof *d);
+}
+
+/* A finite positive number filling the whole field, or -1. */
+static double parse_positive(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno || !isfinite(v) || !(v > 0.0))
+        return -1.0;
+    return v;
+}
+
+static int push_point(validate_mm_series *s, double T, double Z)
+{
+    double *nt = realloc(s->T, (s->n + 1) * sizeof *nt);
+    if (!nt)
+        return -1;
+    s->T = nt;
+    double *nz = realloc(s->Z, (s->n + 1) * sizeof *nz);
+    if (!nz)
+        return -1;
+    s->Z = nz;
+    s->T[s->n] = T;
+    s->Z[s->n] = Z;
+    s->n++;
+    return 0;
+}
+
+int validate_mm_load(const char *path, validate_mm_data *d, pfb_err *err)
+{
+    memset(d, 0, sizeof *d);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return pfb_err_set(err, PFB_EIO, "cannot read the reference data %s: %s", path, strerror(errno));
+    char line[512];
+    int rc = PFB_OK;
+    long ln = 0;
+    if (!fgets(line, sizeof line, f) || strcmp(line, "series,a_inch,T,Z\n") != 0) {
+        rc = pfb_err_set(err, PFB_EINVAL, "%s:1: header is not 'series,a_inch,T,Z'", path);
+        goto out;
+    }
+    ln = 1;
+    while (fgets(line, sizeof line, f)) {
+        ln++;
+        line[strcspn(line, "\r\n")] = '\0';
+        char *field[4], *save = NULL;
+        int nf = 0;
+        for (char *tok = strtok_r(line, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            if (nf < 4)
+                field[nf] = tok;
+            nf++;
+        }
+        if (nf != 4) {
+            rc = pfb_err_set(err, PFB_EINVAL, "%s:%ld: %d fields; valid: 4 (series,a_inch,T,Z)", path, ln, nf);
+            goto out;
+        }
+        const double a = parse_positive(field[1]), T = parse_positive(field[2]), Z = parse_positive(field[3]);
+        if (a < 0 || T < 0 || Z < 0 || strlen(field[0]) >= sizeof d->s[0].name) {
+            rc = pfb_err_set(err, PFB_EINVAL,
+                             "%s:%ld: '%s,%s,%s,%s'; valid: a series name under 32 characters and finite "
+                             "positive a_inch, T, Z",
+                             path, ln, field[0], field[1], field[2], field[3]);
+            goto out;
+        }
+        validate_mm_series *s = d->ns ? &d->s[d->ns - 1] : NULL;
+        if (!s || strcmp(s->name, field[0]) != 0) {
+            for (size_t k = 0; k < d->ns; k++)
+                if (!strcmp(d->s[k].name, field[0])) {
+                    rc = pfb_err_set(err, PFB_EINVAL, "%s:%ld: series '%s' resumes; valid: its rows together",
+                                     path, ln, field[0]);
+                    goto out;
+                }
+            if (d->ns == sizeof d->s / sizeof d->s[0]) {
+                rc = pfb_err_set(err, PFB_EINVAL, "%s:%ld: a fifth series '%s'; valid: at most 4", path, ln,
+                                 field[0]);
+                goto out;
+            }
+            s = &d->s[d->ns++];
+            snprintf(s->name, sizeof s->name, "%s", field[0]);
+            s->a_inch = a;
+        } else if (!(T > s->T[s->n - 1])) {
+            rc = pfb_err_set(err, PFB_EINVAL, "%s:%ld: T = %g after %g; valid: T increasing within a series", path,
+                             ln, T, s->T[s->n - 1]);
+            goto out;
+        }
+        if (push_point(s, T, Z)) {
+            rc = pfb_err_set(err, PFB_ENOMEM, "out of memory reading %s", path);
+            goto out;
+        }
+    }
+    if (d->ns == 0)
+        rc = pfb_err_set(err, PFB_EINVAL, "%s: no data rows; valid: at least one series", path);
+out:
+    fclose(f);
+    if (rc)
+        validate_mm_free(d);
+    return rc;
+}
+
+double validate_mm_interp(const validate_mm_series *s, double T)
+{
+    for (size_t k = 0; k + 1 < s->n; k++)
+        if (T >= s->T[k] && T <= s->T[k + 1])
+            return s->Z[k] + (s->Z[k + 1] - s->Z[k]) * (T - s->T[k]) / (s->T[k + 1] - s->T[k]);
+    return NAN;
+}

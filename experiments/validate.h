@@ -1,0 +1,66 @@
+/* validate.h — the measurements a validation against experiment and theory
+ * rests on (issue 32): the surge front of a collapsing column, Martin & Moyce's
+ * data and time scale, and the observed order of convergence.
+ *
+ * Martin & Moyce (1952) plot the front of a column of width a and height n^2 a
+ * (n^2 = 2: the dam_break scene) as Z = x_front / a against T = t sqrt(2 g / a);
+ * note the 2: t sqrt(g / a) is T / sqrt(2).  In these units the inviscid
+ * shallow-water (Ritter) front of a column of depth 2a runs at 2 sqrt(2 g a),
+ * Z = 1 + 2 T: a fixed point for the units (tests/test_validate.c).
+ *
+ * The front.  A collapsing column throws spray: single particles ahead of the
+ * tongue.  The front is the end of the fluid connected to the wall: sort the
+ * particles' x, walk from the wall, and stop at the first gap wider than `gap`
+ * between consecutive particles; the front is the last particle before it plus
+ * half a spacing (the particle's own extent, so the initial column gives
+ * x_front = a exactly).  With gap = 2 spacings a particle counts when it lies
+ * within two spacings of the fluid behind it, about the kernel support of the
+ * SPH methods (muller's h, mao_yang's): a particle further ahead exchanges no
+ * pressure with the tongue and moves ballistically, i.e. it is spray. */
+#ifndef PFB_VALIDATE_H
+#define PFB_VALIDATE_H
+
+#include <stddef.h>
+
+#include "../core/error.h"
+
+/* Martin & Moyce's time T = t sqrt(2 g / a) and front Z = x / a. */
+double validate_mm_T(double t, double g, double a);
+double validate_mm_Z(double x, double a);
+
+/* The front (see above) of the n values x (any order; x is not changed) measured
+ * from the wall at x_wall, for particles of spacing dx, ending at the first gap
+ * wider than gap; NAN when n = 0.  work holds n doubles. */
+double validate_front(const double *x, size_t n, double x_wall, double dx, double gap, double *work);
+
+/* Observed order p of err ~ dx^p from n >= 2 resolutions: for n = 2 the two-point
+ * value log(e1 / e0) / log(dx1 / dx0) (perr NAN), for n >= 3 the least-squares
+ * slope of log err against log dx (gsl_fit_linear) and its standard error.  NAN
+ * when fewer than 2 errors are finite and positive (those that are not are left
+ * out). */
+void validate_order(const double *dx, const double *err, size_t n, double *p, double *perr);
+
+/* One series of the reference data: T and Z of n points (owned). */
+typedef struct validate_mm_series {
+    char name[32];
+    double a_inch;
+    double *T, *Z;
+    size_t n;
+} validate_mm_series;
+
+typedef struct validate_mm_data {
+    validate_mm_series s[4];
+    size_t ns;
+} validate_mm_data;
+
+/* Load data/reference/martin_moyce_1952.csv (header series,a_inch,T,Z; rows of
+ * one series together, T increasing).  A missing file, a bad header, a field
+ * that is not a finite positive number, T not increasing or more than 4 series
+ * is an error naming the file, the line and what is valid. */
+int validate_mm_load(const char *path, validate_mm_data *d, pfb_err *err);
+void validate_mm_free(validate_mm_data *d);
+
+/* Z of series s at T by linear interpolation; NAN outside its range. */
+double validate_mm_interp(const validate_mm_series *s, double T);
+
+#endif
