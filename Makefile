@@ -128,11 +128,13 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS_ALL)
 
-# Each suite prints Check's summary line; the run fails if any suite fails.
+# Each suite prints Check's summary line and its wall seconds (CI's budget is
+# spent here); the run fails if any suite fails.
 test: $(TEST_BIN) $(BIN)
 	$(Q)pass=0; fail=0; for t in $(TEST_BIN); do \
-	  echo "== $$(basename $$t)"; \
+	  echo "== $$(basename $$t)"; t0=$$(date +%s); \
 	  if CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-1200} $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); fi; \
+	  echo "   ($$(( $$(date +%s) - t0 )) s)"; \
 	done; \
 	echo "suites: $$pass passed, $$fail failed"; \
 	test $$fail -eq 0
