@@ -163,16 +163,28 @@ $(error QUICK is '$(QUICK)'; valid: 0 or 1)
 endif
 # calibrate first: the others run the fluid it has just calibrated (its
 # calibrated.ini as --preset), so every number follows from this tree's calibration
-EXPERIMENTS := volume stability drop scaling snapshots properties
+EXPERIMENTS := volume properties stability drop snapshots scaling
 FIGURES := $(basename $(notdir $(filter-out plots/style.gp,$(wildcard plots/*.gp))))
 # figures and the paper carry the date of the last commit, not the build's
 EPOCH = export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 
+# The experiments after the calibration are independent (each its own runs and
+# files, results independent of the thread count): EXP_JOBS of them at once (most
+# runs are small 2D ones that keep one core busy), OpenMP threads waiting
+# passively so that two jobs share the cores without spinning; the scaling
+# experiment, which times 1 and 2 threads, runs alone after them.
+EXP_JOBS ?= 2
+EXP_PARALLEL := $(filter-out scaling,$(EXPERIMENTS))
+EXP_TARGETS := $(EXPERIMENTS:%=exp-%)
+.PHONY: $(EXP_TARGETS)
 experiments: bin/pfbench
 	$(Q)bin/pfbench exp calibrate $(EXP_FLAGS) --out $(EXP_DIR)/calibrate
-	$(Q)for e in $(EXPERIMENTS); do \
-	  bin/pfbench exp $$e $(EXP_FLAGS) --preset $(EXP_DIR)/calibrate/calibrated.ini --out $(EXP_DIR)/$$e || exit 1; \
-	done
+	$(Q)$(MAKE) --no-print-directory -j$(EXP_JOBS) $(EXP_PARALLEL:%=exp-%)
+	$(Q)$(MAKE) --no-print-directory exp-scaling
+
+$(EXP_TARGETS): exp-%: bin/pfbench
+	$(Q)OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive} bin/pfbench exp $* $(EXP_FLAGS) \
+	  --preset $(EXP_DIR)/calibrate/calibrated.ini --out $(EXP_DIR)/$*
 
 figures: experiments
 	$(Q)bash scripts/deps.sh figures
