@@ -113,6 +113,15 @@ $(BUILD)/presets_gen.h: $(PRESET_NAMES:%=scenes/%.ini)
 
 $(BUILD)/experiments/presets.o: $(BUILD)/presets_gen.h
 
+# the validation's reference data, compiled in the same way (a run from any
+# directory validates against the committed data)
+$(BUILD)/reference_gen.h: data/reference/martin_moyce_1952.csv
+	$(Q)mkdir -p $(dir $@)
+	$(Q){ printf '#define PFB_REF_MARTIN_MOYCE \\\n'; \
+	  sed -e 's/^/    "/' -e 's/$$/\\n" \\/' $<; printf '    ""\n'; } > $@.new && mv $@.new $@
+
+$(BUILD)/experiments/validation.o: $(BUILD)/reference_gen.h
+
 $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")

@@ -314,7 +314,8 @@ static void usage_exp(FILE *f)
     fputs("usage: pfbench exp NAME [--solvers a,b,...] [--quick] [--force] [--presets DIR] [--preset P]\n"
           "                  [--fluid FILE] --out DIR\n"
           "\n"
-          "  NAME                 volume, stability or drop ('pfbench list' describes them)\n"
+          "  NAME                 volume, stability, drop, scaling, snapshots, properties,\n"
+          "                       calibrate or validation ('pfbench list' describes them)\n"
           "  --solvers a,b        solvers to include (default: every registered solver)\n"
           "  --quick              the reduced version (tests and CI; under a minute per solver)\n"
           "  --force              rerun runs whose outputs are current\n"
@@ -373,10 +374,8 @@ static int cmd_exp(int argc, char **argv)
         }
     }
     const pfb_experiment *ex = NULL;
-    if (!rc && !name)
-        rc = pfb_err_set(&err, PFB_EINVAL, "missing experiment name; valid: volume, stability, drop, scaling");
     if (!rc)
-        rc = experiment_lookup(name, &ex, &err);
+        rc = experiment_lookup(name ? name : "", &ex, &err); /* names the valid ones */
     if (!rc && !out)
         rc = pfb_err_set(&err, PFB_EINVAL, "missing --out DIR");
     const pfb_solver_ops *sel[64];

@@ -17,28 +17,34 @@
 #include "presets.h"
 
 extern const pfb_experiment pfb_exp_volume, pfb_exp_stability, pfb_exp_drop, pfb_exp_scaling,
-    pfb_exp_snapshots, pfb_exp_properties, pfb_exp_calibrate;
+    pfb_exp_snapshots, pfb_exp_properties, pfb_exp_calibrate, pfb_exp_validation;
 
 const pfb_experiment *const pfb_experiments[] = {&pfb_exp_volume, &pfb_exp_stability, &pfb_exp_drop,
                                                  &pfb_exp_scaling, &pfb_exp_snapshots, &pfb_exp_properties,
-                                                 &pfb_exp_calibrate, NULL};
+                                                 &pfb_exp_calibrate, &pfb_exp_validation, NULL};
 
 int experiment_lookup(const char *name, const pfb_experiment **out, pfb_err *err)
 {
     const char *names[16];
-    size_t n = 0;
-    for (size_t i = 0; pfb_experiments[i]; i++) {
+    char valid[256] = "";
+    size_t n = 0, len = 0;
+    for (size_t i = 0; pfb_experiments[i] && n < 16; i++) {
         if (!strcmp(pfb_experiments[i]->name, name)) {
             *out = pfb_experiments[i];
             return PFB_OK;
         }
         names[n++] = pfb_experiments[i]->name;
+        if (len < sizeof valid)
+            len += (size_t)snprintf(valid + len, sizeof valid - len, "%s%s", n > 1 ? ", " : "",
+                                    pfb_experiments[i]->name);
     }
+    if (!*name)
+        return pfb_err_set(err, PFB_EINVAL, "missing experiment name; valid: %s", valid);
     const char *near = pfb_nearest(name, names, n);
     if (near)
-        return pfb_err_set(err, PFB_EINVAL, "unknown experiment '%s'; did you mean '%s'? valid: volume, stability, drop, scaling",
-                           name, near);
-    return pfb_err_set(err, PFB_EINVAL, "unknown experiment '%s'; valid: volume, stability, drop, scaling", name);
+        return pfb_err_set(err, PFB_EINVAL, "unknown experiment '%s'; did you mean '%s'? valid: %s", name, near,
+                           valid);
+    return pfb_err_set(err, PFB_EINVAL, "unknown experiment '%s'; valid: %s", name, valid);
 }
 
 void exp_log(const pfb_exp_ctx *ctx, const char *fmt, ...)

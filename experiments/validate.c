@@ -96,23 +96,29 @@ static int push_point(validate_mm_series *s, double T, double Z)
     return 0;
 }
 
-int validate_mm_load(const char *path, validate_mm_data *d, pfb_err *err)
+/* The next line of *text (without its newline) into line; 0 at the end. */
+static int next_line(const char **text, char *line, size_t len)
+{
+    if (!**text)
+        return 0;
+    const char *e = strchr(*text, '\n');
+    size_t n = e ? (size_t)(e - *text) : strlen(*text);
+    snprintf(line, len, "%.*s", (int)(n < len ? n : len - 1), *text);
+    *text += n + (e ? 1 : 0);
+    return 1;
+}
+
+int validate_mm_parse(const char *text, const char *name, validate_mm_data *d, pfb_err *err)
 {
     memset(d, 0, sizeof *d);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return pfb_err_set(err, PFB_EIO, "cannot read the reference data %s: %s", path, strerror(errno));
     char line[512];
     int rc = PFB_OK;
-    long ln = 0;
-    if (!fgets(line, sizeof line, f) || strcmp(line, "series,a_inch,T,Z\n") != 0) {
-        rc = pfb_err_set(err, PFB_EINVAL, "%s:1: header is not 'series,a_inch,T,Z'", path);
-        goto out;
-    }
-    ln = 1;
-    while (fgets(line, sizeof line, f)) {
+    long ln = 1;
+    if (!next_line(&text, line, sizeof line) || strcmp(line, "series,a_inch,T,Z") != 0)
+        return pfb_err_set(err, PFB_EINVAL, "%s:1: header is not 'series,a_inch,T,Z'", name);
+    while (next_line(&text, line, sizeof line)) {
         ln++;
-        line[strcspn(line, "\r\n")] = '\0';
+        line[strcspn(line, "\r")] = '\0';
         char *field[4], *save = NULL;
         int nf = 0;
         for (char *tok = strtok_r(line, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -121,49 +127,75 @@ int validate_mm_load(const char *path, validate_mm_data *d, pfb_err *err)
             nf++;
         }
         if (nf != 4) {
-            rc = pfb_err_set(err, PFB_EINVAL, "%s:%ld: %d fields; valid: 4 (series,a_inch,T,Z)", path, ln, nf);
-            goto out;
+            rc = pfb_err_set(err, PFB_EINVAL, "%s:%ld: %d fields; valid: 4 (series,a_inch,T,Z)", name, ln, nf);
+            break;
         }
         const double a = parse_positive(field[1]), T = parse_positive(field[2]), Z = parse_positive(field[3]);
         if (a < 0 || T < 0 || Z < 0 || strlen(field[0]) >= sizeof d->s[0].name) {
             rc = pfb_err_set(err, PFB_EINVAL,
                              "%s:%ld: '%s,%s,%s,%s'; valid: a series name under 32 characters and finite "
                              "positive a_inch, T, Z",
-                             path, ln, field[0], field[1], field[2], field[3]);
-            goto out;
+                             name, ln, field[0], field[1], field[2], field[3]);
+            break;
         }
         validate_mm_series *s = d->ns ? &d->s[d->ns - 1] : NULL;
         if (!s || strcmp(s->name, field[0]) != 0) {
-            for (size_t k = 0; k < d->ns; k++)
-                if (!strcmp(d->s[k].name, field[0])) {
+            for (size_t k = 0; k < d->ns && !rc; k++)
+                if (!strcmp(d->s[k].name, field[0]))
                     rc = pfb_err_set(err, PFB_EINVAL, "%s:%ld: series '%s' resumes; valid: its rows together",
-                                     path, ln, field[0]);
-                    goto out;
-                }
-            if (d->ns == sizeof d->s / sizeof d->s[0]) {
-                rc = pfb_err_set(err, PFB_EINVAL, "%s:%ld: a fifth series '%s'; valid: at most 4", path, ln,
+                                     name, ln, field[0]);
+            if (!rc && d->ns == sizeof d->s / sizeof d->s[0])
+                rc = pfb_err_set(err, PFB_EINVAL, "%s:%ld: a fifth series '%s'; valid: at most 4", name, ln,
                                  field[0]);
-                goto out;
-            }
+            if (rc)
+                break;
             s = &d->s[d->ns++];
             snprintf(s->name, sizeof s->name, "%s", field[0]);
             s->a_inch = a;
         } else if (!(T > s->T[s->n - 1])) {
-            rc = pfb_err_set(err, PFB_EINVAL, "%s:%ld: T = %g after %g; valid: T increasing within a series", path,
+            rc = pfb_err_set(err, PFB_EINVAL, "%s:%ld: T = %g after %g; valid: T increasing within a series", name,
                              ln, T, s->T[s->n - 1]);
-            goto out;
+            break;
         }
         if (push_point(s, T, Z)) {
-            rc = pfb_err_set(err, PFB_ENOMEM, "out of memory reading %s", path);
-            goto out;
+            rc = pfb_err_set(err, PFB_ENOMEM, "out of memory reading %s", name);
+            break;
         }
     }
-    if (d->ns == 0)
-        rc = pfb_err_set(err, PFB_EINVAL, "%s: no data rows; valid: at least one series", path);
-out:
-    fclose(f);
+    if (!rc && d->ns == 0)
+        rc = pfb_err_set(err, PFB_EINVAL, "%s: no data rows; valid: at least one series", name);
     if (rc)
         validate_mm_free(d);
+    return rc;
+}
+
+int validate_mm_load(const char *path, validate_mm_data *d, pfb_err *err)
+{
+    memset(d, 0, sizeof *d);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pfb_err_set(err, PFB_EIO, "cannot read the reference data %s: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    int c;
+    while ((c = fgetc(f)) != EOF) {
+        if (len + 2 > cap) {
+            cap = cap ? 2 * cap : 4096;
+            char *t = realloc(text, cap);
+            if (!t) {
+                free(text);
+                fclose(f);
+                return pfb_err_set(err, PFB_ENOMEM, "out of memory reading %s", path);
+            }
+            text = t;
+        }
+        text[len++] = (char)c;
+    }
+    fclose(f);
+    if (text)
+        text[len] = '\0';
+    int rc = validate_mm_parse(text ? text : "", path, d, err);
+    free(text);
     return rc;
 }
 

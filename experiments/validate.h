@@ -58,6 +58,11 @@ typedef struct validate_mm_data {
  * that is not a finite positive number, T not increasing or more than 4 series
  * is an error naming the file, the line and what is valid. */
 int validate_mm_load(const char *path, validate_mm_data *d, pfb_err *err);
+/* The same from the file's text (the experiment's compiled-in copy), name in the
+ * messages. */
+int validate_mm_parse(const char *text, const char *name, validate_mm_data *d, pfb_err *err);
+/* The copy compiled into pfbench (validation.c), which the experiment uses. */
+int validate_mm_builtin(validate_mm_data *d, pfb_err *err);
 void validate_mm_free(validate_mm_data *d);
 
 /* Z of series s at T by linear interpolation; NAN outside its range. */

@@ -453,6 +453,20 @@ START_TEST(test_bad_scene)
 }
 END_TEST
 
+/* A misspelt or missing experiment name: same contract (expect_bad: exit 1, one
+ * line, nothing written), the suggestion and every registered experiment named. */
+START_TEST(test_bad_experiment)
+{
+    char out[PATH_LEN];
+    argv_list a = {.n = 0};
+    args_add(&a, "exp", "validaton", "--quick", "--out", wpath(out, sizeof out, "out"), END);
+    expect_bad(&a, "'validaton'", "did you mean 'validation'", "calibrate", "properties", END);
+    argv_list b = {.n = 0};
+    args_add(&b, "exp", "--quick", "--out", wpath(out, sizeof out, "out"), END);
+    expect_bad(&b, "missing experiment name", "volume", "snapshots", "validation", END);
+}
+END_TEST
+
 /* --set with a key no table knows: 'viscosty' is close enough to get a
  * suggestion; 'k_neer' is not, and the message still points at the valid
  * names.  Both are caught before the output directory exists. */
@@ -1066,6 +1080,7 @@ static Suite *cli_suite(void)
     tcase_add_checked_fixture(bad, cli_setup, cli_teardown);
     tcase_add_test(bad, test_bad_solver);
     tcase_add_test(bad, test_bad_scene);
+    tcase_add_test(bad, test_bad_experiment);
     tcase_add_test(bad, test_bad_set_unknown_key);
     tcase_add_test(bad, test_bad_out_of_range);
     tcase_add_test(bad, test_bad_not_a_number);

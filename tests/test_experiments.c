@@ -245,6 +245,10 @@ START_TEST(test_quick_experiments)
         {"properties", "properties_signal.csv", "solver,dim,t,amp_sin,amp_cos"},
         {"properties", "properties_pool.csv", "solver,dim,t,drho_slope"},
         {"properties", "properties_drops.csv", "solver,dim,radius,n,status,p_virial,p_err"},
+        {"validation", "validation_front.csv", "solver,dim,a_dx,dx,t,T,Z"},
+        {"validation", "validation_dam_break.csv",
+         "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds"},
+        {"validation", "validation_order.csv", "case,solver,dim,nres,order,order_err,err_coarse,err_fine"},
         {"properties", "properties_summary.csv",
          "solver,dim,nu_set,nu_eff,nu_err,response,shear_modulus,omega,c_eff,c_err,sigma_set,sigma_eff,sigma_err,Re,"
          "Ma,Bo,status_wave,status_pool"},

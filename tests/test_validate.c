@@ -104,6 +104,17 @@ START_TEST(test_mm_data)
     ck_assert_double_eq(validate_mm_interp(&d.s[1], 1.219), 1.474);
     ck_assert_double_eq_tol(validate_mm_interp(&d.s[1], 0.5 * (1.219 + 1.997)), 0.5 * (1.474 + 2.292), 1e-12);
     ck_assert(isnan(validate_mm_interp(&d.s[1], 0.5)));
+    /* the experiment's compiled-in copy is the same data, bit for bit */
+    validate_mm_data b;
+    ck_assert_msg(validate_mm_builtin(&b, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(b.ns, d.ns);
+    for (size_t s = 0; s < d.ns; s++) {
+        ck_assert_str_eq(b.s[s].name, d.s[s].name);
+        ck_assert_uint_eq(b.s[s].n, d.s[s].n);
+        ck_assert(!memcmp(b.s[s].T, d.s[s].T, d.s[s].n * sizeof *d.s[s].T));
+        ck_assert(!memcmp(b.s[s].Z, d.s[s].Z, d.s[s].n * sizeof *d.s[s].Z));
+    }
+    validate_mm_free(&b);
     validate_mm_free(&d);
 }
 END_TEST

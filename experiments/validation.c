@@ -1,0 +1,202 @@
+/* validation.c — each method against experiment at several resolutions, with the
+ * observed order of its error (issue 32).  validate.h defines the measurements.
+ *
+ * Case: the dam break against Martin & Moyce (1952).  The dam_break scene is
+ * their n^2 = 2 column (width a = 0.25 m, height 2a, at the tank's left wall),
+ * run with the material preset (the calibrated fluid by default) for
+ * T = t sqrt(2 g / a) <= 3 (t_end = 3 / sqrt(2 g / a) plus one frame), at 120
+ * frames per second (T advances 0.074 between frames, against the data's spacing
+ * of 0.4-0.8).  Each frame's front is validate_front's: the end of the fluid
+ * connected to the wall, spray (a particle more than two spacings ahead of the
+ * fluid behind it) left out.  The error of a run is the relative error of Z at
+ * the data's points with T <= 3 (both column sizes; Z of the run interpolated
+ * linearly between frames):
+ *   err_mean = mean |Z_run(T_k) - Z_k| / Z_k,  err_max = max of the same,
+ *   bias     = mean (Z_run(T_k) - Z_k) / Z_k  (negative: the run is behind).
+ * Resolutions a / dx: 25, 50, 100 in 2D; 10, 20 in 3D (quick: 10, 20 in 2D and
+ * 4, 5 in 3D, a pair for the plumbing, not for the numbers).  The observed order
+ * is validate_order's of err_mean against dx.  An error against experiment
+ * does not vanish with dx (the experiment is not the method's continuum limit),
+ * so the order also says where refinement stops helping.
+ *
+ * Outputs:
+ *   validation_front.csv      solver,dim,a_dx,dx,t,T,Z
+ *   validation_dam_break.csv  solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,
+ *                             wall_seconds
+ *   validation_order.csv      case,solver,dim,nres,order,order_err,err_coarse,err_fine */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment.h"
+#include "reference_gen.h" /* PFB_REF_MARTIN_MOYCE: data/reference/martin_moyce_1952.csv as text */
+#include "validate.h"
+
+#define VAL_A 0.25
+#define VAL_G 9.81
+#define VAL_T_MAX 3.0
+#define VAL_FPS 120.0
+
+typedef struct val_res {
+    int dim;
+    double a_dx[2][3]; /* full, quick; 0 ends */
+} val_res;
+
+static const val_res resolutions[] = {
+    {2, {{25, 50, 100}, {10, 20, 0}}},
+    {3, {{10, 20, 0}, {4, 5, 0}}},
+};
+
+static const char *const front_names[] = {"front", NULL};
+
+typedef struct front_ctx {
+    double *work;
+    size_t cap;
+} front_ctx;
+
+static void front_row(void *vctx, const pfb_sim *sim, double *values)
+{
+    front_ctx *c = vctx;
+    if (sim->p.n > c->cap) {
+        double *w = realloc(c->work, sim->p.n * sizeof *w);
+        if (!w) {
+            values[0] = NAN;
+            return;
+        }
+        c->work = w;
+        c->cap = sim->p.n;
+    }
+    values[0] = validate_front(sim->p.x[0], sim->p.n, 0.0, sim->spacing, 2.0 * sim->spacing, c->work);
+}
+
+/* The run's errors against the data (the header's definitions). */
+static void front_errors(const double *T, const double *Z, size_t n, const validate_mm_data *mm, double *mean,
+                         double *max, double *bias, int *npoints)
+{
+    double s = 0.0, b = 0.0, m = 0.0;
+    int k = 0;
+    for (size_t si = 0; si < mm->ns; si++)
+        for (size_t p = 0; p < mm->s[si].n; p++) {
+            const double Tk = mm->s[si].T[p], Zk = mm->s[si].Z[p];
+            if (Tk > VAL_T_MAX)
+                continue;
+            double z = NAN;
+            for (size_t r = 0; r + 1 < n; r++)
+                if (T[r] <= Tk && Tk <= T[r + 1]) {
+                    z = Z[r] + (Z[r + 1] - Z[r]) * (Tk - T[r]) / (T[r + 1] - T[r]);
+                    break;
+                }
+            const double e = (z - Zk) / Zk;
+            s += fabs(e);
+            b += e;
+            m = fmax(m, fabs(e));
+            k++;
+        }
+    *npoints = k;
+    *mean = k ? s / k : NAN;
+    *bias = k ? b / k : NAN;
+    *max = k ? m : NAN; /* fmax drops NaN: a run that stopped early has NaN in s */
+    if (isnan(s))
+        *max = NAN;
+}
+
+int validate_mm_builtin(validate_mm_data *d, pfb_err *err)
+{
+    return validate_mm_parse(PFB_REF_MARTIN_MOYCE, "data/reference/martin_moyce_1952.csv (compiled in)", d, err);
+}
+
+static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
+{
+    const int q = ctx->quick ? 1 : 0;
+    validate_mm_data mm;
+    int rc = validate_mm_builtin(&mm, err);
+    if (rc)
+        return rc;
+    exp_csv fronts, dam, order;
+    memset(&fronts, 0, sizeof fronts);
+    memset(&dam, 0, sizeof dam);
+    memset(&order, 0, sizeof order);
+    rc = exp_csv_open(&fronts, ctx, "validation_front.csv", "solver,dim,a_dx,dx,t,T,Z", err);
+    if (!rc)
+        rc = exp_csv_open(&dam, ctx, "validation_dam_break.csv",
+                          "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds", err);
+    if (!rc)
+        rc = exp_csv_open(&order, ctx, "validation_order.csv",
+                          "case,solver,dim,nres,order,order_err,err_coarse,err_fine", err);
+    const double tscale = sqrt(2.0 * VAL_G / VAL_A);
+    const double t_end = (VAL_T_MAX / tscale) + 1.0 / VAL_FPS;
+    const long frames = lround(ceil(t_end * VAL_FPS));
+    front_ctx fc = {NULL, 0};
+    for (size_t si = 0; si < ctx->nsolvers && !rc; si++) {
+        const pfb_solver_ops *so = ctx->solvers[si];
+        for (size_t k = 0; k < sizeof resolutions / sizeof resolutions[0] && !rc; k++) {
+            const val_res *vr = &resolutions[k];
+            double dxs[3], errs[3];
+            int nres = 0;
+            for (int j = 0; j < 3 && vr->a_dx[q][j] > 0 && !rc; j++) {
+                const double a_dx = vr->a_dx[q][j], dx = VAL_A / a_dx;
+                char id[128], dim[32], spacing[64], tend[64], fr[64], sa[64], sg[64];
+                snprintf(id, sizeof id, "%s_dam_break_%dd_a%g", so->name, vr->dim, a_dx);
+                snprintf(dim, sizeof dim, "run.dim=%d", vr->dim);
+                snprintf(spacing, sizeof spacing, "run.spacing=%.17g", dx);
+                snprintf(tend, sizeof tend, "run.t_end=%.17g", (double)frames / VAL_FPS);
+                snprintf(fr, sizeof fr, "run.frames=%ld", frames);
+                snprintf(sa, sizeof sa, "scene.a=%.17g", VAL_A);
+                snprintf(sg, sizeof sg, "scene.gravity=%.17g", VAL_G);
+                const char *sets[] = {dim, spacing, tend, fr, sa, sg, NULL};
+                exp_extra ex = {front_names, front_row, &fc, NULL};
+                exp_run_spec spec = {"validation", id, so, "dam_break", sets, &ex, 0};
+                exp_run_out out;
+                rc = exp_run(ctx, &spec, &out, err);
+                if (rc)
+                    break;
+                const csv_table *s = &out.series;
+                const int ct = csv_table_col(s, "t"), cf = csv_table_col(&out.extra, "front");
+                const size_t nr = s->nrow < out.extra.nrow ? s->nrow : out.extra.nrow;
+                double *T = malloc((nr + 1) * sizeof *T), *Z = malloc((nr + 1) * sizeof *Z);
+                if (!T || !Z) {
+                    free(T);
+                    free(Z);
+                    exp_run_out_free(&out);
+                    rc = pfb_err_set(err, PFB_ENOMEM, "out of memory in the validation experiment");
+                    break;
+                }
+                for (size_t r = 0; r < nr; r++) {
+                    const double t = csv_table_get(s, r, ct);
+                    T[r] = validate_mm_T(t, VAL_G, VAL_A);
+                    Z[r] = validate_mm_Z(csv_table_get(&out.extra, r, cf), VAL_A);
+                    fprintf(fronts.f, "%s,%d,%g,%.10g,%.9g,%.9g,%.9g\n", so->name, vr->dim, a_dx, dx, t, T[r], Z[r]);
+                }
+                double emean, emax, bias;
+                int np;
+                front_errors(T, Z, nr, &mm, &emean, &emax, &bias, &np);
+                free(T);
+                free(Z);
+                char reason[320];
+                exp_reason(&out, reason, sizeof reason);
+                fprintf(dam.f, "%s,%d,%g,%.10g,%zu,%s,%s,%.6g,%.6g,%.6g,%d,%ld,%.4f\n", so->name, vr->dim, a_dx, dx,
+                        out.n, exp_status_word(&out), reason, emean, emax, bias, np, out.steps, out.wall_seconds);
+                dxs[nres] = dx;
+                errs[nres] = emean;
+                nres++;
+                exp_run_out_free(&out);
+            }
+            if (rc)
+                break;
+            double p, perr;
+            validate_order(dxs, errs, (size_t)nres, &p, &perr);
+            fprintf(order.f, "dam_break,%s,%d,%d,%.6g,%.6g,%.6g,%.6g\n", so->name, vr->dim, nres, p, perr, errs[0],
+                    errs[nres - 1]);
+        }
+    }
+    free(fc.work);
+    validate_mm_free(&mm);
+    exp_csv *const cs[] = {&fronts, &dam, &order};
+    return exp_csv_finish(cs, 3, rc, err);
+}
+
+const pfb_experiment pfb_exp_validation = {
+    "validation", "each method against experiment at several resolutions, with the observed order (dam break "
+                  "against Martin & Moyce 1952)",
+    validation_run};
