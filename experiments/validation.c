@@ -19,10 +19,27 @@
  * does not vanish with dx (the experiment is not the method's continuum limit),
  * so the order also says where refinement stops helping.
  *
+ * Case: hydrostatic pressure in the settled pool (width 1 m, depth D = 0.5 m,
+ * 2 s; quick 0.5 s).  The mechanical pressure of three horizontal slabs, 0.1 m
+ * thick, centred at depths d = 0.15, 0.25 and 0.35 m below the free surface (the
+ * highest particle plus half a spacing) and 0.1 m clear of the side walls (more
+ * than 1.25 of the widest support, clavet's 3.75 spacings at D/dx = 25): the
+ * virial pressure of a subsystem, p = (sum m |v - v_mean|^2 + the method's pair
+ * virial) / (dim V), as the properties experiment measures the drops' (solver.h,
+ * pair_virial: the one pressure every method has), averaged over the frames of
+ * the last third.  Against p_h = rho g d (rho the scene's density):
+ *   err = mean over the slabs of |p - p_h| / p_h,
+ * and slope_rel = the least-squares slope of p against d over rho g (1 for a
+ * hydrostatic column, whatever pressure offset the method holds at its surface).
+ * Resolutions D / dx: 25, 50, 100 in 2D; 10, 20 in 3D (quick: 10, 20 in 2D and
+ * 8, 10 in 3D; at 5 a 0.1 m slab is one layer).
+ *
  * Outputs:
  *   validation_front.csv      solver,dim,a_dx,dx,t,T,Z
  *   validation_dam_break.csv  solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,
  *                             wall_seconds
+ *   validation_hydrostatic.csv solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err
+ *   validation_hydrostatic_summary.csv solver,dim,D_dx,dx,err,slope_rel
  *   validation_order.csv      case,solver,dim,nres,order,order_err,err_coarse,err_fine */
 #include <math.h>
 #include <stdio.h>
@@ -70,6 +87,71 @@ static void front_row(void *vctx, const pfb_sim *sim, double *values)
     values[0] = validate_front(sim->p.x[0], sim->p.n, 0.0, sim->spacing, 2.0 * sim->spacing, c->work);
 }
 
+#define HYD_DEPTH 0.5
+#define HYD_NSLAB 3
+static const double slab_depth[HYD_NSLAB] = {0.15, 0.25, 0.35};
+static const char *const slab_names[] = {"p_d15", "p_d25", "p_d35", NULL};
+
+typedef struct slab_ctx {
+    unsigned char *in;
+    size_t cap;
+} slab_ctx;
+
+/* The virial pressure of each slab (the header's definition). */
+static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, const void *state, double *values)
+{
+    slab_ctx *c = vctx;
+    const pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    for (int k = 0; k < HYD_NSLAB; k++)
+        values[k] = NAN;
+    if (!so->pair_virial || p->n == 0)
+        return;
+    if (p->n > c->cap) {
+        free(c->in);
+        c->in = malloc(p->n);
+        c->cap = c->in ? p->n : 0;
+        if (!c->in)
+            return;
+    }
+    double top = -INFINITY, wlo[3] = {INFINITY, INFINITY, INFINITY}, whi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < p->n; i++) {
+        top = fmax(top, p->x[1][i]);
+        for (int d = 0; d < dim; d++) {
+            wlo[d] = fmin(wlo[d], p->x[d][i]);
+            whi[d] = fmax(whi[d], p->x[d][i]);
+        }
+    }
+    top += 0.5 * sim->spacing;
+    for (int k = 0; k < HYD_NSLAB; k++) {
+        const double ylo = top - slab_depth[k] - 0.05, yhi = top - slab_depth[k] + 0.05;
+        double V = 0.1, m = 0.0, vm[3] = {0, 0, 0};
+        for (int d = 0; d < dim; d++)
+            if (d != 1)
+                V *= (whi[d] - wlo[d] + sim->spacing) - 0.2;
+        for (size_t i = 0; i < p->n; i++) {
+            int in = p->x[1][i] >= ylo && p->x[1][i] < yhi;
+            for (int d = 0; d < dim; d++)
+                if (d != 1)
+                    in &= p->x[d][i] >= wlo[d] + 0.1 && p->x[d][i] <= whi[d] - 0.1;
+            c->in[i] = (unsigned char)in;
+            if (in) {
+                m += p->m[i];
+                for (int d = 0; d < dim; d++)
+                    vm[d] += p->m[i] * p->v[d][i];
+            }
+        }
+        if (!(m > 0) || !(V > 0))
+            continue;
+        double K = 0.0;
+        for (size_t i = 0; i < p->n; i++)
+            if (c->in[i])
+                for (int d = 0; d < dim; d++)
+                    K += p->m[i] * (p->v[d][i] - vm[d] / m) * (p->v[d][i] - vm[d] / m);
+        values[k] = (K + so->pair_virial(state, sim, c->in)) / (dim * V);
+    }
+}
+
 /* The run's errors against the data (the header's definitions). */
 static void front_errors(const double *T, const double *Z, size_t n, const validate_mm_data *mm, double *mean,
                          double *max, double *bias, int *npoints)
@@ -101,6 +183,80 @@ static void front_errors(const double *T, const double *Z, size_t n, const valid
         *max = NAN;
 }
 
+static const val_res hyd_resolutions[] = {
+    {2, {{25, 50, 100}, {10, 20, 0}}},
+    {3, {{10, 20, 0}, {8, 10, 0}}},
+};
+
+/* The hydrostatic case for one solver (the header's definitions). */
+static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, exp_csv *rows, exp_csv *summary,
+                            exp_csv *order, pfb_err *err)
+{
+    const int q = ctx->quick ? 1 : 0;
+    const double t_end = q ? 0.5 : 2.0;
+    slab_ctx sc = {NULL, 0};
+    int rc = PFB_OK;
+    for (size_t k = 0; k < sizeof hyd_resolutions / sizeof hyd_resolutions[0] && !rc; k++) {
+        const val_res *vr = &hyd_resolutions[k];
+        double dxs[3], errs[3];
+        int nres = 0;
+        for (int j = 0; j < 3 && vr->a_dx[q][j] > 0 && !rc; j++) {
+            const double D_dx = vr->a_dx[q][j], dx = HYD_DEPTH / D_dx;
+            char id[128], dim[32], spacing[64], tend[64], sd[64], sg[64];
+            snprintf(id, sizeof id, "%s_pool_%dd_D%g", so->name, vr->dim, D_dx);
+            snprintf(dim, sizeof dim, "run.dim=%d", vr->dim);
+            snprintf(spacing, sizeof spacing, "run.spacing=%.17g", dx);
+            snprintf(tend, sizeof tend, "run.t_end=%.17g", t_end);
+            snprintf(sd, sizeof sd, "scene.depth=%.17g", HYD_DEPTH);
+            snprintf(sg, sizeof sg, "scene.gravity=%.17g", VAL_G);
+            const char *sets[] = {dim, spacing, tend, sd, sg, NULL};
+            exp_extra ex = {slab_names, NULL, &sc, slab_row};
+            exp_run_spec spec = {"validation", id, so, "pool", sets, &ex, 0};
+            exp_run_out out;
+            rc = exp_run(ctx, &spec, &out, err);
+            if (rc)
+                break;
+            const int ct = csv_table_col(&out.series, "t");
+            double pm[HYD_NSLAB], ph[HYD_NSLAB], err_sum = 0.0;
+            for (int sl = 0; sl < HYD_NSLAB; sl++) {
+                const int cp = csv_table_col(&out.extra, slab_names[sl]);
+                double sum = 0.0;
+                size_t n = 0;
+                for (size_t r = 0; r < out.extra.nrow && r < out.series.nrow; r++)
+                    if (csv_table_get(&out.series, r, ct) >= 2.0 / 3.0 * t_end - 1e-12) {
+                        sum += csv_table_get(&out.extra, r, cp);
+                        n++;
+                    }
+                pm[sl] = n ? sum / (double)n : NAN;
+                ph[sl] = 1000.0 * VAL_G * slab_depth[sl];
+                err_sum += fabs(pm[sl] - ph[sl]) / ph[sl];
+            }
+            char reason[320];
+            exp_reason(&out, reason, sizeof reason);
+            for (int sl = 0; sl < HYD_NSLAB; sl++)
+                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%g,%.8g,%.8g,%.6g\n", so->name, vr->dim, D_dx, dx, out.n,
+                        exp_status_word(&out), reason, slab_depth[sl], pm[sl], ph[sl],
+                        fabs(pm[sl] - ph[sl]) / ph[sl]);
+            double b, berr;
+            exp_line_slope(slab_depth, pm, HYD_NSLAB, &b, &berr);
+            const double e = err_sum / HYD_NSLAB;
+            fprintf(summary->f, "%s,%d,%g,%.10g,%.6g,%.6g\n", so->name, vr->dim, D_dx, dx, e, b / (1000.0 * VAL_G));
+            dxs[nres] = dx;
+            errs[nres] = e;
+            nres++;
+            exp_run_out_free(&out);
+        }
+        if (rc)
+            break;
+        double p, perr;
+        validate_order(dxs, errs, (size_t)nres, &p, &perr);
+        fprintf(order->f, "hydrostatic,%s,%d,%d,%.6g,%.6g,%.6g,%.6g\n", so->name, vr->dim, nres, p, perr, errs[0],
+                errs[nres - 1]);
+    }
+    free(sc.in);
+    return rc;
+}
+
 int validate_mm_builtin(validate_mm_data *d, pfb_err *err)
 {
     return validate_mm_parse(PFB_REF_MARTIN_MOYCE, "data/reference/martin_moyce_1952.csv (compiled in)", d, err);
@@ -113,7 +269,9 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
     int rc = validate_mm_builtin(&mm, err);
     if (rc)
         return rc;
-    exp_csv fronts, dam, order;
+    exp_csv fronts, dam, hyd, hyds, order;
+    memset(&hyd, 0, sizeof hyd);
+    memset(&hyds, 0, sizeof hyds);
     memset(&fronts, 0, sizeof fronts);
     memset(&dam, 0, sizeof dam);
     memset(&order, 0, sizeof order);
@@ -121,6 +279,11 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
     if (!rc)
         rc = exp_csv_open(&dam, ctx, "validation_dam_break.csv",
                           "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds", err);
+    if (!rc)
+        rc = exp_csv_open(&hyd, ctx, "validation_hydrostatic.csv",
+                          "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err", err);
+    if (!rc)
+        rc = exp_csv_open(&hyds, ctx, "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel", err);
     if (!rc)
         rc = exp_csv_open(&order, ctx, "validation_order.csv",
                           "case,solver,dim,nres,order,order_err,err_coarse,err_fine", err);
@@ -189,14 +352,16 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
             fprintf(order.f, "dam_break,%s,%d,%d,%.6g,%.6g,%.6g,%.6g\n", so->name, vr->dim, nres, p, perr, errs[0],
                     errs[nres - 1]);
         }
+        if (!rc)
+            rc = hydrostatic_case(ctx, so, &hyd, &hyds, &order, err);
     }
     free(fc.work);
     validate_mm_free(&mm);
-    exp_csv *const cs[] = {&fronts, &dam, &order};
-    return exp_csv_finish(cs, 3, rc, err);
+    exp_csv *const cs[] = {&fronts, &dam, &hyd, &hyds, &order};
+    return exp_csv_finish(cs, 5, rc, err);
 }
 
 const pfb_experiment pfb_exp_validation = {
-    "validation", "each method against experiment at several resolutions, with the observed order (dam break "
-                  "against Martin & Moyce 1952)",
+    "validation", "each method against experiment and theory at several resolutions, with the observed order (dam "
+                  "break against Martin & Moyce 1952, hydrostatic pressure)",
     validation_run};

@@ -248,6 +248,8 @@ START_TEST(test_quick_experiments)
         {"validation", "validation_front.csv", "solver,dim,a_dx,dx,t,T,Z"},
         {"validation", "validation_dam_break.csv",
          "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds"},
+        {"validation", "validation_hydrostatic.csv", "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err"},
+        {"validation", "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel"},
         {"validation", "validation_order.csv", "case,solver,dim,nres,order,order_err,err_coarse,err_fine"},
         {"properties", "properties_summary.csv",
          "solver,dim,nu_set,nu_eff,nu_err,response,shear_modulus,omega,c_eff,c_err,sigma_set,sigma_eff,sigma_err,Re,"
