@@ -33,6 +33,13 @@ typedef struct material_drops_out {
     int unstable;            /* some drop blew up */
 } material_drops_out;
 
+/* The virial pressure of the particles marked in[i], a region of volume V:
+ * (sum m |v - v_mean|^2 + so's pair virial) / (dim V), the virial theorem for a
+ * subsystem (solver.h, pair_virial); NaN without a pair virial, a marked particle
+ * or a positive V.  The drops' Laplace pressure and the validation's slabs. */
+double material_virial_pressure(const pfb_sim *sim, const pfb_solver_ops *so, const void *state,
+                                const unsigned char *in, double V);
+
 /* The shear wave in a periodic box of cells spacings, at most t_max long; signal
  * (may be NULL) gets rows solver,dim,t,amp_sin,amp_cos. */
 int material_wave(const pfb_exp_ctx *ctx, const char *experiment, const char *id, const pfb_solver_ops *so, int dim,

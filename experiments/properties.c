@@ -163,9 +163,30 @@ typedef struct drop_ctx {
     size_t cap;
 } drop_ctx;
 
-/* The mechanical pressure of the region within r_region of the centre of mass:
- * (sum m |v - v_mean|^2 + the solver's pair virial) / (dim V), V the region's
- * area or volume (the virial theorem for a subsystem; solver.h, pair_virial). */
+double material_virial_pressure(const pfb_sim *sim, const pfb_solver_ops *so, const void *state,
+                                const unsigned char *in, double V)
+{
+    const pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    double mr = 0.0, vm[3] = {0, 0, 0};
+    for (size_t i = 0; i < p->n; i++)
+        if (in[i]) {
+            mr += p->m[i];
+            for (int k = 0; k < 3; k++)
+                vm[k] += p->m[i] * p->v[k][i];
+        }
+    if (!so->pair_virial || !(mr > 0) || !(V > 0))
+        return NAN;
+    double K = 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        if (in[i])
+            for (int k = 0; k < dim; k++)
+                K += p->m[i] * (p->v[k][i] - vm[k] / mr) * (p->v[k][i] - vm[k] / mr);
+    return (K + so->pair_virial(state, sim, in)) / (dim * V);
+}
+
+/* The mechanical pressure of the region within r_region of the centre of mass
+ * (material_virial_pressure). */
 static void drop_row(void *ctx, const pfb_sim *sim, const pfb_solver_ops *so, const void *state, double *values)
 {
     drop_ctx *c = ctx;
@@ -181,7 +202,7 @@ static void drop_row(void *ctx, const pfb_sim *sim, const pfb_solver_ops *so, co
         if (!c->in)
             return;
     }
-    double m = 0.0, com[3] = {0, 0, 0}, vm[3] = {0, 0, 0}, mr = 0.0;
+    double m = 0.0, com[3] = {0, 0, 0};
     for (size_t i = 0; i < p->n; i++) {
         m += p->m[i];
         for (int k = 0; k < 3; k++)
@@ -194,22 +215,10 @@ static void drop_row(void *ctx, const pfb_sim *sim, const pfb_solver_ops *so, co
         for (int k = 0; k < dim; k++)
             r2 += (p->x[k][i] - com[k]) * (p->x[k][i] - com[k]);
         c->in[i] = r2 < c->r_region * c->r_region;
-        if (c->in[i]) {
-            mr += p->m[i];
-            for (int k = 0; k < 3; k++)
-                vm[k] += p->m[i] * p->v[k][i];
-        }
     }
-    if (!(mr > 0))
-        return;
-    double K = 0.0;
-    for (size_t i = 0; i < p->n; i++)
-        if (c->in[i])
-            for (int k = 0; k < dim; k++)
-                K += p->m[i] * (p->v[k][i] - vm[k] / mr) * (p->v[k][i] - vm[k] / mr);
-    const double W = so->pair_virial(state, sim, c->in), R = c->r_region;
+    const double R = c->r_region;
     const double V = dim == 2 ? M_PI * R * R : 4.0 / 3.0 * M_PI * R * R * R;
-    values[0] = (K + W) / (dim * V);
+    values[0] = material_virial_pressure(sim, so, state, c->in, V);
 }
 
 /* The viscosity (or shear modulus) of the wave signal A(t) (see the header). */

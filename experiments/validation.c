@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "material.h"
 #include "reference_gen.h" /* PFB_REF_MARTIN_MOYCE: data/reference/martin_moyce_1952.csv as text */
 #include "validate.h"
 
@@ -123,32 +124,20 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
         }
     }
     top += 0.5 * sim->spacing;
+    double V = 0.1; /* the slab: 0.1 m thick, the fluid's width less 0.1 m per side */
+    for (int d = 0; d < dim; d++)
+        if (d != 1)
+            V *= (whi[d] - wlo[d] + sim->spacing) - 0.2;
     for (int k = 0; k < HYD_NSLAB; k++) {
         const double ylo = top - slab_depth[k] - 0.05, yhi = top - slab_depth[k] + 0.05;
-        double V = 0.1, m = 0.0, vm[3] = {0, 0, 0};
-        for (int d = 0; d < dim; d++)
-            if (d != 1)
-                V *= (whi[d] - wlo[d] + sim->spacing) - 0.2;
         for (size_t i = 0; i < p->n; i++) {
             int in = p->x[1][i] >= ylo && p->x[1][i] < yhi;
             for (int d = 0; d < dim; d++)
                 if (d != 1)
                     in &= p->x[d][i] >= wlo[d] + 0.1 && p->x[d][i] <= whi[d] - 0.1;
             c->in[i] = (unsigned char)in;
-            if (in) {
-                m += p->m[i];
-                for (int d = 0; d < dim; d++)
-                    vm[d] += p->m[i] * p->v[d][i];
-            }
         }
-        if (!(m > 0) || !(V > 0))
-            continue;
-        double K = 0.0;
-        for (size_t i = 0; i < p->n; i++)
-            if (c->in[i])
-                for (int d = 0; d < dim; d++)
-                    K += p->m[i] * (p->v[d][i] - vm[d] / m) * (p->v[d][i] - vm[d] / m);
-        values[k] = (K + so->pair_virial(state, sim, c->in)) / (dim * V);
+        values[k] = material_virial_pressure(sim, so, state, c->in, V);
     }
 }
 
