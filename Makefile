@@ -172,7 +172,7 @@ $(error QUICK is '$(QUICK)'; valid: 0 or 1)
 endif
 # calibrate first: the others run the fluid it has just calibrated (its
 # calibrated.ini as --preset), so every number follows from this tree's calibration
-EXPERIMENTS := volume properties stability drop snapshots scaling
+EXPERIMENTS := validation volume properties stability drop snapshots scaling
 FIGURES := $(basename $(notdir $(filter-out plots/style.gp,$(wildcard plots/*.gp))))
 # figures and the paper carry the date of the last commit, not the build's
 EPOCH = export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}

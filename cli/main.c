@@ -320,7 +320,8 @@ static void usage_exp(FILE *f)
           "  --quick              the reduced version (tests and CI; under a minute per solver)\n"
           "  --force              rerun runs whose outputs are current\n"
           "  --presets DIR        where NAME.ini presets live (default: scenes)\n"
-          "  --fluid FILE         calibrate: the reference fluid (default: PRESETS/fluid.ini)\n"
+          "  --fluid FILE         calibrate, validation: the reference fluid (default:\n"
+          "                       PRESETS/fluid.ini)\n"
           "  --preset P           material: calibrated (default), paper, none or an INI file\n"
           "  --out DIR            output directory: tidy CSVs, NAME_summary.csv, runs/<id>/\n"
           "\n"
@@ -404,9 +405,10 @@ static int cmd_exp(int argc, char **argv)
     /* the reference fluid, read before anything is written (a bad one leaves no file) */
     pfb_fluid fluid;
     char fpath[4096];
-    const int wants_fluid = !rc && !strcmp(ex->name, "calibrate");
+    const int wants_fluid = !rc && (!strcmp(ex->name, "calibrate") || !strcmp(ex->name, "validation"));
     if (!rc && fluid_path && !wants_fluid)
-        rc = pfb_err_set(&err, PFB_EINVAL, "--fluid is read only by the calibrate experiment, not '%s'", ex->name);
+        rc = pfb_err_set(&err, PFB_EINVAL, "--fluid is read only by the calibrate and validation experiments, not '%s'",
+                         ex->name);
     if (wants_fluid) {
         snprintf(fpath, sizeof fpath, "%s/fluid.ini", presets);
         rc = fluid_load(fluid_path ? fluid_path : fpath, &fluid, &err);

@@ -37,36 +37,11 @@
 
 #include "../core/fit.h"
 #include "experiment.h"
+#include "material.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-
-static const char *const signal_names[] = {"deformation", NULL};
-
-/* The deformation D of the current particles (see the header). */
-static void deformation_row(void *ctx, const pfb_sim *sim, double *values)
-{
-    (void)ctx;
-    const pfb_particles *p = &sim->p;
-    double m = 0.0, c[3] = {0, 0, 0}, I[3] = {0, 0, 0};
-    for (size_t i = 0; i < p->n; i++) {
-        m += p->m[i];
-        for (int k = 0; k < 3; k++)
-            c[k] += p->m[i] * p->x[k][i];
-    }
-    for (int k = 0; k < 3; k++)
-        c[k] /= m;
-    for (size_t i = 0; i < p->n; i++)
-        for (int k = 0; k < 3; k++) {
-            double d = p->x[k][i] - c[k];
-            I[k] += p->m[i] * d * d;
-        }
-    if (sim->dim == 2)
-        values[0] = (I[0] - I[1]) / (I[0] + I[1]);
-    else
-        values[0] = (2.0 * I[1] - I[0] - I[2]) / (I[0] + I[1] + I[2]);
-}
 
 typedef struct drop_setup {
     int dim;
@@ -96,7 +71,7 @@ static int drop_run(const pfb_exp_ctx *ctx, pfb_err *err)
                           "solver,dim,sigma,exponent,exponent_err,sigma_eff_mean,omega_ratio_mean,n_fitted,"
                               "exponent_half,exponent_half_err,n_half",
                               err);
-    exp_extra extra = {signal_names, deformation_row, NULL, NULL};
+    exp_extra extra = {material_deformation_names, material_deformation_row, NULL, NULL};
     for (size_t si = 0; si < ctx->nsolvers && !rc; si++) {
         const pfb_solver_ops *so = ctx->solvers[si];
         for (size_t u = 0; u < sizeof setups / sizeof setups[0] && !rc; u++) {

@@ -25,7 +25,7 @@
 typedef struct pfb_exp_ctx {
     const char *out_dir;                    /* experiment output directory */
     const char *preset_dir;                 /* where <experiment>.ini presets live ("scenes") */
-    const struct pfb_fluid *fluid;          /* the reference fluid (calibrate), or NULL */
+    const struct pfb_fluid *fluid;          /* the reference fluid (calibrate, validation), or NULL */
     const struct pfb_preset *preset;        /* the material preset under <experiment>.ini (NULL: none) */
     int quick;                              /* reduced version (tests, CI) */
     int force;                              /* rerun even when current */

@@ -56,4 +56,11 @@ int material_drops(const pfb_exp_ctx *ctx, const char *experiment, const char *i
                    int dim, const double *radii, int nr, double ddx, double t_end, const char *const *sets,
                    FILE *drops, material_drops_out *o, pfb_err *err);
 
+/* The deformation of a free drop from the second moments I about its centre of
+ * mass (an exp_extra row, ctx unused; column material_deformation_names):
+ *   2D  D = (I_xx - I_yy) / (I_xx + I_yy)               (the stretch along x)
+ *   3D  D = (2 I_yy - I_xx - I_zz) / (I_xx + I_yy + I_zz) (axisymmetric along y) */
+extern const char *const material_deformation_names[];
+void material_deformation_row(void *ctx, const pfb_sim *sim, double *values);
+
 #endif

@@ -332,6 +332,32 @@ static void join_sets(const char **out, size_t cap, const char *const *base, con
     out[n] = NULL;
 }
 
+const char *const material_deformation_names[] = {"deformation", NULL};
+
+/* The drop's mode-2 deformation (material.h). */
+void material_deformation_row(void *ctx, const pfb_sim *sim, double *values)
+{
+    (void)ctx;
+    const pfb_particles *p = &sim->p;
+    double m = 0.0, c[3] = {0, 0, 0}, I[3] = {0, 0, 0};
+    for (size_t i = 0; i < p->n; i++) {
+        m += p->m[i];
+        for (int k = 0; k < 3; k++)
+            c[k] += p->m[i] * p->x[k][i];
+    }
+    for (int k = 0; k < 3; k++)
+        c[k] /= m;
+    for (size_t i = 0; i < p->n; i++)
+        for (int k = 0; k < 3; k++) {
+            double d = p->x[k][i] - c[k];
+            I[k] += p->m[i] * d * d;
+        }
+    if (sim->dim == 2)
+        values[0] = (I[0] - I[1]) / (I[0] + I[1]);
+    else
+        values[0] = (2.0 * I[1] - I[0] - I[2]) / (I[0] + I[1] + I[2]);
+}
+
 int material_wave(const pfb_exp_ctx *ctx, const char *experiment, const char *id, const pfb_solver_ops *so, int dim,
                   double dx, double cells, double t_max, const char *const *sets, FILE *signal, material_wave_out *o,
                   pfb_err *err)

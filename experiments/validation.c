@@ -1,5 +1,5 @@
-/* validation.c — each method against experiment at several resolutions, with the
- * observed order of its error (issue 32).  validate.h defines the measurements.
+/* validation.c — each method against experiment and theory at several
+ * resolutions, with the observed order of its error (issue 32).  validate.h defines the measurements.
  *
  * Case: the dam break against Martin & Moyce (1952).  The dam_break scene is
  * their n^2 = 2 column (width a = 0.25 m, height 2a, at the tank's left wall),
@@ -13,7 +13,7 @@
  * linearly between frames):
  *   err_mean = mean |Z_run(T_k) - Z_k| / Z_k,  err_max = max of the same,
  *   bias     = mean (Z_run(T_k) - Z_k) / Z_k  (negative: the run is behind).
- * Resolutions a / dx: 25, 50, 100 in 2D; 10, 20 in 3D (quick: 10, 20 in 2D and
+ * Resolutions a / dx: 25, 50, 100 in 2D; 10, 20 in 3D (quick: 8, 12 in 2D and
  * 4, 5 in 3D, a pair for the plumbing, not for the numbers).  The observed order
  * is validate_order's of err_mean against dx.  An error against experiment
  * does not vanish with dx (the experiment is not the method's continuum limit),
@@ -31,8 +31,45 @@
  *   err = mean over the slabs of |p - p_h| / p_h,
  * and slope_rel = the least-squares slope of p against d over rho g (1 for a
  * hydrostatic column, whatever pressure offset the method holds at its surface).
- * Resolutions D / dx: 25, 50, 100 in 2D; 10, 20 in 3D (quick: 10, 20 in 2D and
- * 6, 8 in 3D; at 5 a 0.1 m slab is one layer).
+ * Resolutions D / dx: 25, 50, 100 in 2D; 10, 20 in 3D (quick: 8, 12 in 2D and
+ * 5, 6 in 3D, where a 0.1 m slab is one or two layers: plumbing, not numbers).
+ *
+ * Case: viscous decay.  The properties experiment's shear wave (material.h:
+ * u_x = U sin(k y) in a periodic box, k = 2 pi / L, no walls, no gravity) in a box
+ * of L = 0.8 m in 2D (20, 40, 80 spacings; 40 is the calibration's own run) and
+ * L = 1 m in 3D (10, 20 spacings), 2 s in 2D and 1.5 s in 3D; quick 10, 20 in
+ * 2D for 1 s and none in 3D (its periodic runs cost a minute and test no
+ * other code).  For a Newtonian fluid
+ * of viscosity nu the analytic solution is A(t) = A0 exp(-nu k^2 t); the run's
+ * nu_eff is material_wave's fit of ln A, and
+ *   err = |nu_eff - nu_ref| / nu_ref
+ * against the reference fluid's nu (scenes/fluid.ini: the viscosity every method
+ * was calibrated to; the calibration's own resolution gives its residual, the
+ * others say whether the calibrated preset carries over), and err_set against
+ * the viscosity the parameters state where a method states one (muller's
+ * mu / rho0).  An elastic response (clavet) has no viscosity: its shear modulus
+ * is reported and its error left empty, as is its order.
+ *
+ * Case: the drop against Rayleigh.  A free drop of R = 0.1 m (the drop
+ * scene: no gravity, a volume-preserving mode-2 stretch of amplitude 0.05, the
+ * drop experiment's overrides in scenes/drop.ini) at R / dx = 10, 20, 40 in 2D and
+ * 5, 10 in 3D (quick 5, 10 and 4, 5), 2 s (quick 1 s) at 120 frames per second.
+ * The deformation signal and its damped-cosine fit are the drop experiment's
+ * (material.h, core/fit.h), giving omega and beta.  Against Rayleigh's
+ * omega_R^2 = 6 sigma / (rho R^3) (2D mode 2), 8 sigma / (rho R^3) (3D l = 2)
+ * and the viscous damping beta_v = 4 nu / R^2 (2D), 5 nu / R^2 (3D) with nu the
+ * method's nu_eff at the viscous case's finest resolution:
+ *   omega_rel_err = |omega / omega_R - 1|,  beta_rel_err = |beta / beta_v - 1|.
+ * sigma is the method's explicit one where it has one (muller), else the
+ * Laplace sigma_eff of drops of R = 0.05, 0.07, 0.1 m at the same spacing
+ * (material.h; clavet's emergent cohesion depends on the spacing), where it
+ * exceeds twice its standard error.  A method with neither (miller_pearce's
+ * fluid, mao_yang's Newtonian fluid) has no capillary mode to compare: its
+ * drops are not run and its rows say so (where the coarsest spacing has no
+ * surface tension, the finer ones are not measured either: the Laplace drops
+ * at R/dx = 40 cost minutes and a cohesion that the coarse lattice lacks does
+ * not appear with refinement in these methods).  The observed orders are those
+ * of omega_rel_err (case drop) and of beta_rel_err (drop_damping).
  *
  * Outputs:
  *   validation_front.csv      solver,dim,a_dx,dx,t,T,Z
@@ -40,13 +77,21 @@
  *                             wall_seconds
  *   validation_hydrostatic.csv solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err
  *   validation_hydrostatic_summary.csv solver,dim,D_dx,dx,err,slope_rel
- *   validation_order.csv      case,solver,dim,nres,order,order_err,err_coarse,err_fine */
+ *   validation_viscous.csv    solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,
+ *                             shear_modulus,status
+ *   validation_drop.csv       solver,dim,R_dx,dx,n,status,reason,sigma_source,sigma,omega_rayleigh,omega,
+ *                             omega_err,omega_rel_err,beta_viscous,beta,beta_err,beta_rel_err
+ *   validation_drop_signal.csv solver,dim,R_dx,t,deformation
+ *   validation_order.csv      case,solver,dim,nres,order,order_err,err_coarse,err_fine
+ *                             (case: dam_break, hydrostatic, viscous, drop, drop_damping) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/fit.h"
 #include "experiment.h"
+#include "fluid.h"
 #include "material.h"
 #include "reference_gen.h" /* PFB_REF_MARTIN_MOYCE: data/reference/martin_moyce_1952.csv as text */
 #include "validate.h"
@@ -62,7 +107,7 @@ typedef struct val_res {
 } val_res;
 
 static const val_res resolutions[] = {
-    {2, {{25, 50, 100}, {10, 20, 0}}},
+    {2, {{25, 50, 100}, {8, 12, 0}}},
     {3, {{10, 20, 0}, {4, 5, 0}}},
 };
 
@@ -141,6 +186,22 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
     }
 }
 
+/* One row of validation_order.csv: the observed order of err against dx over the
+ * nres resolutions (validate_order), NaN unless every resolution has an error (an
+ * order over a subset would mix what refinement does with what failed). */
+static void order_row(exp_csv *order, const char *cname, const pfb_solver_ops *so, int dim, const double *dxs,
+                      const double *errs, int nres)
+{
+    double p = NAN, perr = NAN;
+    int all = nres > 0;
+    for (int k = 0; k < nres; k++)
+        all &= isfinite(errs[k]) && errs[k] > 0.0;
+    if (all)
+        validate_order(dxs, errs, (size_t)nres, &p, &perr);
+    fprintf(order->f, "%s,%s,%d,%d,%.6g,%.6g,%.6g,%.6g\n", cname, so->name, dim, nres, p, perr,
+            nres ? errs[0] : NAN, nres ? errs[nres - 1] : NAN);
+}
+
 /* The run's errors against the data (the header's definitions). */
 static void front_errors(const double *T, const double *Z, size_t n, const validate_mm_data *mm, double *mean,
                          double *max, double *bias, int *npoints)
@@ -173,8 +234,8 @@ static void front_errors(const double *T, const double *Z, size_t n, const valid
 }
 
 static const val_res hyd_resolutions[] = {
-    {2, {{25, 50, 100}, {10, 20, 0}}},
-    {3, {{10, 20, 0}, {6, 8, 0}}},
+    {2, {{25, 50, 100}, {8, 12, 0}}},
+    {3, {{10, 20, 0}, {5, 6, 0}}},
 };
 
 /* The hydrostatic case for one solver (the header's definitions). */
@@ -237,12 +298,190 @@ static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, ex
         }
         if (rc)
             break;
-        double p, perr;
-        validate_order(dxs, errs, (size_t)nres, &p, &perr);
-        fprintf(order->f, "hydrostatic,%s,%d,%d,%.6g,%.6g,%.6g,%.6g\n", so->name, vr->dim, nres, p, perr, errs[0],
-                errs[nres - 1]);
+        order_row(order, "hydrostatic", so, vr->dim, dxs, errs, nres);
     }
     free(sc.in);
+    return rc;
+}
+
+/* ---- viscous decay (the header's definitions) ---------------------------- */
+typedef struct visc_res {
+    int dim;
+    double L, t_max[2];
+    double cells[2][3]; /* full, quick; 0 ends */
+} visc_res;
+
+static const visc_res visc_resolutions[] = {
+    {2, 0.8, {2.0, 1.0}, {{20, 40, 80}, {10, 20, 0}}},
+    {3, 1.0, {1.5, 0.0}, {{10, 20, 0}, {0, 0, 0}}},
+};
+
+/* The shear wave's decay for one solver; nu_fine[dim - 2] gets nu_eff at the
+ * finest resolution (NaN where the response is not viscous), for the drops. */
+static int viscous_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, exp_csv *rows, exp_csv *order,
+                        double nu_fine[2], pfb_err *err)
+{
+    const int q = ctx->quick ? 1 : 0;
+    const double nu_ref = ctx->fluid->nu;
+    int rc = PFB_OK;
+    for (size_t k = 0; k < sizeof visc_resolutions / sizeof visc_resolutions[0] && !rc; k++) {
+        const visc_res *vr = &visc_resolutions[k];
+        double dxs[3], errs[3];
+        int nres = 0;
+        nu_fine[vr->dim - 2] = NAN;
+        for (int j = 0; j < 3 && vr->cells[q][j] > 0 && !rc; j++) {
+            const double cells = vr->cells[q][j], dx = vr->L / cells;
+            char id[128];
+            snprintf(id, sizeof id, "%s_wave_%dd_L%g", so->name, vr->dim, cells);
+            material_wave_out w;
+            rc = material_wave(ctx, "validation", id, so, vr->dim, dx, cells, vr->t_max[q], NULL, NULL, &w, err);
+            if (rc)
+                break;
+            const int viscous = !strcmp(w.response, "viscous") && !w.unstable;
+            const double e = viscous ? fabs(w.nu - nu_ref) / nu_ref : NAN;
+            const double es = viscous && isfinite(w.nu_set) ? fabs(w.nu - w.nu_set) / w.nu_set : NAN;
+            fprintf(rows->f, "%s,%d,%g,%.10g,%s,%.8g,%.6g,%.8g,%.6g,%.8g,%.6g,%.8g,%s\n", so->name, vr->dim, cells,
+                    dx, w.response, w.nu, w.nu_err, nu_ref, e, w.nu_set, es, w.G, w.status[0] ? w.status : "ok");
+            nu_fine[vr->dim - 2] = viscous ? w.nu : NAN;
+            dxs[nres] = dx;
+            errs[nres++] = e;
+        }
+        if (rc)
+            break;
+        if (nres == 0)
+            continue; /* no resolution in this dimension (quick 3D) */
+        order_row(order, "viscous", so, vr->dim, dxs, errs, nres);
+    }
+    return rc;
+}
+
+/* ---- drop against Rayleigh (the header's definitions) ------------------- */
+#define DROP_R 0.1
+static const double laplace_radii[3] = {0.05, 0.07, 0.1};
+
+static const val_res drop_resolutions[] = {
+    {2, {{10, 20, 40}, {5, 10, 0}}},
+    {3, {{5, 10, 0}, {4, 5, 0}}},
+};
+
+/* The sigma a drop at spacing dx is compared with: the solver's explicit one,
+ * else the Laplace pressure's sigma_eff at that spacing where it exceeds twice
+ * its standard error; NaN (and why, in why) where there is none. */
+static int drop_sigma(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, int dim, double dx, double *sigma,
+                      const char **source, pfb_err *err)
+{
+    char id[128];
+    snprintf(id, sizeof id, "%s_drop_%dd_R%g_sigma", so->name, dim, DROP_R / dx);
+    exp_run_spec spec = {"drop", id, so, "drop", NULL, NULL, 0};
+    double s = NAN;
+    int rc = exp_surface_tension(ctx, &spec, &s, err);
+    if (rc)
+        return rc;
+    if (s > 0) {
+        *sigma = s;
+        *source = "explicit";
+        return PFB_OK;
+    }
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "%s_laplace_%dd_dx%g", so->name, dim, dx);
+    material_drops_out d;
+    rc = material_drops(ctx, "drop", prefix, so, dim, laplace_radii, 3, dx, 1.5, NULL, NULL, &d, err);
+    if (rc)
+        return rc;
+    const int ok = !d.unstable && d.sigma > 0 && !(d.sigma < 2.0 * d.sigma_err);
+    *sigma = ok ? d.sigma : NAN;
+    *source = ok ? "laplace" : "none";
+    return PFB_OK;
+}
+
+static int drop_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const double nu[2], exp_csv *rows,
+                     exp_csv *signal, exp_csv *order, pfb_err *err)
+{
+    const int q = ctx->quick ? 1 : 0;
+    const double t_end = q ? 1.0 : 2.0, rho = 1000.0;
+    int rc = PFB_OK;
+    for (size_t k = 0; k < sizeof drop_resolutions / sizeof drop_resolutions[0] && !rc; k++) {
+        const val_res *vr = &drop_resolutions[k];
+        const int dim = vr->dim;
+        double dxs[3], errs[3], berrs[3];
+        int nres = 0, sigma0 = 0;
+        for (int j = 0; j < 3 && vr->a_dx[q][j] > 0 && !rc; j++) {
+            const double R_dx = vr->a_dx[q][j], dx = DROP_R / R_dx;
+            double sigma = NAN;
+            const char *source = "none";
+            if (j == 0 || sigma0) /* none at the coarsest: none finer (see the header) */
+                rc = drop_sigma(ctx, so, dim, dx, &sigma, &source, err);
+            if (rc)
+                break;
+            if (j == 0)
+                sigma0 = sigma > 0;
+            if (!(sigma > 0)) {
+                /* no surface tension to compare with: the drop is not run */
+                fprintf(rows->f, "%s,%d,%g,%.10g,0,skipped,no surface tension (explicit none; Laplace sigma_eff "
+                                 "within twice its error),none,,,,,,,,,\n",
+                        so->name, dim, R_dx, dx);
+                dxs[nres] = dx;
+                berrs[nres] = NAN;
+                errs[nres++] = NAN;
+                continue;
+            }
+            char id[128], sdim[32], spacing[64], tend[64], rad[64], frames[64];
+            snprintf(id, sizeof id, "%s_drop_%dd_R%g", so->name, dim, R_dx);
+            snprintf(sdim, sizeof sdim, "run.dim=%d", dim);
+            snprintf(spacing, sizeof spacing, "run.spacing=%.17g", dx);
+            snprintf(tend, sizeof tend, "run.t_end=%.17g", t_end);
+            snprintf(rad, sizeof rad, "scene.radius=%.17g", DROP_R);
+            snprintf(frames, sizeof frames, "run.frames=%ld", lround(VAL_FPS * t_end));
+            const char *sets[] = {sdim, spacing, tend, rad, frames, "scene.perturb=shape", "scene.amplitude=0.05",
+                                  NULL};
+            exp_extra ex = {material_deformation_names, material_deformation_row, NULL, NULL};
+            exp_run_spec spec = {"drop", id, so, "drop", sets, &ex, 0};
+            exp_run_out out;
+            rc = exp_run(ctx, &spec, &out, err);
+            if (rc)
+                break;
+            const csv_table *x = &out.extra;
+            const int ct = csv_table_col(x, "t"), cd = csv_table_col(x, "deformation");
+            double *t = malloc((x->nrow + 1) * sizeof *t), *y = malloc((x->nrow + 1) * sizeof *y);
+            for (size_t r = 0; r < x->nrow && t && y; r++) {
+                t[r] = csv_table_get(x, r, ct);
+                y[r] = csv_table_get(x, r, cd);
+                fprintf(signal->f, "%s,%d,%g,%.9g,%.10g\n", so->name, dim, R_dx, t[r], y[r]);
+            }
+            pfb_fit_result fr;
+            pfb_err ferr;
+            const size_t nw = t && y ? fit_ringdown_window(y, x->nrow, 0.1) : 0;
+            const int fit_ok = !out.unstable && t && y && fit_damped_cosine(t, y, nw, &fr, &ferr) == 0 &&
+                               fr.p[FIT_OMEGA] > 0 && isfinite(fr.err[FIT_OMEGA]);
+            free(t);
+            free(y);
+            const double wR = sqrt((dim == 2 ? 6.0 : 8.0) * sigma / (rho * DROP_R * DROP_R * DROP_R));
+            const double bv = (dim == 2 ? 4.0 : 5.0) * nu[dim - 2] / (DROP_R * DROP_R);
+            char reason[320];
+            exp_reason(&out, reason, sizeof reason);
+            if (fit_ok) {
+                const double w = fr.p[FIT_OMEGA], b = fr.p[FIT_BETA];
+                const double ew = fabs(w / wR - 1.0), eb = fabs(b / bv - 1.0);
+                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%s,%.8g,%.8g,%.6g,%.8g,%.6g,%.6g,%.8g,%.6g,%.6g\n",
+                        so->name, dim, R_dx, dx, out.n, exp_status_word(&out), reason, source, sigma, wR, w,
+                        fr.err[FIT_OMEGA], ew, bv, b, fr.err[FIT_BETA], eb);
+                dxs[nres] = dx;
+                berrs[nres] = eb;
+                errs[nres++] = ew;
+            } else {
+                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%s,%.8g,%.8g,,,,%.6g,,,\n", so->name, dim, R_dx, dx, out.n,
+                        exp_status_word(&out), reason[0] ? reason : "no oscillation fitted", source, sigma, wR, bv);
+                dxs[nres] = dx;
+                berrs[nres] = NAN;
+                errs[nres++] = NAN;
+            }
+            exp_run_out_free(&out);
+        }
+        if (rc)
+            break;
+        order_row(order, "drop", so, dim, dxs, errs, nres);
+        order_row(order, "drop_damping", so, dim, dxs, berrs, nres);
+    }
     return rc;
 }
 
@@ -254,11 +493,17 @@ int validate_mm_builtin(validate_mm_data *d, pfb_err *err)
 static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
     const int q = ctx->quick ? 1 : 0;
+    if (!ctx->fluid)
+        return pfb_err_set(err, PFB_EINVAL, "the validation experiment needs the reference fluid (its viscosity is "
+                                            "the viscous decay's reference); valid: --fluid FILE or scenes/fluid.ini");
     validate_mm_data mm;
     int rc = validate_mm_builtin(&mm, err);
     if (rc)
         return rc;
-    exp_csv fronts, dam, hyd, hyds, order;
+    exp_csv fronts, dam, hyd, hyds, order, visc, drops, dsig;
+    memset(&visc, 0, sizeof visc);
+    memset(&drops, 0, sizeof drops);
+    memset(&dsig, 0, sizeof dsig);
     memset(&hyd, 0, sizeof hyd);
     memset(&hyds, 0, sizeof hyds);
     memset(&fronts, 0, sizeof fronts);
@@ -273,6 +518,17 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
                           "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err", err);
     if (!rc)
         rc = exp_csv_open(&hyds, ctx, "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel", err);
+    if (!rc)
+        rc = exp_csv_open(&visc, ctx, "validation_viscous.csv",
+                          "solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,shear_modulus,status",
+                          err);
+    if (!rc)
+        rc = exp_csv_open(&drops, ctx, "validation_drop.csv",
+                          "solver,dim,R_dx,dx,n,status,reason,sigma_source,sigma,omega_rayleigh,omega,omega_err,"
+                          "omega_rel_err,beta_viscous,beta,beta_err,beta_rel_err",
+                          err);
+    if (!rc)
+        rc = exp_csv_open(&dsig, ctx, "validation_drop_signal.csv", "solver,dim,R_dx,t,deformation", err);
     if (!rc)
         rc = exp_csv_open(&order, ctx, "validation_order.csv",
                           "case,solver,dim,nres,order,order_err,err_coarse,err_fine", err);
@@ -336,21 +592,23 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
             }
             if (rc)
                 break;
-            double p, perr;
-            validate_order(dxs, errs, (size_t)nres, &p, &perr);
-            fprintf(order.f, "dam_break,%s,%d,%d,%.6g,%.6g,%.6g,%.6g\n", so->name, vr->dim, nres, p, perr, errs[0],
-                    errs[nres - 1]);
+            order_row(&order, "dam_break", so, vr->dim, dxs, errs, nres);
         }
         if (!rc)
             rc = hydrostatic_case(ctx, so, &hyd, &hyds, &order, err);
+        double nu[2] = {NAN, NAN};
+        if (!rc)
+            rc = viscous_case(ctx, so, &visc, &order, nu, err);
+        if (!rc)
+            rc = drop_case(ctx, so, nu, &drops, &dsig, &order, err);
     }
     free(fc.work);
     validate_mm_free(&mm);
-    exp_csv *const cs[] = {&fronts, &dam, &hyd, &hyds, &order};
-    return exp_csv_finish(cs, 5, rc, err);
+    exp_csv *const cs[] = {&fronts, &dam, &hyd, &hyds, &visc, &drops, &dsig, &order};
+    return exp_csv_finish(cs, 8, rc, err);
 }
 
 const pfb_experiment pfb_exp_validation = {
     "validation", "each method against experiment and theory at several resolutions, with the observed order (dam "
-                  "break against Martin & Moyce 1952, hydrostatic pressure)",
+                  "break against Martin & Moyce 1952, hydrostatic pressure, viscous decay, drop against Rayleigh)",
     validation_run};

@@ -5,9 +5,11 @@
 #
 #   scripts/tables.sh DATADIR GENDIR [QUICK]
 #
-# DATADIR holds calibrate/, volume/, stability/, drop/, scaling/, snapshots/ and properties/ as
-# `pfbench exp` writes them (data or data/quick); GENDIR receives
+# DATADIR holds calibrate/, volume/, stability/, drop/, scaling/, snapshots/, properties/
+# and validation/ as `pfbench exp` writes them (data or data/quick); GENDIR receives
 #   volume.tex stability.tex drop.tex scaling.tex properties.tex calibration.tex
+#   validation_dam_break.tex validation_hydrostatic.tex validation_viscous.tex
+#   validation_drop.tex validation_drop_damping.tex
 #                    tabular environments
 #   numbers.tex      \newcommand macros the text quotes (the best and worst method by
 #                    each measure and its value; see the definitions below)
@@ -28,7 +30,9 @@ data=$1 gen=$2 quick=${3:-0}
 case "$quick" in 0|1) ;; *) echo "tables.sh: QUICK is '$quick'; valid: 0 or 1" >&2; exit 2 ;; esac
 for f in volume/volume_summary stability/stability_summary drop/drop_summary \
          scaling/scaling_summary snapshots/snapshots_summary properties/properties_summary \
-         calibrate/calibration_summary calibrate/calibration_steps; do
+         calibrate/calibration_summary calibrate/calibration_steps validation/validation_dam_break \
+         validation/validation_hydrostatic_summary validation/validation_viscous validation/validation_drop \
+         validation/validation_order; do
   if [ ! -r "$data/$f.csv" ]; then
     echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
     exit 1
@@ -247,6 +251,75 @@ END {
   print "\\end{description}"
 }' "$data/calibrate/calibration_summary.csv" > "$tmp/calibration_reasons.tex"
 
+# ---- validation: each case's error per method and resolution, with the observed order --
+# valtable CSV RESCOL ERRCOL CASE RESLABEL: one row per method; per dimension the error
+# (in %) at each resolution the data hold (its RESCOL, e.g. a/dx), then the observed
+# order of validation_order.csv (with its standard error when three resolutions fit it);
+# a run without an error (unstable, no fit, no viscosity, no surface tension) is a dash.
+valtable() {
+  awk -v want="$4" -v reslabel="$5" -v rescol="$2" -v errcol="$3" "$prelude"'
+  FILENAME ~ /validation_order/ { if (v("case") == want) { o[v("solver"), v("dim")] = v("order"); oe[v("solver"), v("dim")] = v("order_err") }; next }
+  { s = v("solver"); d = v("dim"); r = v(rescol); seen[s] = 1
+    if (!((d, r) in rs)) { rs[d, r] = 1; nr[d]++; res[d, nr[d]] = r }
+    e[s, d, r] = v(errcol); st[s, d, r] = v("status") }
+  function cell(s, d, r) { if (st[s, d, r] == "unstable") return "unst."; return pct(e[s, d, r], "%.1f") }
+  function ord(s, d) { if (!isnum(o[s, d])) return "--"; return isnum(oe[s, d]) ? sprintf("$%.2f \\pm %.2f$", o[s, d], oe[s, d]) : sprintf("$%.2f$", o[s, d]) }
+  END {
+    # resolutions in increasing order per dimension (insertion sort)
+    for (d = 2; d <= 3; d++) for (i = 2; i <= nr[d]; i++) for (j = i; j > 1 && res[d, j] + 0 < res[d, j - 1] + 0; j--) {
+      t = res[d, j]; res[d, j] = res[d, j - 1]; res[d, j - 1] = t }
+    spec = "l"; head = "method"; top = ""; c = 2; rule = ""
+    for (d = 2; d <= 3; d++) { if (!nr[d]) continue
+      spec = spec " "; for (i = 0; i <= nr[d]; i++) spec = spec "r"
+      top = top sprintf(" & \\multicolumn{%d}{c}{%dD: error (\\%%) at %s}", nr[d] + 1, d, reslabel)
+      rule = rule sprintf("\\cmidrule(lr){%d-%d}", c, c + nr[d]); c += nr[d] + 1
+      for (i = 1; i <= nr[d]; i++) head = head " & " res[d, i]
+      head = head " & order" }
+    print "\\begin{tabular}{" spec "}"
+    print "\\toprule"
+    print top " \\\\"
+    print rule
+    print head " \\\\"
+    print "\\midrule"
+    for (k = 1; k <= nsol; k++) { s = order[k]; if (!(s in seen)) continue
+      line = name(s)
+      for (d = 2; d <= 3; d++) { if (!nr[d]) continue
+        for (i = 1; i <= nr[d]; i++) line = line " & " cell(s, d, res[d, i])
+        line = line " & " ord(s, d) }
+      print line " \\\\" }
+    print "\\bottomrule"
+    print "\\end{tabular}"
+  }' "$data/validation/validation_order.csv" "$1"
+}
+valtable "$data/validation/validation_dam_break.csv" a_dx err_mean dam_break '$a/\Delta x$' > "$tmp/validation_dam_break.tex"
+valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err hydrostatic '$D/\Delta x$' > "$tmp/validation_hydrostatic.tex"
+valtable "$data/validation/validation_viscous.csv" cells err viscous '$L/\Delta x$' > "$tmp/validation_viscous.tex"
+valtable "$data/validation/validation_drop.csv" R_dx omega_rel_err drop '$R/\Delta x$' > "$tmp/validation_drop.tex"
+valtable "$data/validation/validation_drop.csv" R_dx beta_rel_err drop_damping '$R/\Delta x$' > "$tmp/validation_drop_damping.tex"
+
+# ... and the validation numbers the text quotes: per case, the method with the lowest
+# error at the finest 2D resolution it ran, that error (%), and for the dam break the
+# run's wall time
+awk "$prelude"'
+function def(n, x) { printf "\\newcommand{\\%s}{%s}\n", n, x }
+{ c = FILENAME; sub(/.*validation_/, "", c); sub(/\.csv$/, "", c); sub(/_summary$/, "", c)
+  if (v("dim") != 2) next
+  r = (c == "dam_break") ? v("a_dx") : (c == "hydrostatic") ? v("D_dx") : (c == "viscous") ? v("cells") : v("R_dx")
+  e = (c == "dam_break") ? v("err_mean") : (c == "drop") ? v("omega_rel_err") : v("err")
+  fin[c] = (fin[c] == "" || r + 0 > fin[c] + 0) ? r : fin[c]
+  key = c SUBSEP r SUBSEP v("solver"); err[key] = e; sec[key] = v("wall_seconds"); cases[c] = 1; sols[v("solver")] = 1 }
+END {
+  n = split("dam_break hydrostatic viscous drop", cs, " "); split("Dam Hyd Visc Drop", mac, " ")
+  for (i = 1; i <= n; i++) { c = cs[i]; best = ""
+    for (k = 1; k <= nsol; k++) { s = order[k]; key = c SUBSEP fin[c] SUBSEP s
+      if ((key in err) && isnum(err[key]) && (best == "" || err[key] + 0 < be + 0)) { best = s; be = err[key]; bs = sec[key] } }
+    def("Val" mac[i] "Best", best == "" ? "--" : name(best))
+    def("Val" mac[i] "BestErr", best == "" ? "--" : sprintf("%.1f", 100 * be))
+    def("Val" mac[i] "Res", fin[c] == "" ? "--" : fin[c])
+    if (c == "dam_break") def("ValDamBestSec", (best == "" || !isnum(bs)) ? "--" : sprintf("%.0f", bs)) }
+}' "$data/validation/validation_dam_break.csv" "$data/validation/validation_hydrostatic_summary.csv" \
+   "$data/validation/validation_viscous.csv" "$data/validation/validation_drop.csv" > "$tmp/validation_numbers.tex"
+
 # ---- numbers the text quotes ----------------------------------------------------------
 # Every macro is defined (as "--" when the data cannot give it), so the paper builds
 # whatever subset of solvers ran.
@@ -383,7 +456,7 @@ END {
 # exp` with its CSVs); without a manifest (data from before it existed), every run
 # directory under runs/ counts.
 metas=""
-for e in calibrate volume stability drop scaling snapshots properties; do
+for e in calibrate volume stability drop scaling snapshots properties validation; do
   if [ -r "$data/$e/manifest.csv" ]; then
     while IFS= read -r id; do
       [ "$id" = run_id ] || [ -z "$id" ] && continue
@@ -438,7 +511,7 @@ END {
   print "\\toprule"
   print "experiment & runs & unstable & seeds & threads & run time (s) \\\\"
   print "\\midrule"
-  ne = split("calibrate volume stability drop scaling snapshots properties", el, " ")
+  ne = split("calibrate volume stability drop scaling snapshots properties validation", el, " ")
   for (i = 1; i <= ne; i++) { k = el[i]; if (!(k in runs)) continue
     print k " & " runs[k] " & " (unst[k] + 0) " & " seeds[k] " & " (thrs[k] == "" ? "--" : thrs[k]) " & " sprintf("%.0f", wall[k]) " \\\\" }
   print "\\midrule"
@@ -459,12 +532,15 @@ END {
 # ---- where each table came from -------------------------------------------------------
 {
   for f in volume/volume_summary stability/stability_summary drop/drop_summary scaling/scaling_summary \
-           snapshots/snapshots_summary properties/properties_summary calibrate/calibration_summary; do
+           snapshots/snapshots_summary properties/properties_summary calibrate/calibration_summary \
+           validation/validation_order; do
     key=$(basename "$f" | sed 's/_summary//; s/_//g')
     printf '\\newcommand{\\Src%s}{\\texttt{%s}}\n' "$key" "$(printf '%s' "$data/$f.csv" | sed 's/[_%#&$]/\\&/g')"
   done
 } > "$tmp/sources.tex"
 
-for f in volume stability drop scaling properties calibration calibration_reasons numbers appendix sources; do
+for f in volume stability drop scaling properties calibration calibration_reasons numbers appendix sources \
+         validation_dam_break validation_hydrostatic validation_viscous validation_drop validation_drop_damping \
+         validation_numbers; do
   mv "$tmp/$f.tex" "$gen/$f.tex"
 done

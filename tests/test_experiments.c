@@ -251,6 +251,12 @@ START_TEST(test_quick_experiments)
         {"validation", "validation_hydrostatic.csv", "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err"},
         {"validation", "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel"},
         {"validation", "validation_order.csv", "case,solver,dim,nres,order,order_err,err_coarse,err_fine"},
+        {"validation", "validation_viscous.csv",
+         "solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,shear_modulus,status"},
+        {"validation", "validation_drop.csv",
+         "solver,dim,R_dx,dx,n,status,reason,sigma_source,sigma,omega_rayleigh,omega,omega_err,omega_rel_err,"
+         "beta_viscous,beta,beta_err,beta_rel_err"},
+        {"validation", "validation_drop_signal.csv", "solver,dim,R_dx,t,deformation"},
         {"properties", "properties_summary.csv",
          "solver,dim,nu_set,nu_eff,nu_err,response,shear_modulus,omega,c_eff,c_err,sigma_set,sigma_eff,sigma_err,Re,"
          "Ma,Bo,status_wave,status_pool"},
@@ -269,8 +275,10 @@ START_TEST(test_quick_experiments)
     pfb_err err;
     pfb_preset preset;
     ck_assert_msg(preset_resolve(PFB_PRESET_DEFAULT, &preset, &err) == 0, "%s", err.msg);
+    pfb_fluid fluid; /* the validation's viscosity reference */
+    ck_assert_msg(fluid_load("scenes/fluid.ini", &fluid, &err) == 0, "%s", err.msg);
     pfb_exp_ctx ctx = {.out_dir = dir, .preset_dir = "scenes", .preset = &preset, .quick = 1, .solvers = only,
-                       .nsolvers = 1, .log = count_log, .log_ctx = &lc};
+                       .nsolvers = 1, .log = count_log, .log_ctx = &lc, .fluid = &fluid};
     ck_assert_msg(ex->run(&ctx, &err) == 0, "%s: %s", ex->name, err.msg);
     ck_assert(lc.lines > 0 && lc.skipped == 0);
     char path[512], head[512];
