@@ -103,7 +103,10 @@
  *    to zero and any remainder moves the drop as a whole.  With it the same drop
  *    keeps its momentum to rounding (|P| < 3e-15 kg m/s over 2 s) and its kinetic
  *    energy below 0.09 J, and rings at about 1.2 omega_R (R/dx = 10 and 20; the
- *    validation experiment measures omega against Rayleigh's).  normal_min = 0.5:
+ *    validation experiment measures omega against Rayleigh's).  At R/dx = 40 it
+ *    still gains energy: the deformation grows from 0.1 to 0.31 within 0.9 s and
+ *    the kinetic energy reaches 0.2 J, so the correction is not yet resolution-
+ *    independent (the momentum still stays at rounding, 5e-14).  normal_min = 0.5:
  *    |n| h is about 1 at the outer layer of a flat lattice surface and 0 one layer
  *    in (h = 2 spacings), and the layers between exist only where the lattice is
  *    disordered; at 0.3 the second layer's noisy normals pumped up to 3.9 J into
