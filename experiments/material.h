@@ -40,6 +40,11 @@ typedef struct material_drops_out {
 double material_virial_pressure(const pfb_sim *sim, const pfb_solver_ops *so, const void *state,
                                 const unsigned char *in, double V);
 
+/* A buffer of at least n marks (one byte per particle) in *in, grown as needed
+ * (*cap its size); NULL when out of memory.  The regions' marks for
+ * material_virial_pressure. */
+unsigned char *material_marks(unsigned char **in, size_t *cap, size_t n);
+
 /* The shear wave in a periodic box of cells spacings, at most t_max long; signal
  * (may be NULL) gets rows solver,dim,t,amp_sin,amp_cos. */
 int material_wave(const pfb_exp_ctx *ctx, const char *experiment, const char *id, const pfb_solver_ops *so, int dim,

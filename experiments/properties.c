@@ -157,6 +157,16 @@ static void pool_row(void *ctx, const pfb_sim *sim, double *values)
 
 static const char *const drop_names[] = {"p_virial", NULL};
 
+unsigned char *material_marks(unsigned char **in, size_t *cap, size_t n)
+{
+    if (n > *cap) {
+        free(*in);
+        *in = malloc(n);
+        *cap = *in ? n : 0;
+    }
+    return *in;
+}
+
 typedef struct drop_ctx {
     double r_region; /* the region's radius about the centre of mass */
     unsigned char *in;
@@ -195,13 +205,8 @@ static void drop_row(void *ctx, const pfb_sim *sim, const pfb_solver_ops *so, co
     values[0] = NAN;
     if (!so->pair_virial || p->n == 0)
         return;
-    if (p->n > c->cap) {
-        free(c->in);
-        c->in = malloc(p->n);
-        c->cap = c->in ? p->n : 0;
-        if (!c->in)
-            return;
-    }
+    if (!material_marks(&c->in, &c->cap, p->n))
+        return;
     double m = 0.0, com[3] = {0, 0, 0};
     for (size_t i = 0; i < p->n; i++) {
         m += p->m[i];

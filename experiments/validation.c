@@ -153,13 +153,8 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
         values[k] = NAN;
     if (!so->pair_virial || p->n == 0)
         return;
-    if (p->n > c->cap) {
-        free(c->in);
-        c->in = malloc(p->n);
-        c->cap = c->in ? p->n : 0;
-        if (!c->in)
-            return;
-    }
+    if (!material_marks(&c->in, &c->cap, p->n))
+        return;
     double top = -INFINITY, wlo[3] = {INFINITY, INFINITY, INFINITY}, whi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (size_t i = 0; i < p->n; i++) {
         top = fmax(top, p->x[1][i]);

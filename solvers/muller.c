@@ -159,7 +159,7 @@ static const pfb_param_spec muller_params[] = {
     {"viscosity_alpha", PFB_PARAM_DOUBLE, 0.02, 0.0, 10.0, "1", "mu = alpha rho0 c h when viscosity = -1", NULL},
     {"surface_tension", PFB_PARAM_DOUBLE, 0.0728, 0.0, 1e6, "N/m", "surface tension coefficient sigma", NULL},
     {"surface_threshold", PFB_PARAM_DOUBLE, 7.065, 0.0, 1e9, "1/m", "l: surface force where |grad c| > l", NULL},
-    {"curvature", PFB_PARAM_CHOICE, 0, 0, 0, "", "the surface force's curvature: laplacian (the paper's eq. 18, kappa = -lap c / |n|) or divergence (kappa = -div n/|n| over the particles with |n| > l, Morris 2000)", "laplacian|divergence"},
+    {"curvature", PFB_PARAM_CHOICE, 0, 0, 0, "", "the surface force's curvature: laplacian (the paper's eq. 18, kappa = -lap c / |n|) or divergence (kappa = -div n/|n| over the particles with |n| h > normal_min, Morris 2000; the forces' mean removed)", "laplacian|divergence"},
     {"normal_min", PFB_PARAM_DOUBLE, 0.5, 0.0, 10.0, "1", "curvature = divergence: the particles with |n| h > normal_min (and |n| > l) have a normal and a surface force", NULL},
     {"wall_restitution", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "normal restitution at walls", NULL},
     {"wall_friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "tangential velocity removed at walls (0 slip, 1 no-slip)", NULL},
@@ -182,7 +182,7 @@ typedef struct muller_state {
     int curv;              /* curvature: 0 the paper's laplacian, 1 divergence (surface_divergence) */
     double nmin;           /* divergence: the normals' threshold, |n| > nmin (normal_min / h, at least l) */
     double sig_rows;       /* the sigma of forces_done: sigma for the paper's curvature, else 0 */
-    double *nh;            /* divergence: per particle the unit normal (3) and the valid flag */
+    double *nh;            /* divergence: 6 per particle (surface_divergence) */
     size_t cap_nh;
     double hl;             /* radius of the half list, h (1 + list_skin) */
     pfb_kernel poly6, spiky, visc;
