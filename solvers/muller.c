@@ -14,38 +14,13 @@
  * Where each lives: block_rows with density_row and density_done (eqs. 3, 12),
  * block_rows with force_row and forces_done (eqs. 10, 14, 15-20, 8), all ordered
  * by pair_passes; step (leap-frog; walls by sim_project_particle).
- * Performance (issue 8): a half neighbour list with a skin, reused over steps,
- * with each pair evaluated once for both particles (see "The pair loops"): the
- * list costs 4 bytes per pair and is rebuilt only when the particles' moves
- * since spread over a box of half-diagonal 0.45 skin h, in all and in some
- * block's neighbourhood (local_valid); the pair terms
- * (square root, divisions) are formed once per pair; results do not depend on
- * the thread count.  The pair data come from packed
- * 64-byte records, the passes run as dependent tasks per block, and the drift,
- * walls and move check share one loop (see "The pair loops").  Measured (3D
- * dam break, 59,582 particles, 2 cores, bench step, 8 runs alternating with
- * the version before; the machine's speed moves by a third between phases):
- * 96-115 ns per particle-step at rest, half the runs at 100 ns or less (the
- * version before: 135-228); in the flow after 0.2 s (a rebuild every ~4 steps)
- * 148 ns median and 204 ns mean (before: 170-178 and 225-235); 260 bytes per
- * particle at rest, 283 in the flow.  Later (the drift, list and blow-up loops
- * in pieces taken as the threads come, two multiplications fewer per four
- * pairs): 93-98 ns at rest while both cores run at full speed (bench/run.sh's
- * core_ref near 105 ns), 113-150 while the shared machine slows them.  Then
- * the list's rows from grid_half_row (a rebuild 275 -> 127-160 ns per
- * particle; the same list): in the flow (warmup 2500, 100 steps, 10 runs
- * alternating with the version before, cores slowed) 184-258 ns mean
- * (before 211-267; paired ratio median 0.88), the median step unchanged.
- * Then the force pass on the pairs within h only, the list in one scan and
- * the rows' ends by transposed sums: in the flow, one thread each, the two
- * versions at once on the two cores, swapped each round, 3 of 4 rounds alike:
- * 248 against 266 ns median, 281 against 316-323 mean (0.93, 0.88); at rest
- * the same (306-319 against 309-314).  The
- * version with no stored list, which traversed candidate cells twice per step,
- * took 380-500 ns and 249 bytes.  At the end of issue 8 (the rows for
- * AVX-512VL's registers, see "The pair loops"): in the flow 78-96 ns median and
- * 83-103 mean over the machine's phases, at rest 67-85; 292-296 bytes per
- * particle in the flow.
+ * The pairs: the framework's half list with a skin (core/halflist.h), kept
+ * over steps and rebuilt only when the particles' moves require it, and its
+ * blocked schedule (core/pairtasks.h), so every pair is evaluated once for
+ * both particles and every sum receives its terms in one order whatever the
+ * thread count (see "The pair loops" for what muller adds: packed records,
+ * compacted force rows, the SIMD levels).  Figures and their history:
+ * bench/README.md.
  * Rigid bodies (issue 7; the paper has none): after the drift and the wall
  * projection, sim_bodies_couple (core/sim.h): each body advances under gravity,
  * and every particle within the wall margin of it exchanges the impulse of an
@@ -73,9 +48,8 @@
  *    times the scene's characteristic speed (density variation ~1%).
  *  - Periodic axes (core/periodic.h; the paper has none): the rows take the
  *    minimum image of each pair's displacement (muller_rows.inc, compiled apart
- *    from the open rows, which stay as they were), the half list comes from the
- *    framework's minimum-image list (build_list_periodic), and the local rebuild
- *    test is off (its blocks do not wrap).
+ *    from the open rows, which stay as they were); core/halflist.h lists the
+ *    pairs by the minimum image.
  *  - Walls: position projection (core boundaries_project) onto a margin of half a
  *    spacing, with restitution and friction parameters (paper: "collision forces").
  *  - Time step suggestion: the minimum of the CFL limit cfl*h/(c + v_ref), the viscous
@@ -103,7 +77,15 @@
  *    to zero and any remainder moves the drop as a whole.  With it the same drop
  *    keeps its momentum to rounding (|P| < 3e-15 kg m/s over 2 s) and its kinetic
  *    energy below 0.09 J, and rings at about 1.2 omega_R (R/dx = 10 and 20; the
- *    validation experiment measures omega against Rayleigh's).  At R/dx = 40 it
+ *    validation experiment measures omega against Rayleigh's).  That 1.2 is the
+ *    product of two errors of opposite sign: the mean curvature of the ring of
+ *    surface particles is about 22 1/m against the ring's own 11 (R/dx = 20),
+ *    because the first moment normalising the sum counts the normal direction,
+ *    which a one-layer surface does not fill; and the surface particles' area
+ *    sum V |n| is 0.37 m against the ring's perimeter, 0.57.  A tangent-plane moment
+ *    with a projected area corrects both (0.96 and 1.02 omega_R at R/dx 10 and
+ *    20 in 2D) but stalls the 3D drop after its first swing and leaves R/dx = 40
+ *    unstable, so it is not used.  At R/dx = 40 it
  *    still gains energy: the deformation grows from 0.1 to 0.31 within 0.9 s and
  *    the kinetic energy reaches 0.2 J, so the correction is not yet resolution-
  *    independent (the momentum still stays at rounding, 5e-14).  normal_min = 0.5:
@@ -139,14 +121,12 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-#include <sched.h>
 #include <stdatomic.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "../core/diag.h"
+#include "../core/halflist.h"
 #include "../core/kernels.h"
+#include "../core/pairtasks.h"
 #include "solver.h"
 
 static const pfb_param_spec muller_params[] = {
@@ -175,32 +155,25 @@ typedef void (*muller_row_fn)(struct muller_state *s, size_t i, const double *pk
 
 typedef struct muller_state {
     int clamp, simd, dim;
-    int periodic;          /* the scene has periodic axes: minimum-image rows, list from pl */
+    int periodic;          /* the scene has periodic axes: minimum-image rows */
     double per_L[3], per_I[3]; /* the periods and their inverses (0 on open axes) */
-    pfb_nlist pl;          /* periodic: the full minimum-image list the half list is taken from */
     double h, rho0, k, mu, sigma, l, e, fric, margin, cfl;
     int curv;              /* curvature: 0 the paper's laplacian, 1 divergence (surface_divergence) */
     double nmin;           /* divergence: the normals' threshold, |n| > nmin (normal_min / h, at least l) */
     double sig_rows;       /* the sigma of forces_done: sigma for the paper's curvature, else 0 */
     double *nh;            /* divergence: 6 per particle (surface_divergence) */
     size_t cap_nh;
-    double hl;             /* radius of the half list, h (1 + list_skin) */
     pfb_kernel poly6, spiky, visc;
     int f_rho, f_p, f_a;   /* particle field indices: density, pressure, acceleration */
     int have_accel;
     size_t n_surface;
-    /* the half list (pairs i < j within hl at its build; rows ls[i] .. ls[i+1]-1 of lj),
-     * its blocks blk[0 .. nblk], and per particle m / rho and the colour-field sums
-     * (grad c_S, lap c_S: 4 doubles) */
-    uint32_t *ls, *lj;
-    size_t last_pairs;     /* pairs of the last list */
-    size_t cap_n, cap_pairs, *blk, nblk, *bord; /* bord: the even blocks, then the odd, each
-                                                             largest first (the order the threads take them) */
-    unsigned long list_gen; /* sim->grid_gen of the grid it was built on */
-    long builds;           /* lists built so far */
+    /* the half list of radius h (1 + list_skin) and its blocks (core/halflist.h),
+     * the schedule of the pair passes over it (core/pairtasks.h), and per
+     * particle the colour-field sums (grad c_S, lap c_S: 4 doubles) */
+    pfb_halflist L;
+    pfb_pairtasks T;
+    size_t cap_n;          /* particles the per-particle arrays hold */
     double *cs;
-    void *sbox[2];         /* the local rebuild test's boxes of 2 x 2 x 2-cell blocks (local_valid: */
-    size_t cap_sbox;       /* move_box), room for cap_sbox blocks */
     uint32_t *inh;         /* per particle, bit q: pair q of its row was within h in this
                               step's density pass (pairs 0-31; see "The pair loops") */
     uint32_t *cj[MULLER_MAX_THREADS]; /* per thread, the force pass's compacted row */
@@ -208,13 +181,8 @@ typedef struct muller_state {
     /* per thread, a window of packed records (see "The pair loops"): 8 doubles
      * (64 bytes, one cache line) per particle, particle k in record k & wmask */
     double *pk[MULLER_MAX_THREADS];
-    pfb_half_scan *scan[MULLER_MAX_THREADS]; /* per thread, for the list's rows (kept) */
-    uint32_t *lbuf[2];     /* the one-pass list's chunk of rows, per side (kept) */
-    size_t lbuf_cap[2];
     size_t cap_pk, wmask;  /* records each pk[t] holds (a power of 2), and cap_pk - 1 */
     int npk;               /* threads with a pk: the pair loops' threads */
-    atomic_uchar *done;    /* task completion flags (pair_passes): 3 (nblk + 2) */
-    size_t *task;          /* the tasks in the order the threads take them: 4 nblk */
     size_t *nsurf_blk;     /* surface particles per block */
     double *rho, *acc;     /* the fields density and accel, for the rows */
     /* the rows of the two passes, for the instruction set of this CPU (muller_rows.inc) */
@@ -229,26 +197,16 @@ static void muller_destroy(void *state)
     muller_state *s = state;
     if (!s)
         return;
-    free(s->ls);
-    free(s->lj);
-    free(s->blk);
-    free(s->bord);
-    free(s->done);
-    free(s->task);
+    halflist_free(&s->L);
+    pairtasks_free(&s->T);
     free(s->nsurf_blk);
     free(s->cs);
     free(s->nh);
-    free(s->sbox[0]);
-    free(s->sbox[1]);
     free(s->inh);
     for (int t = 0; t < MULLER_MAX_THREADS; t++) {
         free(s->pk[t]);
         free(s->cj[t]);
-        grid_half_scan_free(s->scan[t]);
     }
-    free(s->lbuf[0]);
-    free(s->lbuf[1]);
-    nlist_free(&s->pl);
     free(s);
 }
 
@@ -271,13 +229,12 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->fric = params_get(p, "wall_friction");
     s->cfl = params_get(p, "cfl");
     s->margin = 0.5 * sim->spacing;
-    s->hl = s->h * (1.0 + params_get(p, "list_skin"));
+    halflist_init(&s->L, sim, s->h, params_get(p, "list_skin")); /* the run's sorts on the list's grid */
     s->periodic = sim_periodic(sim);
     for (int k = 0; k < 3; k++) {
         s->per_L[k] = sim->period.L[k];
         s->per_I[k] = sim->period.inv[k];
     }
-    sim->sort_h = s->hl; /* the run's sorts on the list's grid (see the pair loops) */
     int rc = kernel_init(&s->poly6, PFB_KERNEL_POLY6, sim->dim, s->h, err);
     if (!rc)
         rc = kernel_init(&s->spiky, PFB_KERNEL_SPIKY, sim->dim, s->h, err);
@@ -323,198 +280,58 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     return PFB_OK;
 }
 
-/* The pair loops: a half list with a skin (Verlet), evaluated symmetrically.
+/* The pair loops: the half list evaluated symmetrically.
  *
- * The list holds every pair i < j (storage indices) closer than hl = h (1 + skin)
- * at the positions of its build.  It stays valid, and is reused step after step,
- * while the moves d_i of all particles since those positions lie in a box
- * (componentwise min to max) of half-diagonal R < 0.45 skin h: with D the box's
- * centre, |d_i - d_j| <= |d_i - D| + |d_j - D| <= 2 R, so a pair closer than h
- * now was closer than h + 0.9 skin h < hl then (the 10% spare covers the
- * rounding of the two distance tests).  The box, rather than the largest move
- * alone, lets the fluid's common motion go unpunished: in the 3D dam break's
- * flow (60k particles, steps 2,500-2,600) 16 rebuilds instead of 20, and 237
- * instead of 305 over the whole 2,600 steps (test_list_common_motion checks
- * that a translation keeps the list).  When that box is too wide, the same
- * test is made locally (local_valid: the boxes of 2 x 2 x 2-cell blocks, each
- * united with its neighbours, which hold every particle a listed-out pair can
- * have met): there the front and the falling column no longer share one box,
- * and the flow's rebuilds fall to 8-9 per 100 steps (test_list_local_motion).
- * A rebuild re-sorts storage
- * into cell order (sim_sort_particles with cell hl) and lists each point's hits
- * of larger index from the grid of that sort; the run's own per-frame sorts use
- * the same cell (sim->sort_h = hl), so a list is built on them without a second
- * sort.  The rows come from grid_half_row: a cell's candidates are converted
- * once into a float block that its points share, and each point scans only
- * the entries after its own (the pairs of larger index), with the exact test
- * where the float one cannot decide.  The list is the same as the exact
- * per-point range scan made it (same bits), at about half the cost: 3D dam
- * break, 60k particles, in the flow (a rebuild every ~4 steps), 275 -> 127 ns
- * per particle per build.  On one or two threads the rows are scanned once,
- * into the last list's storage from both ends (list_one_pass; the second
- * side's part then moved down), instead of counted first and written in a
- * second scan: 103-120 -> 72-81 ns per particle per build (2 runs each,
- * alternating); when the storage is too small (the list grew by more than
- * 1/32) or on more threads, the two scans.
- *
- * Each pair is evaluated once and its terms added to both particles (the paper's
- * sums are symmetric up to the factors m_j / rho_j, applied per side).  Race-free
- * and independent of the thread count: the rows are cut into blocks [B_b, B_b+1)
- * such that every pair of block b has its j below B_b+2, i.e. in block b or b+1;
- * block b writes only blocks b and b+1, so the even blocks may run at once,
- * and then the odd ones.  The blocks depend on the list only, and each block
- * runs its rows in order on one thread, so every particle's sum is added in one
- * fixed order whatever the number of threads.  Terms of list pairs at r >= h
+ * Each pair is evaluated once and its terms added to both particles (the
+ * paper's sums are symmetric up to the factors m_j / rho_j, applied per side),
+ * in four stages per step over the blocks of core/halflist.h, ordered by
+ * core/pairtasks.h: density rows, densities done (eqs. 3, 12), force rows,
+ * accelerations done (eqs. 10, 14, 15-20, 8).  Terms of list pairs at r >= h
  * are multiplied by 0 (masked, not branched on).
  *
- * Pairs beyond h, skipped in the force pass: the skin's pairs are a quarter
- * of the list (1 - 1/1.1^3), and in a disordered fluid (33 neighbours within
- * h in 3D, against 26 on the initial lattice) a row has ~20 listed pairs of
- * which ~15 are within h.  The density pass records, per row, which of its
- * first 32 pairs had h^2 - r^2 > 0 (inh, 4 bytes per particle), and the force
- * pass, when that saves at least one four, runs only those (and every pair
- * past the 32nd), compacted into a per-thread buffer (one byte shuffle per
- * four).  Both passes read the same coordinates in the same step, so a pair
- * left out has r^2 >= h^2 in the force pass too, where every term of it is
- * exactly 0 and adding it changed no sum; the lanes the others fall in do
- * change, so the bits are not those of the uncompacted rows (3D dam break,
- * 60k particles, in the flow: 3-6% less time per step, 4 runs alternating;
- * at rest, where the lattice rows lose no four, no change).
- *
- * Tasks, not barriers (pair_passes): the density rows, the densities' end,
- * the force rows and the accelerations' end of each block are tasks whose
- * dependences give exactly the order above (even before odd, per pass),
- * so a thread never idles at a barrier while a block whose inputs are done is
- * waiting; with 15 blocks at 60k particles, the two barriers per pass left
- * a tenth of the step idle.
+ * Pairs beyond h, skipped in the force pass: in a disordered fluid a quarter
+ * of a row is skin.  The density pass records, per row, which of its first 32
+ * pairs had h^2 - r^2 > 0 (inh, 4 bytes per particle), and the force pass,
+ * when that saves at least one four, runs only those (and every pair past the
+ * 32nd), compacted into a per-thread buffer.  Both passes read the same
+ * coordinates in the same step, so a pair left out has r^2 >= h^2 in the
+ * force pass too, where every term of it is exactly 0; the lanes the others
+ * fall in change, so the bits are those of the compacted rows, at every
+ * thread count and SIMD level alike.
  *
  * Packed records: a block's thread copies what its rows read of particles
  * [B_b, B_b+2) into one 64-byte record each (x, y, z, m or V, then v, p), so
  * that a pair's data are one or two aligned 32-byte loads from one cache line
- * instead of eight scattered ones from eight arrays (3D dam break, 60k
- * particles: 200 -> 155 ns per particle-step).  The records live in a window
- * per thread, particle k at record k & wmask, filled as the rows advance: its
- * size is the power of 2 above the farthest any row reaches ahead (its last
- * j - i, about 6,000 places at 60k, 38,000 at 10^6), 8-17 bytes per particle
- * in all, where a global copy would cost 64 against the 300-byte budget
- * (measured 330).
+ * instead of eight scattered ones.  The records live in a window per thread,
+ * particle k at record k & wmask, filled as the rows advance: its size is the
+ * power of 2 above the farthest any row reaches ahead (the list's reach), a
+ * few bytes per particle where a global copy would cost 64.
  *
- * Where the flow's time goes (3D dam break, 60k particles, after 2,500
- * steps, 2 threads; cycle counters around the phases, not kept): the two
- * pair passes about 88%, the list's upkeep 11% (the sort 4, the rows' scan
- * 6, the serial loops of build_list 1; a rebuild every 5 steps, 120 ns per
- * particle each), threads waiting for a task's inputs 0.4%.  One thread to
- * two, the two runs in lockstep (bench/lockstep.sh): 2.05 times faster at
- * rest, 1.94 in the flow's median step and 1.7 in its mean (an earlier 1.72
- * from separate runs was the machine's phases); in the flow, per rebuilt
- * particle, the sort 52 -> 58 ns and the list 165 -> 131 ns (one thread ->
- * two; passive threads), the pair passes 274 -> 151 ns per particle-step, so
- * the rebuilds are what scales worst.  Measured and not kept: the list's
- * entries as 16-bit offsets decoded per row (30-40 bytes per particle less,
- * but 15% more time per step on two threads together with the next); the
- * force pass's sums as one 64-byte line per particle (3% fewer instructions,
- * no faster, 32 bytes more); rebuilding on the largest relative displacement
- * of neighbouring cell blocks instead of the largest displacement (the front
- * moves as a whole, but only 5 -> 7 steps between rebuilds: 0.7 of the limit
- * when the absolute test fires).
- *
- * Where the pair passes' time goes, measured so that the machine's phases
- * cancel (60k at rest, one thread, 150 steps; a throw-away build timing the
- * pair passes of two variants on alternate steps, which variant takes the odd
- * steps swapped every 16, two identical copies agreeing within 0.5%): the
- * j-side additions of the force pass 25% (accel 15.5%: two read-modify-writes
- * per pair, 16 and 8 bytes; the colour sums 9%: one of 32 bytes), those of the
- * density pass 6.5%, the square root and the division 4%, the second record
- * of a pair (velocity, pressure) 1%, the spilled accumulators under 1%.  The
- * time follows the instruction count more than any one resource.  Measured
- * and not kept: the colour sums 64-byte aligned (no change: the arrays are 16
- * bytes past a page start), the accel sums as an aligned 4-double array
- * (1-5% faster, 32 bytes more), both sums in one 64-byte line (no change),
- * two fours of a row interleaved (3.5% slower), the records packed four at
- * a time with AVX2 (1.5% slower); with bench/lockstep.sh, 2 threads: the cells'
- * slowest axis along the fluid's longest extent (the rows' reach 5,938 ->
- * 3,055 at rest: 1-1.5% faster at rest, 1-2% slower in the flow), list_skin
- * 0.075 and 0.15 against 0.1 in the flow (mean +3% and +0.3-1.9%).
- * Registers: a force row keeps about 40 vectors live (17 constants, 7 sums,
- * a pair's terms), and with AVX2's 16 registers GCC spilled them: 75 stack
- * accesses in its code.  The same rows compiled for AVX-512VL (still 256-bit
- * operations, the same bits; solver.simd=2) have 32: 29 stack accesses, and
- * bench/lockstep.sh, 2 threads, 2 rounds: 0.888 at rest, 0.913 in the flow.
- * A row's full fours and its padded last four as two inlined copies of one
- * body (density_quad, force_quad), so that only the last carries the pad
- * mask: 0.960 at rest, 0.965 in the flow.  Replacing the square root and the
- * division by a Newton iteration for 1 / sqrt (13 multiply-adds; different
- * bits) made the step 7% slower, and with the division dropped altogether
- * (wrong results, timing only) it was 1-2% faster: the rows are bound by the
- * count of vector operations, not by the divider.  Nor by the count of
- * instructions: the force row with two fours at a time in 512-bit vectors
- * (half the arithmetic instructions, the same bits, the j-side additions per
- * four) was 9% slower at rest (lockstep 1.088), Zen 4 splitting each into two
- * 256-bit halves; list_skin 0.13 against 0.1 in the flow, 2.8% slower; and
- * compacting every row with a pair beyond h, so that no four needs the masks
- * of r < h, no faster (0.998, and other bits: see force_row).
- * The drift, walls and move check (drift_avx2, four particles at a time in 3D,
- * the same bits): in the flow it took 24-28 ns per particle-step on 2 threads
- * (170 instructions per particle, a tenth of the particles projected onto a
- * wall each step); four at a time, 1.5-3% less time per step at rest and
- * 2-2.5% in the flow (bench/lockstep.sh, 2-3 rounds).
- *
- * Where the threads' data live.  With the tasks and the drift's pieces taken
- * as the threads came, a block's particles went to either thread from stage
- * to stage and from step to step, and the loops that stream them (densities
- * done, accelerations, the drift) paid for cache lines last written by the
- * other core: in the flow on 2 threads they took 2.5 (block loops) and 5
- * (drift) times the share of the time they take on one thread (perf
- * cpu-clock samples, against the force rows).  Taken from both ends (claim),
- * each thread keeps to its end of the storage in every loop and step:
- * bench/lockstep.sh, 2 rounds, flow 0.81 median and 0.84 mean, at rest 0.78.
- * With the done stages four particles at a time (0.96), the walls' sweeps
- * (0.98, core/boundary.c), the moves' box (16 rebuilds per 100 steps instead
- * of 20; 0.97-0.99 mean) and the sort's parallel counting and one-region
- * permutation (0.99): against 27e6efa, flow 0.79 median and mean.  Then the
- * local rebuild test (local_valid; 17 -> 8-9 rebuilds per 100 steps, mean
- * 0.96, median 1.016 for its pass on half the steps): against 27e6efa, flow
- * 0.82 median and 0.75 mean.  A step without a rebuild takes 96-100 ns per
- * particle, one with it 180 (the list's rows 2.9 ms, the sort 1.1 ms);
- * four runs alternating with 27e6efa, cores at full speed: means 93.6-111.0
- * ns (27e6efa 110.5-160.4).  The local test's blocks are 2 x 2 x 2 cells,
- * united with their neighbours by three sliding passes; a first design with
- * rows of 4 cells as groups needed a 3 x 5 x 5-group stencil per group and
- * cost about what it saved.  Measured and not kept: core/boundary.c at -O3
- * with the distance functions inlined into the sweeps (1-2% slower, same
- * bits). */
-/* minimum rows per block (the blocks are otherwise as short as the pairs allow) */
-#define MULLER_BLOCK_MIN 256
+ * SIMD: the rows are written once over four-lane primitives (muller_rows.inc)
+ * and compiled three times: portable C, AVX2 + FMA, and AVX2 compiled for
+ * AVX-512VL (its 32 registers hold a force row's ~40 live vectors without
+ * spilling).  Every level performs the same operations in the same order,
+ * with fma rounded once in C as in hardware, so the bits are the same
+ * (test_muller checks it).  The drift, walls and move box share one loop
+ * (drift_avx2, four particles at a time in 3D, the same bits).  Two threads
+ * take each loop's pieces from both ends (pfb_claim), so each keeps to its
+ * part of the storage from loop to loop and step to step. */
 /* records packed at a time, at least (block_rows) */
 #define MULLER_PACK 64
 
+/* Room for the per-particle arrays of n particles (and a flag per block). */
 static int ensure_arrays(muller_state *s, size_t n, pfb_err *err)
 {
     if (n + 1 > s->cap_n) {
         size_t cap = n + n / 4 + 64;
-        uint32_t *ls = realloc(s->ls, (cap + 1) * sizeof *ls);
-        if (ls)
-            s->ls = ls;
-        double *cs = ls ? realloc(s->cs, 4 * cap * sizeof *cs) : NULL;
+        double *cs = realloc(s->cs, 4 * cap * sizeof *cs);
         if (cs)
             s->cs = cs;
         uint32_t *inh = cs ? realloc(s->inh, cap * sizeof *inh) : NULL;
         if (inh)
             s->inh = inh;
-        const size_t mb = cap / MULLER_BLOCK_MIN + 3; /* room for the blocks, nblk + 1 <= mb */
-        size_t *blk = inh ? realloc(s->blk, mb * sizeof *blk) : NULL;
-        if (blk)
-            s->blk = blk;
-        size_t *bord = blk ? realloc(s->bord, mb * sizeof *bord) : NULL;
-        if (bord)
-            s->bord = bord;
-        atomic_uchar *done = bord ? realloc(s->done, 3 * (mb + 2) * sizeof *done) : NULL;
-        if (done)
-            s->done = done;
-        size_t *task = done ? realloc(s->task, 4 * mb * sizeof *task) : NULL;
-        if (task)
-            s->task = task;
-        size_t *ns = task ? realloc(s->nsurf_blk, mb * sizeof *ns) : NULL;
+        const size_t mb = cap / HALFLIST_BLOCK_MIN + 3; /* room for the blocks, nblk + 1 <= mb */
+        size_t *ns = inh ? realloc(s->nsurf_blk, mb * sizeof *ns) : NULL;
         if (!ns)
             return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu particles", n);
         s->nsurf_blk = ns;
@@ -564,478 +381,20 @@ static int ensure_records(muller_state *s, size_t reach, size_t maxrow, int thre
     return PFB_OK;
 }
 
-static int thread_num(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
-static int team_size(void)
-{
-#ifdef _OPENMP
-    return omp_get_num_threads();
-#else
-    return 1;
-#endif
-}
-
-/* The next of len items for thread t of a team of m, or len when all are
- * taken; *taken counts the claims (shared, from 0), *mine this thread's.  Two
- * threads take them from the two ends (thread 0 from the first up, thread 1
- * from the last down), so that each keeps to one part of the particles in
- * every loop of a step and from step to step, its data staying in its own
- * core's caches; other teams take them in order as they come. */
-static inline size_t claim(atomic_size_t *taken, size_t len, int t, int m, size_t *mine)
-{
-    const size_t k = atomic_fetch_add_explicit(taken, 1, memory_order_relaxed);
-    if (k >= len)
-        return len;
-    if (m != 2)
-        return k;
-    const size_t q = (*mine)++;
-    return t == 0 ? q : len - 1 - q;
-}
-
-/* The running thread's scan for the list's rows (made on first use, kept),
- * reset for a new grid; NULL when out of memory. */
-static pfb_half_scan *half_scan(muller_state *s)
-{
-    const int t = thread_num();
-    if (t >= MULLER_MAX_THREADS)
-        return NULL;
-    if (!s->scan[t])
-        s->scan[t] = grid_half_scan_new();
-    if (s->scan[t])
-        grid_half_scan_reset(s->scan[t]);
-    return s->scan[t];
-}
-
-/* One pass over the list's rows on nt threads: each row's length to
- * ls[k + 1] when lj is NULL, else the row written at lj + ls[k].  Returns 1
- * when a thread had no scan (out of memory). */
-static int list_pass(muller_state *s, const pfb_grid *g, size_t n, int nt, uint32_t *lj)
-{
-    uint32_t *restrict ls = s->ls;
-    int failed = 0;
-#pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : failed)
-    {
-        pfb_half_scan *w = half_scan(s);
-        failed = w == NULL;
-#pragma omp for schedule(dynamic, 512)
-        for (size_t k = 0; k < n; k++)
-            if (w) {
-                const size_t len = grid_half_row(g, w, k, lj ? lj + ls[k] : NULL, lj ? ls[k + 1] - ls[k] : 0);
-                if (!lj)
-                    ls[k + 1] = (uint32_t)len;
-            }
-    }
-    return failed;
-}
-
-/* rows per chunk of the one-pass list, at most (n / 16, at least 64) */
-#define MULLER_LIST_CHUNK 512
-
-/* The list in one pass on nt <= 2 threads, into the storage the last list
- * left (cap_pairs): the rows are cut into chunks of MULLER_LIST_CHUNK; one
- * side takes them from the first on and places them from the storage's start,
- * the other from the last down and places them from its end, each chunk
- * written into the side's buffer first and copied once its size is known, so
- * that the two never overlap (the room is claimed by one atomic count).  Then
- * the end part is moved down to close the gap, and ls[k + 1] holds row k's
- * length.  The rows are those of list_pass, whichever side made them.
- * Returns 0, 1 when the storage was too small (nothing usable written), or -1
- * when out of memory. */
-static int list_one_pass(muller_state *s, const pfb_grid *g, size_t n, int nt)
-{
-    uint32_t *restrict ls = s->ls, *lj = s->lj;
-    /* the end side starts at most 1/32 above the last list's size: the
-     * storage's spare beyond (a quarter) stays untouched, out of the resident set */
-    const size_t pairs = s->last_pairs, room = pairs + pairs / 32 + 1024,
-                 cap = room < s->cap_pairs ? room : s->cap_pairs,
-                 ch = n / 16 > MULLER_LIST_CHUNK ? MULLER_LIST_CHUNK : n / 16 < 64 ? 64 : n / 16,
-                 nc = (n + ch - 1) / ch;
-    size_t used_side[2] = {0, 0};
-    atomic_size_t taken, used;
-    atomic_int stop;
-    atomic_init(&taken, 0);
-    atomic_init(&used, 0);
-    atomic_init(&stop, 0);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        const int side = thread_num();
-        pfb_half_scan *w = half_scan(s);
-        if (!s->lbuf[side]) {
-            s->lbuf[side] = malloc(4096 * sizeof *s->lbuf[side]);
-            s->lbuf_cap[side] = s->lbuf[side] ? 4096 : 0;
-        }
-        if (!w || !s->lbuf[side])
-            atomic_store(&stop, -1);
-        size_t mine = 0, pos = 0; /* chunks taken, pairs placed */
-        while (!atomic_load_explicit(&stop, memory_order_relaxed) &&
-               atomic_fetch_add_explicit(&taken, 1, memory_order_relaxed) < nc) {
-            const size_t c = side == 0 ? mine : nc - 1 - mine;
-            mine++;
-            const size_t lo = c * ch, hi = lo + ch < n ? lo + ch : n;
-            size_t m = 0;
-            for (size_t k = lo; k < hi; k++) {
-                size_t len;
-                while ((len = grid_half_row(g, w, k, s->lbuf[side] + m, s->lbuf_cap[side] - m)) >
-                       s->lbuf_cap[side] - m) {
-                    const size_t want = m + len + (m + len) / 4 + 1024;
-                    uint32_t *b = realloc(s->lbuf[side], want * sizeof *b);
-                    if (!b)
-                        break;
-                    s->lbuf[side] = b;
-                    s->lbuf_cap[side] = want;
-                }
-                if (len > s->lbuf_cap[side] - m) {
-                    atomic_store(&stop, -1);
-                    break;
-                }
-                ls[k + 1] = (uint32_t)len;
-                m += len;
-            }
-            if (atomic_load(&stop))
-                break;
-            if (atomic_fetch_add(&used, m) + m > cap) {
-                atomic_store(&stop, 1);
-                break;
-            }
-            pos += m;
-            memcpy(side == 0 ? lj + pos - m : lj + cap - pos, s->lbuf[side], m * sizeof *lj);
-        }
-        used_side[side] = pos;
-    }
-    const int rc = atomic_load(&stop);
-    if (rc)
-        return rc;
-    memmove(lj + used_side[0], lj + cap - used_side[1], used_side[1] * sizeof *lj);
-    return 0;
-}
-
-/* Build the half list and its blocks from sim->grid, which must be the grid of
- * the sort of the current storage (cell hl). */
-static int finish_list(muller_state *s, pfb_sim *sim, size_t total, pfb_err *err);
-
-/* Room for total list entries and the 4 spare the rows' last four read. */
-static int reserve_list_pairs(muller_state *s, size_t total, pfb_err *err)
-{
-    if (total + 4 > s->cap_pairs) {
-        size_t cap = total + total / 4 + 64;
-        uint32_t *lj = realloc(s->lj, cap * sizeof *lj);
-        if (!lj)
-            return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for %zu listed pairs", total);
-        s->lj = lj;
-        s->cap_pairs = cap;
-    }
-    return PFB_OK;
-}
-
-/* The half list with periodic axes: the pairs j > i of the framework's
- * minimum-image list of radius hl (core/periodic.h) at the positions of the
- * sort just made, which wrapped them into the box.  A pair across a face joins
- * particles far apart in storage, so the blocks (B_b+2 above every j of block
- * b) may be few and long, and the records' window as long as the storage: the
- * periodic box is for the properties experiment's small runs, where that is
- * cheap, and the rows are the same code as in an open box. */
-static int build_list_periodic(muller_state *s, pfb_sim *sim, pfb_err *err)
-{
-    const size_t n = sim->p.n;
-    int rc = sim_periodic_list(sim, s->hl, (const double *const *)sim->p.x, n, &s->pl, err);
-    if (rc)
-        return rc;
-    size_t total = 0;
-    s->ls[0] = 0;
-    for (size_t i = 0; i < n; i++) {
-        for (size_t q = s->pl.start[i]; q < s->pl.start[i + 1]; q++)
-            total += s->pl.idx[q] > i;
-        if (total > UINT32_MAX)
-            return pfb_err_set(err, PFB_EINVAL, "muller: more than %lu pairs within the list radius; "
-                               "valid: fewer particles or a smaller list_skin", (unsigned long)UINT32_MAX);
-        s->ls[i + 1] = (uint32_t)total;
-    }
-    rc = reserve_list_pairs(s, total, err);
-    if (rc)
-        return rc;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t q = s->pl.start[i]; q < s->pl.start[i + 1]; q++)
-            if (s->pl.idx[q] > i)
-                s->lj[m++] = s->pl.idx[q];
-    return finish_list(s, sim, total, err);
-}
-
-static int build_list(muller_state *s, pfb_sim *sim, pfb_err *err)
-{
-    const pfb_grid *g = &sim->grid;
-    const size_t n = sim->p.n;
-    int rc = ensure_arrays(s, n, err); /* (g->h = hl: grid_is_sort) */
-    if (rc)
-        return rc;
-    uint32_t *restrict ls = s->ls;
-    ls[0] = 0;
-    const int nt = sim_parallel_pairs(sim, n) ? sim_threads(sim) : 1;
-    if (s->periodic)
-        return build_list_periodic(s, sim, err);
-    /* one pass into the last list's storage when it is large enough (and the
-     * threads are at most two), else counted first and then written */
-    const int one = nt <= 2 && s->cap_pairs > 0 ? list_one_pass(s, g, n, nt) : 1;
-    if (one < 0)
-        return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's rows of %zu particles", n);
-    if (one && list_pass(s, g, n, nt, NULL))
-        return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's scan of %zu particles", n);
-    size_t total = 0;
-    for (size_t k = 0; k < n; k++) {
-        total += ls[k + 1];
-        if (total > UINT32_MAX)
-            return pfb_err_set(err, PFB_EINVAL, "muller: more than %lu pairs within the list radius; "
-                               "valid: fewer particles or a smaller list_skin", (unsigned long)UINT32_MAX);
-        ls[k + 1] = (uint32_t)total;
-    }
-    rc = reserve_list_pairs(s, total, err); /* 4 spare: the rows' last four are read as one vector */
-    if (rc)
-        return rc;
-    uint32_t *restrict lj = s->lj;
-    if (one && list_pass(s, g, n, nt, lj))
-        return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the list's scan of %zu particles", n);
-    return finish_list(s, sim, total, err);
-}
-
-/* The blocks, the task order and the records' window of a list of total pairs
- * just written into ls and lj. */
-static int finish_list(muller_state *s, pfb_sim *sim, size_t total, pfb_err *err)
-{
-    const size_t n = sim->p.n;
-    const uint32_t *restrict ls = s->ls, *restrict lj = s->lj;
-    int rc;
-    memset(s->lj + total, 0, 4 * sizeof *lj);
-    s->last_pairs = total;
-    /* the blocks: B_0 = 0, B_1 = min(n, MIN), B_b+2 = max(B_b+1 + MIN, 1 + largest j of block b) */
-    size_t *blk = s->blk, nb = 0;
-    blk[0] = 0;
-    blk[1] = n < MULLER_BLOCK_MIN ? n : MULLER_BLOCK_MIN;
-    nb = 1;
-    while (blk[nb] < n) {
-        size_t top = blk[nb] + MULLER_BLOCK_MIN;
-        for (size_t k = blk[nb - 1]; k < blk[nb]; k++) /* a row's largest j is its last (rows ascend) */
-            if (ls[k + 1] > ls[k] && lj[ls[k + 1] - 1] + (size_t)1 > top)
-                top = lj[ls[k + 1] - 1] + (size_t)1;
-        blk[nb + 1] = top < n ? top : n;
-        nb++;
-    }
-    s->nblk = nb;
-    /* largest blocks first within each parity, so that the last block a thread
-     * takes is a small one (the order does not change any result) */
-    size_t *bord = s->bord, m = 0;
-    for (size_t par = 0; par < 2; par++)
-        for (size_t b = par, m0 = m; b < nb; b += 2) {
-            size_t a = m++, w = ls[blk[b + 1]] - ls[blk[b]];
-            while (a > m0 && ls[blk[bord[a - 1] + 1]] - ls[blk[bord[a - 1]]] < w) {
-                bord[a] = bord[a - 1];
-                a--;
-            }
-            bord[a] = b;
-        }
-    /* the task list of pair_passes: D and K in bord's order, E and A by block */
-    for (size_t t = 0; t < nb; t++) {
-        s->task[t] = bord[t];
-        s->task[nb + t] = nb + t;
-        s->task[2 * nb + t] = 2 * nb + bord[t];
-        s->task[3 * nb + t] = 3 * nb + t;
-    }
-    size_t reach = 0, maxrow = 0; /* the farthest any row reaches ahead (its last j: rows ascend), the longest row */
-    for (size_t k = 0; k < n; k++) {
-        if (ls[k + 1] > ls[k] && lj[ls[k + 1] - 1] - k > reach)
-            reach = lj[ls[k + 1] - 1] - k;
-        maxrow = ls[k + 1] - ls[k] > maxrow ? ls[k + 1] - ls[k] : maxrow;
-    }
-    rc = ensure_records(s, reach, maxrow, sim_threads(sim), err);
-    if (rc)
-        return rc;
-    s->list_gen = sim->grid_gen;
-    s->builds++;
-    return PFB_OK;
-}
-
-/* Whether sim->grid is the grid of the last sort of the current storage, at
- * the list radius (then its xs are the positions at that sort). */
-static int grid_is_sort(const muller_state *s, const pfb_sim *sim)
-{
-    const pfb_grid *g = &sim->grid;
-    return sim->sort_gen == sim->grid_gen && g->ready && g->h == s->hl && g->n == sim->p.n;
-}
-
-/* The box of the particles' moves since the list's sort: componentwise lo
- * (min) to hi (max) of x_i - xs_i, axes beyond dim 0.  Empty: lo > hi.  A NaN
- * move leaves it as it was (the run's blow-up check reports the NaN). */
-typedef struct {
-    double lo[3], hi[3];
-} move_box;
-
-static const move_box move_box_empty = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-
-/* Box b grown by the moves x - xs of particles [lo, hi) (axes below dim). */
-static void move_box_add(move_box *b, int dim, const double *const x[3], const double *const xs[3], size_t lo,
-                         size_t hi)
-{
-    for (int k = 0; k < dim; k++) {
-        const double *xk = x[k], *sk = xs[k];
-        double l = b->lo[k], u = b->hi[k];
-        for (size_t i = lo; i < hi; i++) {
-            const double d = xk[i] - sk[i];
-            l = d < l ? d : l;
-            u = d > u ? d : u;
-        }
-        b->lo[k] = l;
-        b->hi[k] = u;
-    }
-}
-
-/* Box b grown to hold box o too. */
-static void move_box_merge(move_box *b, const move_box *o)
-{
-    for (int k = 0; k < 3; k++) {
-        b->lo[k] = o->lo[k] < b->lo[k] ? o->lo[k] : b->lo[k];
-        b->hi[k] = o->hi[k] > b->hi[k] ? o->hi[k] : b->hi[k];
-    }
-}
-
-/* The squared half-diagonal of box b (0 for an empty box; see "The pair loops"). */
-static double move_box_r2(const move_box *b)
-{
-    double r2 = 0.0;
-    for (int k = 0; k < 3; k++)
-        if (b->hi[k] >= b->lo[k])
-            r2 += 0.25 * (b->hi[k] - b->lo[k]) * (b->hi[k] - b->lo[k]);
-    return r2;
-}
-
-/* The union along one axis of the boxes of blocks b - st and b + st with b's
- * own (a sliding 3-block window; from into to, nb blocks each; len blocks
- * along the axis, st apart). */
-static void sbox_pass(const move_box *restrict from, move_box *restrict to, size_t nb, size_t st, size_t len)
-{
-    for (size_t b = 0; b < nb; b++) {
-        const size_t a = b / st % len; /* b's place along the axis */
-        to[b] = from[b];
-        if (a > 0)
-            move_box_merge(&to[b], &from[b - st]);
-        if (a + 1 < len)
-            move_box_merge(&to[b], &from[b + st]);
-    }
-}
-
-/* The local rebuild test, for when the moves' box (squared half-diagonal
- * box2) is too wide: the list is still valid if every 2 x 2 x 2-cell block
- * of the sort's grid (cells of edge >= hl) has, over the moves of the
- * particles in the 3 x 3 x 3 blocks around it, a box of half-diagonal below
- * 0.45 skin h, and 2 sqrt(box2) < 2 hl - h.  Why it is exact: a pair closer
- * than h now that the list lacks was at hl or more at the sort and, by the
- * second condition, closer than 2 hl, so its cells were at most 2 apart on
- * each axis and its blocks neighbours (or one block); both moves then lie in
- * one such box, which bounds their difference by 0.9 skin h, and the pair
- * would still be farther than h.  In the dam break's flow the blocks' boxes
- * are about half as wide as the global one.  Only on a bounded grid, and only
- * while the blocks number at most n / 16 (their boxes, 2 x 48 bytes each,
- * then cost at most 6 bytes per particle); otherwise 0 (rebuild). */
-static int local_valid(muller_state *s, const pfb_sim *sim, double box2)
-{
-    const pfb_grid *g = &sim->grid;
-    const double lim = 0.45 * (s->hl - s->h), far = 2.0 * s->hl - s->h;
-    if (s->periodic || g->hashed || g->sub_used != 1 || !(4.0 * box2 < far * far))
-        return 0;
-    const int dim = sim->dim;
-    const size_t nx = (size_t)g->ncell[0], ny = (size_t)g->ncell[1], nz = dim == 3 ? (size_t)g->ncell[2] : 1;
-    const size_t bx = (nx + 1) / 2, by = (ny + 1) / 2, bz = (nz + 1) / 2, nb = bx * by * bz, n = sim->p.n;
-    if (nb > n / 16 + 64)
-        return 0;
-    if (nb > s->cap_sbox) {
-        for (int q = 0; q < 2; q++) {
-            move_box *t = realloc(s->sbox[q], nb * sizeof *t);
-            if (!t)
-                return 0; /* (a rebuild instead) */
-            s->sbox[q] = t;
-        }
-        s->cap_sbox = nb;
-    }
-    move_box *A = s->sbox[0], *B = s->sbox[1];
-    const double *const *x = (const double *const *)sim->p.x;
-    const double *xs[3];
-    grid_xs(g, xs);
-    const size_t *cs = g->cell_start;
-    /* each block's moves' box, a layer of blocks (two layers of cells, one
-     * range of storage) per iteration */
-#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
-    for (size_t lz = 0; lz < bz; lz++) {
-        move_box *layer = A + lz * bx * by;
-        for (size_t q = 0; q < bx * by; q++)
-            layer[q] = move_box_empty;
-        const size_t z1 = 2 * lz + 2 < nz ? 2 * lz + 2 : nz;
-        for (size_t cz = 2 * lz; cz < z1; cz++)
-            for (size_t cy = 0; cy < ny; cy++)
-                for (size_t cx = 0; cx < nx; cx++) {
-                    const size_t c = (cz * ny + cy) * nx + cx;
-                    if (cs[c] < cs[c + 1])
-                        move_box_add(&layer[(cy / 2) * bx + cx / 2], dim, x, xs, cs[c], cs[c + 1]);
-                }
-    }
-    /* the unions over the 3 x 3 x 3 blocks around each, one axis at a time */
-    sbox_pass(A, B, nb, 1, bx);
-    sbox_pass(B, A, nb, bx, by);
-    const move_box *U = A;
-    if (dim == 3) {
-        sbox_pass(A, B, nb, bx * by, bz);
-        U = B;
-    }
-    for (size_t b = 0; b < nb; b++)
-        if (!(move_box_r2(&U[b]) < lim * lim))
-            return 0;
-    return 1;
-}
-
-/* Keep the list valid for the current positions: build it on the grid of the
- * last sort if that grid is at the list radius and the box of the moves since
- * has a half-diagonal below 0.45 skin h (see "The pair loops"), or else the
- * local test passes (local_valid); otherwise sort first.  box2 is that squared
- * half-diagonal when the caller has it (the step's drift does), else
- * negative. */
+/* Keep the half list valid for the current positions (core/halflist.h; box2
+ * the squared half-diagonal of the moves since the sort when the caller has
+ * it, else negative), and after a rebuild the arrays and records it needs. */
 static int ensure_list(muller_state *s, pfb_sim *sim, double box2, pfb_err *err)
 {
-    const size_t n = sim->p.n;
-    const pfb_grid *g = &sim->grid;
-    int sorted = grid_is_sort(s, sim);
-    const double lim = 0.45 * (s->hl - s->h);
-    if (sorted && box2 >= 0.0) {
-        sorted = box2 < lim * lim || local_valid(s, sim, box2);
-    } else if (sorted) {
-        const double *xs[3];
-        grid_xs(g, xs);
-        move_box b = move_box_empty;
-#pragma omp parallel num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
-        {
-            const int t = thread_num(), m = team_size();
-            move_box own = move_box_empty;
-            move_box_add(&own, sim->dim, (const double *const *)sim->p.x, xs, n * (size_t)t / (size_t)m,
-                         n * (size_t)(t + 1) / (size_t)m);
-#pragma omp critical(muller_move_box)
-            move_box_merge(&b, &own); /* (min and max: any order gives the same box) */
-        }
-        const double r2 = move_box_r2(&b);
-        sorted = r2 < lim * lim || local_valid(s, sim, r2);
-    }
-    if (!sorted) {
-        /* density, pressure and acceleration are all rewritten by the pair
-         * passes that follow, before anything reads them: not moved */
-        const uint64_t skip = (1u << s->f_rho) | (1u << s->f_p) | (1u << s->f_a);
-        int rc = sim_sort_particles_except(sim, s->hl, skip, err);
-        if (rc)
-            return rc;
-    }
-    /* a new sort (ours, or the run's at a frame) needs a new list */
-    return s->list_gen != sim->grid_gen ? build_list(s, sim, err) : PFB_OK;
+    /* density, pressure and acceleration are all rewritten by the pair passes
+     * that follow, before anything reads them: a sort does not move them */
+    const uint64_t skip = (1u << s->f_rho) | (1u << s->f_p) | (1u << s->f_a);
+    int built;
+    int rc = halflist_ensure(&s->L, sim, box2, skip, &built, err);
+    if (rc || !built)
+        return rc;
+    rc = ensure_arrays(s, sim->p.n, err);
+    return rc ? rc : ensure_records(s, s->L.reach, s->L.maxrow, sim_threads(sim), err);
 }
 
 /* The indices of pairs q .. q+3 of a row of len pairs of particle i: in the
@@ -1409,14 +768,10 @@ __attribute__((target("avx2,fma"))) static inline void muller_add4_avx2(double *
 #undef MULLER_ROW_TARGET
 #undef MULLER_ROW
 /* The same rows compiled for AVX-512VL: the same 256-bit operations in the
- * same order (so the same bits), but with its 32 vector registers instead of
- * 16, the force row's live vectors (the constants, seven sums, a pair's terms)
- * no longer spill to the stack: about 30 stack accesses in its code instead
- * of 75-110, and a step of the 60k dam break at rest 11% faster (lockstep
- * 0.888; an AMD Zen 4, whose AVX-512 runs on 256-bit units, so wider vectors
- * would not have paid the same).  The one 512-bit operation is the force
- * row's compaction (muller_compact_row_avx512: sixteen entries per compress
- * instead of a table shuffle per four; lockstep in the flow 0.975). */
+ * same order (so the same bits), with its 32 vector registers instead of 16,
+ * so the force row's live vectors no longer spill to the stack.  The one
+ * 512-bit operation is the force row's compaction (muller_compact_row_avx512:
+ * sixteen entries per compress instead of a table shuffle per four). */
 #define MULLER_HAVE_AVX512 1
 #undef V_COMPACT_ROW
 #define V_COMPACT_ROW muller_compact_row_avx512
@@ -1467,19 +822,20 @@ static void pack_records(const muller_state *s, const pfb_sim *sim, int pass, si
  * no other block writes there before it. */
 static void block_rows(muller_state *s, const pfb_sim *sim, int pass, size_t b)
 {
-    const size_t lo = s->blk[b], mid = s->blk[b + 1], hi = s->blk[b + 2 <= s->nblk ? b + 2 : s->nblk];
+    const size_t *blk = s->L.blk, nb = s->L.nblk;
+    const size_t lo = blk[b], mid = blk[b + 1], hi = blk[b + 2 <= nb ? b + 2 : nb];
     if (pass == 0 && b % 2 == 0) {
         const double hh = s->h * s->h, self = hh * hh * hh;
         for (size_t k = lo; k < hi; k++)
             s->rho[k] = sim->p.m[k] * self;
     }
-    const int t = thread_num();
+    const int t = pfb_thread_num();
     double *pk = s->pk[t];
     uint32_t *buf = s->cj[t];
     const muller_row_fn row = pass ? s->force_row : s->density_row;
     size_t done = lo; /* records [lo, done) packed */
     for (size_t k = lo; k < mid; k++) {
-        const size_t need = s->ls[k + 1] > s->ls[k] ? s->lj[s->ls[k + 1] - 1] + (size_t)1 : k + 1;
+        const size_t need = s->L.ls[k + 1] > s->L.ls[k] ? s->L.lj[s->L.ls[k + 1] - 1] + (size_t)1 : k + 1;
         if (need > done) {
             size_t to = done + MULLER_PACK > need ? done + MULLER_PACK : need;
             to = to < hi ? to : hi;
@@ -1637,90 +993,62 @@ __attribute__((target("avx2"))) static size_t forces_done_avx2(const muller_stat
 }
 #endif
 
-/* The completion flag of block b's task at stage (0 density rows, 1 densities
- * done, 2 force rows), blocks -1 and nblk being always done. */
-#define DONE(s, stage, b) (&(s)->done[(size_t)(stage) * ((s)->nblk + 2) + (b) + 1])
+/* The four stages of pair_passes, each for block b (core/pairtasks.h orders
+ * them): D the density rows, E the densities done, K the force rows, A the
+ * accelerations done. */
+typedef struct {
+    muller_state *s;
+    pfb_sim *sim;
+    double half_dt;
+} pass_ctx;
 
-/* Wait until *f is set (by the thread running that task): spin briefly, then
- * yield the core (the other thread may be waiting for it: CI shares the cores). */
-static void wait_done(atomic_uchar *f)
+static void stage_density_rows(void *ctx, size_t b)
 {
-    for (unsigned spins = 0; !atomic_load_explicit(f, memory_order_acquire); spins++) {
-        if (spins < 2000) {
-#if defined(__x86_64__)
-            __builtin_ia32_pause();
-#endif
-        } else {
-            sched_yield();
-        }
-    }
+    const pass_ctx *c = ctx;
+    block_rows(c->s, c->sim, 0, b);
 }
 
-/* Task t of the list (muller_state.task: stage * nblk + b), after the tasks
- * it depends on. */
-static void run_task(muller_state *s, pfb_sim *sim, size_t t, double half_dt)
+static void stage_densities(void *ctx, size_t b)
 {
-    const size_t nb = s->nblk, stage = t / nb, b = t % nb;
-    switch (stage) {
-    case 0: /* D_b: odd after its even neighbours */
-        if (b % 2) {
-            wait_done(DONE(s, 0, b - 1));
-            wait_done(DONE(s, 0, b + 1));
-        }
-        block_rows(s, sim, 0, b);
-        break;
-    case 1: /* E_b: after the two blocks that add to its sums */
-        wait_done(DONE(s, 0, b - 1));
-        wait_done(DONE(s, 0, b));
+    const pass_ctx *c = ctx;
+    const size_t lo = c->s->L.blk[b], hi = c->s->L.blk[b + 1];
 #ifdef MULLER_HAVE_AVX2
-        if (s->vec_done)
-            density_done_avx2(s, sim, s->blk[b], s->blk[b + 1]);
-        else
+    if (c->s->vec_done)
+        density_done_avx2(c->s, c->sim, lo, hi);
+    else
 #endif
-            density_done(s, sim, s->blk[b], s->blk[b + 1]);
-        break;
-    case 2: /* K_b: after E_b, E_b+1 (its records and sums); odd after its even neighbours */
-        wait_done(DONE(s, 1, b));
-        wait_done(DONE(s, 1, b + 1));
-        if (b % 2) {
-            wait_done(DONE(s, 2, b - 1));
-            wait_done(DONE(s, 2, b + 1));
-        }
-        block_rows(s, sim, 1, b);
-        break;
-    default: /* A_b: after the two blocks that add to its forces */
-        wait_done(DONE(s, 2, b - 1));
-        wait_done(DONE(s, 2, b));
-#ifdef MULLER_HAVE_AVX2
-        if (s->vec_done && sim->dim == 3)
-            s->nsurf_blk[b] = forces_done_avx2(s, sim, s->blk[b], s->blk[b + 1], half_dt);
-        else
-#endif
-            s->nsurf_blk[b] = forces_done(s, sim, s->blk[b], s->blk[b + 1], half_dt);
-        return; /* no task waits for it */
-    }
-    atomic_store_explicit(DONE(s, stage, b), 1, memory_order_release);
+        density_done(c->s, c->sim, lo, hi);
 }
+
+static void stage_force_rows(void *ctx, size_t b)
+{
+    const pass_ctx *c = ctx;
+    block_rows(c->s, c->sim, 1, b);
+}
+
+static void stage_accelerations(void *ctx, size_t b)
+{
+    const pass_ctx *c = ctx;
+    const size_t lo = c->s->L.blk[b], hi = c->s->L.blk[b + 1];
+#ifdef MULLER_HAVE_AVX2
+    if (c->s->vec_done && c->sim->dim == 3)
+        c->s->nsurf_blk[b] = forces_done_avx2(c->s, c->sim, lo, hi, c->half_dt);
+    else
+#endif
+        c->s->nsurf_blk[b] = forces_done(c->s, c->sim, lo, hi, c->half_dt);
+}
+
+static const pfb_stage muller_stages[] = {
+    {1, stage_density_rows}, {0, stage_densities}, {1, stage_force_rows}, {0, stage_accelerations}};
 
 /* eqs. 3, 12, then 10, 14, 15-20 and 8: densities, pressures, forces and the
  * accelerations of every particle from the list, then the closing half kick
- * v += half_dt a (none when half_dt is 0).
- *
- * One task per block and stage, ordered by dependences instead of barriers:
- * the density rows of block b (D_b; even before odd neighbours, as in "The
- * pair loops": D_b for odd b after D_b-1 and D_b+1), its densities done (E_b,
- * after D_b-1 and D_b, the only blocks that add to its sums), its force rows
- * (K_b, after E_b and E_b+1, whose records it reads and whose sums it adds to;
- * odd after its even neighbours) and its accelerations (A_b, after K_b-1 and
- * K_b).  Every sum therefore receives its terms in the same order as with
- * the two-phase loops, whatever the threads and their timing.  The threads
- * take the tasks from one list in a fixed order (muller_state.task: D even
- * blocks, largest first, then odd; every E; K as D; every A) in which each
- * task comes after those it depends on, so a task waits only for tasks
- * already running, and with one thread never.  (OpenMP's own tasks with
- * depend clauses did the same, but libgomp keeps allocations of theirs that
- * LeakSanitizer reports.) */
-static void pair_passes(muller_state *s, pfb_sim *sim, double half_dt)
+ * v += half_dt a (none when half_dt is 0): the density rows of each block (D),
+ * its densities done (E, after the two blocks that add to its sums), its force
+ * rows (K, after E of its block and the next, whose records it reads and whose
+ * sums it adds to) and its accelerations (A), in core/pairtasks.h's order, so
+ * every sum receives its terms in one order whatever the threads. */
+static int pair_passes(muller_state *s, pfb_sim *sim, double half_dt, pfb_err *err)
 {
     pfb_particles *p = &sim->p;
     s->rho = p->field[s->f_rho].data;
@@ -1738,40 +1066,15 @@ static void pair_passes(muller_state *s, pfb_sim *sim, double half_dt)
     }
     s->vec_done = s->density_row != density_row_base; /* the densities and accelerations four at a time too */
 #endif
-    const size_t nb = s->nblk, ntask = 4 * nb;
-    for (size_t k = 0; k < 3 * (nb + 2); k++)
-        atomic_init(&s->done[k], (unsigned char)(k % (nb + 2) == 0 || k % (nb + 2) == nb + 1));
-    atomic_size_t next, taken[6];
-    atomic_init(&next, 0);
-    for (int st = 0; st < 6; st++)
-        atomic_init(&taken[st], 0);
-#pragma omp parallel num_threads(s->npk) if (sim_parallel_pairs(sim, p->n))
-    {
-        const int t = thread_num(), m = team_size();
-        if (m == 2) {
-            /* the six stages in turn (D even, D odd, E, K even, K odd, A), the
-             * blocks of each from both ends (claim) */
-            for (int st = 0; st < 6; st++) {
-                const size_t len = st % 3 == 2 ? nb : st % 3 == 0 ? (nb + 1) / 2 : nb / 2;
-                size_t mine = 0;
-                for (size_t q; (q = claim(&taken[st], len, t, m, &mine)) < len;)
-                    run_task(s, sim, st % 3 == 2 ? (size_t)(st / 3 * 2 + 1) * nb + q
-                                                  : (size_t)(st / 3 * 2) * nb + 2 * q + (size_t)(st % 3),
-                             half_dt);
-            }
-        } else {
-            for (;;) {
-                const size_t k = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
-                if (k >= ntask)
-                    break;
-                run_task(s, sim, s->task[k], half_dt);
-            }
-        }
-    }
+    pass_ctx c = {s, sim, half_dt};
+    int rc = pairtasks_run(&s->T, &s->L, muller_stages, 4, &c, s->npk, sim_parallel_pairs(sim, p->n), err);
+    if (rc)
+        return rc;
     size_t total = 0;
-    for (size_t b = 0; b < nb; b++)
+    for (size_t b = 0; b < s->L.nblk; b++)
         total += s->nsurf_blk[b];
     s->n_surface = total;
+    return PFB_OK;
 }
 
 /* The divergence curvature (curvature = divergence; the header says why): with
@@ -1811,8 +1114,8 @@ static int surface_divergence(muller_state *s, pfb_sim *sim, double half_dt, pfb
         if (nh[6 * i + 3] == 0.0)
             continue;
         const double vi = p->m[i] / rho[i];
-        for (size_t q = s->ls[i]; q < s->ls[i + 1]; q++) {
-            const size_t j = s->lj[q];
+        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
+            const size_t j = s->L.lj[q];
             if (nh[6 * j + 3] == 0.0)
                 continue;
             double d[3];
@@ -1866,9 +1169,10 @@ static int surface_divergence(muller_state *s, pfb_sim *sim, double half_dt, pfb
 static int compute_accel(muller_state *s, pfb_sim *sim, double box2, double half_dt, pfb_err *err)
 {
     int rc = ensure_list(s, sim, box2, err);
+    if (!rc)
+        rc = pair_passes(s, sim, half_dt, err);
     if (rc)
         return rc;
-    pair_passes(s, sim, half_dt);
     if (s->curv && s->sigma > 0.0)
         return surface_divergence(s, sim, half_dt, err);
     return PFB_OK;
@@ -1882,7 +1186,7 @@ static int compute_accel(muller_state *s, pfb_sim *sim, double box2, double half
  * clear the particle), and with xs (the positions at the list's sort; NULL:
  * none) their moves since added to box mb. */
 static void drift_base(pfb_sim *sim, const double *acc, const pfb_wall_step *w, const double *const xs[3],
-                       size_t lo, size_t hi, double dt, double half_dt, move_box *mb)
+                       size_t lo, size_t hi, double dt, double half_dt, pfb_move_box *mb)
 {
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
@@ -1907,7 +1211,7 @@ static void drift_base(pfb_sim *sim, const double *acc, const pfb_wall_step *w, 
  * and box (test_muller).  The last piece's remainder goes to drift_base. */
 __attribute__((target("avx2,fma"))) static void drift_avx2(pfb_sim *sim, const double *acc, const pfb_wall_step *w,
                                                       const double *const xs[3], size_t lo, size_t hi, double dt,
-                                                      double half_dt, move_box *mb)
+                                                      double half_dt, pfb_move_box *mb)
 {
     pfb_particles *p = &sim->p;
     double *restrict x0 = p->x[0], *restrict x1 = p->x[1], *restrict x2 = p->x[2];
@@ -1957,7 +1261,7 @@ __attribute__((target("avx2,fma"))) static void drift_avx2(pfb_sim *sim, const d
     _mm256_storeu_pd(l[4], mx1);
     _mm256_storeu_pd(l[5], mx2);
     for (int q = 0; q < 4; q++) { /* the lanes' boxes, merged in (they started from mb) */
-        const move_box lane = {{l[0][q], l[1][q], l[2][q]}, {l[3][q], l[4][q], l[5][q]}};
+        const pfb_move_box lane = {{l[0][q], l[1][q], l[2][q]}, {l[3][q], l[4][q], l[5][q]}};
         move_box_merge(mb, &lane);
     }
     if (end < hi)
@@ -1981,14 +1285,14 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
      * after it (no rigid bodies) */
     const size_t n = p->n;
     const double *acc = p->field[s->f_a].data;
-    const int dim = sim->dim, measure = sim->bodies.n == 0 && grid_is_sort(s, sim);
+    const int dim = sim->dim, measure = sim->bodies.n == 0 && halflist_is_sort(&s->L, sim);
     const double half_dt = 0.5 * dt;
     pfb_wall_step w;
     sim_wall_step(sim, sim->t + dt, s->margin, s->e, s->fric, &w);
     const double *xs[3] = {NULL, NULL, NULL};
     if (measure)
         grid_xs(&sim->grid, xs);
-    move_box box = move_box_empty;
+    pfb_move_box box = PFB_MOVE_BOX_EMPTY;
     const size_t nchunk = (n + MULLER_DRIFT - 1) / MULLER_DRIFT;
     int vec = 0;
 #ifdef MULLER_HAVE_AVX2
@@ -1998,10 +1302,10 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     atomic_init(&taken, 0);
 #pragma omp parallel num_threads(sim_threads(sim)) if (sim_parallel(sim, n))
     {
-        const int t = thread_num(), m = team_size();
+        const int t = pfb_thread_num(), m = pfb_team_size();
         size_t mine = 0;
-        move_box mb = move_box_empty;
-        for (size_t c; (c = claim(&taken, nchunk, t, m, &mine)) < nchunk;) {
+        pfb_move_box mb = PFB_MOVE_BOX_EMPTY;
+        for (size_t c; (c = pfb_claim(&taken, nchunk, t, m, &mine)) < nchunk;) {
             const size_t lo = c * MULLER_DRIFT, hi = lo + MULLER_DRIFT < n ? lo + MULLER_DRIFT : n;
 #ifdef MULLER_HAVE_AVX2
             if (vec)
@@ -2045,7 +1349,7 @@ static void muller_diag(const void *state, const pfb_sim *sim, double *values)
     values[0] = s->rho0;
     values[1] = s->have_accel ? mx / s->rho0 : NAN;
     values[2] = (double)s->n_surface;
-    values[3] = (double)s->builds;
+    values[3] = (double)s->L.builds;
 }
 
 static double muller_surface_tension(const void *state)

@@ -334,7 +334,7 @@ START_TEST(test_list_common_motion)
 }
 END_TEST
 
-/* The local rebuild test (local_valid in muller.c: the moves' boxes of 2 x 2 x
+/* The local rebuild test (local_valid in core/halflist.c: the moves' boxes of 2 x 2 x
  * 2-cell blocks, each united with its 26 neighbours).  A random 3D cloud
  * (list_skin 0.2; 0.6 x 0.15 x 0.15 m, about 20 neighbours, 9 blocks along x)
  * whose first quarter moves -0.7 skin h and last quarter +0.7 skin h along x,
