@@ -6,7 +6,7 @@
  *   Table 1      globule state: mass (the framework's m), radius and temperature
  *                (registered particle fields), position, velocity
  *   eq. 2        pair force: repulsion b1/D^m, attraction b2/D^n, drag on the
- *                velocity difference ............................... mp_pair_force
+ *                velocity difference ....... law_coef, mp_pair_force, mp_row_body
  *   eq. 3        attenuations s_r, s_d with c_r, c_d; pairs with s_d = 0 culled
  *                (the neighbour radius is the largest drag reach) ... mp_pair_force
  *   §2.1         presets powder (c_r = c_d = r0), fluid (c_r = r0, c_d = 2 r0),
@@ -79,15 +79,32 @@
  *    gives no values: r_n = 0.2, r_t = 0.9 ("slightly elastic" walls against stacking).
  *  - Suggested step: the paper asks that a globule move "a small fraction of its
  *    radius in each time step": dt = cfl r0 / (c + v_ref) with cfl = 0.1.
- *  - Forces are gathered per globule (each sums eq. 2 over its neighbour row): the
- *    sum is equal and opposite pair by pair, and parallel (OpenMP) with the same bits
- *    for any thread count (rows are in the framework's canonical order). */
+ *  - The pairs (issue 33): the framework's half list with a skin (core/halflist.h,
+ *    radius the largest reach c_max r0 (1 + radius_spread), rebuilt only when
+ *    the globules' moves require it) and its blocked schedule
+ *    (core/pairtasks.h).  Eq. 2's force is antisymmetric bit for bit (x_p - x_i
+ *    and v_p - v_i change sign, D and the coefficient do not), so each pair is
+ *    evaluated once, added to one globule and subtracted from the other; the
+ *    sums are the same bits for any thread count.  The rows run in four lanes
+ *    (core/lanes.h; miller_pearce_rows.inc), the same bits at every SIMD
+ *    level: first the pairs within their own largest reach c_max (r_i + r_p)
+ *    are picked out (the list's skin and the pairs beyond their radii's reach
+ *    are a third to a half of a row), then eq. 2 with one square root and one
+ *    division per pair.  Exponents that are not whole numbers take a scalar
+ *    row with pow() (mp_pair_force's law, per pair).  The bits differ from a
+ *    per-globule gather in the order of each sum's terms only.
+ *  - Collisions: a globule that shape_clear (core/boundary.h) finds clear of a
+ *    plane or a containing box, by exactly shape_sdf's operations, skips that
+ *    shape's mp_collide, which would return at once. */
 #include "miller_pearce.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/halflist.h"
+#include "../core/lanes.h"
+#include "../core/pairtasks.h"
 #include "solver.h"
 
 enum { MAT_POWDER = 0, MAT_FLUID, MAT_SOLID, MAT_THERMAL };
@@ -116,12 +133,14 @@ static const pfb_param_spec mp_params[] = {
     {"conductivity", PFB_PARAM_DOUBLE, 20.0, 0.0, 1e6, "1/s", "heat exchange rate between globules (weighted by s_d)", NULL},
     {"wall_conductance", PFB_PARAM_DOUBLE, 20.0, 0.0, 1e6, "1/s", "heat exchange rate with a heated wall within r0", NULL},
     {"cfl", PFB_PARAM_DOUBLE, 0.1, 0.001, 2.0, "1", "suggested dt = cfl r0 / (c + v_ref)", NULL},
+    {"simd", PFB_PARAM_INT, 2, 0, 2, "1", "vector pair rows up to this level, where the CPU has it: 0 portable C, 1 AVX2, 2 AVX2 compiled for AVX-512VL; the same bits at every level", NULL},
+    {"list_skin", PFB_PARAM_DOUBLE, 0.1, 0.01, 1.0, "1", "neighbour list radius: the largest reach times (1 + skin), kept until the moves since its build could bring a pair from beyond it into reach (core/halflist.h)", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 /* x^e, by repeated squaring when e is a small whole number (the paper's 5 and 3). */
 static inline double powe(double x, double e)
 {
-    if (e == floor(e) && e >= 0.0 && e <= 32.0) {
+    if (e >= 0.0 && e <= 32.0 && e == (double)(unsigned)e) {
         unsigned k = (unsigned)e;
         double r = 1.0, b = x;
         while (k) {
@@ -133,6 +152,29 @@ static inline double powe(double x, double e)
         return r;
     }
     return pow(x, e);
+}
+
+/* Eqs. 2-3 for a pair at squared distance D2 with vp = (v_p - v_i) . (x_p - x_i):
+ * the coefficient c of the force c (x_p - x_i) on p, given the inverse squared
+ * cut-offs ir2r = 1 / (c_r (r_i + r_p))^2 and ir2d = 1 / (c_d (r_i + r_p))^2;
+ * *radial the law term's radial force s_r (b1/D^m - b2/D^n) D.  One square
+ * root and one division: 1/D and its powers. */
+static inline double law_coef(const mp_law *law, double D2, double vp, double ir2r, double ir2d, double *radial)
+{
+    const double qr = D2 * ir2r, qd = D2 * ir2d;
+    *radial = 0.0;
+    if (qr >= 1.0 && qd >= 1.0)
+        return 0.0;
+    const double D = sqrt(D2), iD = 1.0 / D;
+    double coef = 0.0;
+    if (qr < 1.0) { /* eq. 3 s_r, eq. 2 first term */
+        const double law_term = (1.0 - qr) * (law->b1 * powe(iD, law->m) - law->b2 * powe(iD, law->n));
+        coef += law_term;
+        *radial = law_term * D;
+    }
+    if (qd < 1.0) /* eq. 3 s_d, eq. 2 drag */
+        coef -= (1.0 - qd) * law->drag * vp * (iD * iD);
+    return coef;
 }
 
 typedef struct mp_state {
@@ -147,8 +189,21 @@ typedef struct mp_state {
     int f_radius, f_temp;
     double spread, T0;        /* radius spread and initial temperature of new globules */
     uint64_t ids_seen;        /* globules with smaller ids have radius and temperature */
-    double *acc, *dT;         /* workspace: 3 n accelerations, n temperature rates */
+    double icr2, icd2;        /* 1 / c_r^2, 1 / c_d^2 */
+    double *acc, *dT;         /* workspace: 3 n forces then accelerations, n heat sums then rates */
     size_t cap;
+    int mi, ni;               /* m and n as whole numbers 0..32 (the lane rows), or -1: the scalar rows */
+    int simd;                 /* the highest lane level allowed (core/lanes.h) */
+    double per_L[3], per_I[3];/* the periods and their inverses (0 on open axes) */
+    double box2;              /* the last step's moves' box (halflist_ensure), or -1 */
+    size_t box_n;             /* the globules when it was measured */
+    double cmax2;             /* the largest reach squared, in units of (r_i + r_p)^2 */
+    uint32_t *cj[PFB_MAX_THREADS]; /* per thread, a row's pairs in reach (the lane rows) */
+    size_t cap_cj;
+    double *pk;               /* per globule a packed record, 8 doubles: x, y, z, r, v, T (64-byte aligned) */
+    size_t cap_pk;
+    pfb_halflist L;           /* pairs within reach_max (1 + list_skin), core/halflist.h */
+    pfb_pairtasks T;          /* their schedule, core/pairtasks.h */
 } mp_state;
 
 double mp_pair_force(const mp_law *law, int dim, const double xd[3], const double vd[3], double reach_r,
@@ -159,21 +214,9 @@ double mp_pair_force(const mp_law *law, int dim, const double xd[3], const doubl
         D2 += xd[k] * xd[k];
         vp += vd[k] * xd[k];
     }
+    double radial;
+    const double coef = law_coef(law, D2, vp, 1.0 / (reach_r * reach_r), 1.0 / (reach_d * reach_d), &radial);
     f[0] = f[1] = f[2] = 0.0;
-    if (D2 >= reach_d * reach_d && D2 >= reach_r * reach_r)
-        return 0.0;
-    const double D = sqrt(D2);
-    double coef = 0.0, radial = 0.0;
-    if (D2 < reach_r * reach_r) { /* eq. 3 s_r, eq. 2 first term */
-        double sr = 1.0 - D2 / (reach_r * reach_r);
-        double law_term = sr * (law->b1 / powe(D, law->m) - law->b2 / powe(D, law->n));
-        coef += law_term;
-        radial = law_term * D;
-    }
-    if (D2 < reach_d * reach_d) { /* eq. 3 s_d, eq. 2 drag */
-        double sd = 1.0 - D2 / (reach_d * reach_d);
-        coef -= sd * law->drag * vp / D2;
-    }
     for (int k = 0; k < dim; k++)
         f[k] = coef * xd[k];
     return radial;
@@ -244,6 +287,11 @@ static void mp_destroy(void *state)
         return;
     free(s->acc);
     free(s->dT);
+    free(s->pk);
+    for (int t = 0; t < PFB_MAX_THREADS; t++)
+        free(s->cj[t]);
+    halflist_free(&s->L);
+    pairtasks_free(&s->T);
     free(s);
 }
 
@@ -365,6 +413,18 @@ static int mp_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err
     s->T0 = params_get(p, "temperature");
     double cmax = fmax(s->c_r, s->c_d);
     s->reach_max = cmax * r0 * (1.0 + spread);
+    s->box2 = -1.0;
+    s->cmax2 = s->material == MAT_THERMAL ? fmax(4.0, s->c_d * s->c_d) : cmax * cmax;
+    s->icr2 = 1.0 / (s->c_r * s->c_r);
+    s->icd2 = 1.0 / (s->c_d * s->c_d);
+    halflist_init(&s->L, sim, s->reach_max, params_get(p, "list_skin"));
+    s->simd = params_get_int(p, "simd");
+    s->mi = s->law.m == (double)(int)s->law.m && s->law.m <= 32.0 ? (int)s->law.m : -1;
+    s->ni = s->law.n == (double)(int)s->law.n && s->law.n <= 32.0 ? (int)s->law.n : -1;
+    for (int k = 0; k < 3; k++) {
+        s->per_L[k] = sim->period.L[k];
+        s->per_I[k] = sim->period.inv[k];
+    }
     int rc = particles_add_field(&sim->p, "radius", 1, &s->f_radius, err);
     if (!rc)
         rc = particles_add_field(&sim->p, "temperature", 1, &s->f_temp, err);
@@ -406,11 +466,160 @@ static int ensure_workspace(mp_state *s, size_t n, pfb_err *err)
     double *d = realloc(s->dT, n * sizeof *d);
     if (d)
         s->dT = d;
-    if (!a || !d)
+    double *pk = a && d ? aligned_alloc(64, 8 * n * sizeof *pk) : NULL;
+    if (!pk)
         return pfb_err_set(err, PFB_ENOMEM, "out of memory for %zu globules", n);
+    free(s->pk);
+    s->pk = pk;
     s->cap = n;
     return PFB_OK;
 }
+
+/* The pair stages (core/pairtasks.h orders them per block): Z zeroes a block's
+ * sums, R adds eq. 2's force and the conducted heat of each listed pair to
+ * both globules (equal and opposite: the pair's coefficient is symmetric in
+ * the two), A turns a block's sums into accelerations (eq. 9's a = F / M + g)
+ * and temperature rates. */
+typedef struct {
+    mp_state *s;
+    pfb_sim *sim;
+    int level; /* the lane rows' level (core/lanes.h) */
+} mp_ctx;
+
+static void stage_zero(void *ctx, size_t b)
+{
+    const mp_ctx *c = ctx;
+    const mp_state *s = c->s;
+    const pfb_particles *p = &c->sim->p;
+    const size_t lo = s->L.blk[b], hi = s->L.blk[b + 1];
+    memset(s->acc + 3 * lo, 0, 3 * (hi - lo) * sizeof(double));
+    memset(s->dT + lo, 0, (hi - lo) * sizeof(double));
+    const double *rad = p->field[s->f_radius].data, *T = p->field[s->f_temp].data;
+    const int dim3 = c->sim->dim == 3;
+    for (size_t i = lo; i < hi; i++) { /* the records the lane rows read (mp_pack) */
+        double *r = s->pk + 8 * i;
+        r[0] = p->x[0][i];
+        r[1] = p->x[1][i];
+        r[2] = dim3 ? p->x[2][i] : 0.0;
+        r[3] = rad[i];
+        r[4] = p->v[0][i];
+        r[5] = p->v[1][i];
+        r[6] = dim3 ? p->v[2][i] : 0.0;
+        r[7] = T[i];
+    }
+}
+
+static void stage_rows(void *ctx, size_t b)
+{
+    const mp_ctx *c = ctx;
+    const mp_state *s = c->s;
+    const pfb_sim *sim = c->sim;
+    const pfb_particles *p = &sim->p;
+    const int dim = sim->dim, thermal = s->material == MAT_THERMAL, per = sim_periodic(sim);
+    const double *rad = p->field[s->f_radius].data, *T = p->field[s->f_temp].data;
+    const double R2 = s->reach_max * s->reach_max;
+    const double *const x0 = p->x[0], *const x1 = p->x[1], *const x2 = p->x[2];
+    const double *const v0 = p->v[0], *const v1 = p->v[1], *const v2 = p->v[2];
+    double *restrict acc = s->acc, *restrict dT = s->dT;
+    const uint32_t *restrict ls = s->L.ls, *restrict lj = s->L.lj;
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
+        double F0 = 0.0, F1 = 0.0, F2 = 0.0, heat = 0.0;
+        for (size_t q = ls[i]; q < ls[i + 1]; q++) {
+            const size_t j = lj[q];
+            double d0 = x0[i] - x0[j], d1 = x1[i] - x1[j], d2 = dim == 3 ? x2[i] - x2[j] : 0.0;
+            if (per) { /* minimum image */
+                d0 = period_delta(&sim->period, 0, d0);
+                d1 = period_delta(&sim->period, 1, d1);
+                d2 = period_delta(&sim->period, 2, d2);
+            }
+            const double D2 = d0 * d0 + d1 * d1 + d2 * d2;
+            if (D2 >= R2) /* the list's skin */
+                continue;
+            const double vp = (v0[i] - v0[j]) * d0 + (v1[i] - v1[j]) * d1 + (dim == 3 ? (v2[i] - v2[j]) * d2 : 0.0);
+            const double rs = rad[i] + rad[j], w = 1.0 / (rs * rs);
+            double ir2r = s->icr2 * w, radial;
+            if (thermal) { /* the pair's c_r from its mean temperature (pair_reach) */
+                double lam = (0.5 * (T[i] + T[j]) - s->t_solid) / (s->t_fluid - s->t_solid);
+                lam = lam < 0.0 ? 0.0 : lam > 1.0 ? 1.0 : lam;
+                ir2r = w / ((2.0 - lam) * (2.0 - lam));
+            }
+            const double ir2d = s->icd2 * w;
+            const double coef = law_coef(&s->law, D2, vp, ir2r, ir2d, &radial);
+            const double f0 = coef * d0, f1 = coef * d1, f2 = coef * d2;
+            F0 += f0;
+            F1 += f1;
+            F2 += f2;
+            acc[3 * j] -= f0;
+            acc[3 * j + 1] -= f1;
+            acc[3 * j + 2] -= f2;
+            if (thermal) {
+                const double qd = D2 * ir2d;
+                if (qd < 1.0) {
+                    const double hq = (1.0 - qd) * (T[j] - T[i]);
+                    heat += hq;
+                    dT[j] -= hq;
+                }
+            }
+        }
+        acc[3 * i] += F0;
+        acc[3 * i + 1] += F1;
+        acc[3 * i + 2] += F2;
+        dT[i] += heat;
+    }
+}
+
+#include "../core/lanes_portable.inc"
+#define MP_ROW_TARGET
+#define MP_ROW(name) name##_base
+#include "miller_pearce_rows.inc"
+#undef MP_ROW_TARGET
+#undef MP_ROW
+#include "../core/lanes_undef.inc"
+#ifdef PFB_LANES_AVX2
+#include "../core/lanes_avx2.inc"
+#define MP_ROW_TARGET __attribute__((target("avx2,fma")))
+#define MP_ROW(name) name##_avx2
+#include "miller_pearce_rows.inc"
+#undef MP_ROW_TARGET
+#undef MP_ROW
+#define MP_ROW_TARGET __attribute__((target("avx2,fma,avx512f,avx512vl")))
+#define MP_ROW(name) name##_avx512
+#include "miller_pearce_rows.inc"
+#undef MP_ROW_TARGET
+#undef MP_ROW
+#include "../core/lanes_undef.inc"
+#endif
+
+/* The rows of block b in lanes, at the run's level (mp_ctx.level). */
+static void stage_lane_rows(void *ctx, size_t b)
+{
+    const mp_ctx *c = ctx;
+    const int per = sim_periodic(c->sim), thermal = c->s->material == MAT_THERMAL;
+    const size_t lo = c->s->L.blk[b], hi = c->s->L.blk[b + 1];
+#ifdef PFB_LANES_AVX2
+    if (c->level == 2)
+        mp_rows_avx512(c->s, lo, hi, per, thermal);
+    else if (c->level == 1)
+        mp_rows_avx2(c->s, lo, hi, per, thermal);
+    else
+#endif
+        mp_rows_base(c->s, lo, hi, per, thermal);
+}
+
+static void stage_accel(void *ctx, size_t b)
+{
+    const mp_ctx *c = ctx;
+    const mp_state *s = c->s;
+    const pfb_sim *sim = c->sim;
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
+        for (int k = 0; k < 3; k++)
+            s->acc[3 * i + (size_t)k] = k < sim->dim ? s->acc[3 * i + (size_t)k] / sim->p.m[i] + sim->g[k] : 0.0;
+        s->dT[i] *= s->kappa;
+    }
+}
+
+static const pfb_stage mp_stages[] = {{0, stage_zero}, {1, stage_rows}, {0, stage_accel}};
+static const pfb_stage mp_lane_stages[] = {{0, stage_zero}, {1, stage_lane_rows}, {0, stage_accel}};
 
 /* Eq. 9 with eq. 2 forces, heat conduction, then §2.2 collisions. */
 static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
@@ -422,40 +631,31 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     int rc = ensure_workspace(s, p->n, err);
     if (!rc)
         rc = init_globules(s, sim, err);
+    int built;
+    if (!rc)
+        rc = halflist_ensure(&s->L, sim, p->n == s->box_n ? s->box2 : -1.0, 0, &built, err);
     if (rc)
         return rc;
-    const pfb_nlist *nl;
-    rc = sim_neighbours(sim, s->reach_max, &nl, err);
+    const int threads = sim_threads(sim) < PFB_MAX_THREADS ? sim_threads(sim) : PFB_MAX_THREADS;
+    const int lanes = s->mi >= 0 && s->ni >= 0 && p->n <= INT32_MAX; /* (32-bit signed indices in V_INDEX) */
+    if (lanes && s->L.maxrow + 8 > s->cap_cj) { /* the rows' buffers (V_COMPACT4 writes up to 4 past) */
+        for (int t = 0; t < PFB_MAX_THREADS; t++) {
+            free(s->cj[t]);
+            s->cj[t] = NULL;
+        }
+        s->cap_cj = s->L.maxrow + s->L.maxrow / 4 + 8;
+    }
+    for (int t = 0; lanes && t < threads; t++)
+        if (!s->cj[t] && !(s->cj[t] = malloc(s->cap_cj * sizeof(uint32_t))))
+            return pfb_err_set(err, PFB_ENOMEM, "miller_pearce: out of memory for a row of %zu pairs", s->cap_cj);
+    mp_ctx ctx = {s, sim, lanes ? lanes_level(s->simd) : 0};
+    rc = pairtasks_run(&s->T, &s->L, lanes ? mp_lane_stages : mp_stages, 3, &ctx, threads,
+                       sim_parallel_pairs(sim, p->n), err);
     if (rc)
         return rc;
     const double *rad = p->field[s->f_radius].data;
     double *T = p->field[s->f_temp].data;
     const int thermal = s->material == MAT_THERMAL;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, (size_t)n))
-    for (long ii = 0; ii < n; ii++) {
-        size_t i = (size_t)ii;
-        double F[3] = {0, 0, 0}, heat = 0.0;
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q];
-            double xd[3] = {0, 0, 0}, vd[3] = {0, 0, 0}, f[3], rr, rd;
-            for (int k = 0; k < dim; k++) { /* force on i from j: P = x_i - x_j */
-                xd[k] = period_delta(&sim->period, k, p->x[k][i] - p->x[k][j]); /* minimum image */
-                vd[k] = p->v[k][i] - p->v[k][j];
-            }
-            pair_reach(s, rad[i], rad[j], T[i], T[j], &rr, &rd);
-            mp_pair_force(&s->law, dim, xd, vd, rr, rd, f);
-            for (int k = 0; k < dim; k++)
-                F[k] += f[k];
-            if (thermal) {
-                const double r2 = period_dist2(&sim->period, dim, (const double *const *)p->x, i, j);
-                if (r2 < rd * rd)
-                    heat += (1.0 - r2 / (rd * rd)) * (T[j] - T[i]);
-            }
-        }
-        for (int k = 0; k < 3; k++)
-            s->acc[3 * i + (size_t)k] = k < dim ? F[k] / p->m[i] + sim->g[k] : 0.0;
-        s->dT[i] = s->kappa * heat;
-    }
     if (thermal) /* heated walls */
         for (size_t b = 0; b < sim->walls.n; b++) {
             const pfb_shape *sh = &sim->walls.s[b];
@@ -468,37 +668,65 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
             }
         }
     const double t1 = sim->t + dt;
-#pragma omp parallel for schedule(dynamic, 1024) num_threads(sim_threads(sim)) if (sim_parallel(sim, (size_t)n))
-    for (long ii = 0; ii < n; ii++) {
-        size_t i = (size_t)ii;
-        double xa[3] = {p->x[0][ii], p->x[1][ii], p->x[2][ii]}, xb[3] = {0, 0, 0}, v[3] = {0, 0, 0};
-        for (int k = 0; k < dim; k++) { /* eq. 9 */
-            double a = s->acc[3 * i + (size_t)k];
-            xb[k] = xa[k] + p->v[k][ii] * dt + 0.5 * a * dt * dt;
-            v[k] = p->v[k][ii] + a * dt;
-        }
-        xb[2] = dim == 3 ? xb[2] : 0.0;
-        const double off = s->offset_radius ? rad[i] : 0.0;
-        int hit = 1;
-        for (int pass = 0; pass < 4 && hit; pass++) { /* §2.2, every shape; corners face by face */
-            hit = 0;
-            for (size_t b = 0; b < sim->walls.n; b++)
-                hit |= mp_collide(&sim->walls.s[b], dim, t1, dt, off, s->r_n, s->r_t, xa, xb, v);
-        }
-        if (hit) /* still colliding after 4 passes: put on the surface, never on the wrong side */
-            for (size_t b = 0; b < sim->walls.n; b++) {
-                double N[3], phi = shape_sdf(&sim->walls.s[b], dim, t1, xb, N) - off;
-                if (phi < 0.0)
-                    for (int k = 0; k < dim; k++)
-                        xb[k] -= phi * N[k];
+    /* the shapes' centres at t1, for shape_clear: a globule surely clear of a
+     * shape (exactly shape_sdf's phi >= offset) needs no mp_collide there */
+    enum { MP_CLEAR_MAX = 32 };
+    double cen[MP_CLEAR_MAX][3];
+    const size_t nclear = sim->walls.n <= MP_CLEAR_MAX ? sim->walls.n : 0;
+    for (size_t b = 0; b < nclear; b++)
+        shape_centre(&sim->walls.s[b], t1, cen[b]);
+    /* the moves' box since the list's sort, measured as the globules move
+     * (core/halflist.h), for the next step's list check */
+    const int measure = sim->bodies.n == 0 && halflist_is_sort(&s->L, sim);
+    const double *xs[3] = {NULL, NULL, NULL};
+    if (measure)
+        grid_xs(&sim->grid, xs);
+    pfb_move_box box = PFB_MOVE_BOX_EMPTY;
+#pragma omp parallel num_threads(sim_threads(sim)) if (sim_parallel(sim, (size_t)n))
+    {
+        pfb_move_box own = PFB_MOVE_BOX_EMPTY;
+#pragma omp for schedule(dynamic, 1024) nowait
+        for (long ii = 0; ii < n; ii++) {
+            size_t i = (size_t)ii;
+            double xa[3] = {p->x[0][ii], p->x[1][ii], p->x[2][ii]}, xb[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+            for (int k = 0; k < dim; k++) { /* eq. 9 */
+                double a = s->acc[3 * i + (size_t)k];
+                xb[k] = xa[k] + p->v[k][ii] * dt + 0.5 * a * dt * dt;
+                v[k] = p->v[k][ii] + a * dt;
             }
-        for (int k = 0; k < dim; k++) {
-            p->x[k][ii] = xb[k];
-            p->v[k][ii] = v[k];
+            xb[2] = dim == 3 ? xb[2] : 0.0;
+            const double off = s->offset_radius ? rad[i] : 0.0;
+            int hit = 1;
+            for (int pass = 0; pass < 4 && hit; pass++) { /* §2.2, every shape; corners face by face */
+                hit = 0;
+                for (size_t b = 0; b < sim->walls.n; b++)
+                    if (!(b < nclear && shape_clear(&sim->walls.s[b], dim, cen[b], xb[0], xb[1], xb[2], off)))
+                        hit |= mp_collide(&sim->walls.s[b], dim, t1, dt, off, s->r_n, s->r_t, xa, xb, v);
+            }
+            if (hit) /* still colliding after 4 passes: put on the surface, never on the wrong side */
+                for (size_t b = 0; b < sim->walls.n; b++) {
+                    double N[3], phi = shape_sdf(&sim->walls.s[b], dim, t1, xb, N) - off;
+                    if (phi < 0.0)
+                        for (int k = 0; k < dim; k++)
+                            xb[k] -= phi * N[k];
+                }
+            for (int k = 0; k < dim; k++) {
+                p->x[k][ii] = xb[k];
+                p->v[k][ii] = v[k];
+            }
+            if (thermal)
+                T[i] += dt * s->dT[i];
+            for (int k = 0; measure && k < dim; k++) {
+                const double d = xb[k] - xs[k][i];
+                own.lo[k] = d < own.lo[k] ? d : own.lo[k];
+                own.hi[k] = d > own.hi[k] ? d : own.hi[k];
+            }
         }
-        if (thermal)
-            T[i] += dt * s->dT[i];
+#pragma omp critical(mp_move_box)
+        move_box_merge(&box, &own); /* (min and max: any order gives the same box) */
     }
+    s->box2 = measure ? move_box_r2(&box) : -1.0;
+    s->box_n = p->n;
     /* rigid bodies: the shared projection coupling (core/sim.h) at half a spacing */
     sim_bodies_couple(sim, dt, t1, 0.5 * sim->spacing, 0.0);
     sim_positions_changed(sim);
@@ -511,7 +739,7 @@ static double mp_suggest_dt(const void *state, const pfb_sim *sim)
     return s->cfl * s->r0 / (s->c + sim->v_ref);
 }
 
-static const char *const mp_diag_names[] = {"b1", "k0", "t_mean", "t_max", "fluid_fraction", NULL};
+static const char *const mp_diag_names[] = {"b1", "k0", "t_mean", "t_max", "fluid_fraction", "list_builds", NULL};
 
 static void mp_diag(const void *state, const pfb_sim *sim, double *values)
 {
@@ -530,6 +758,7 @@ static void mp_diag(const void *state, const pfb_sim *sim, double *values)
     values[2] = p->n ? sum / (double)p->n : NAN;
     values[3] = p->n ? mx : NAN;
     values[4] = p->n ? (double)fluid / (double)p->n : NAN;
+    values[5] = (double)s->L.builds;
 }
 
 /* The pair virial (solver.h): eq. 2's force on i from j, attraction, repulsion

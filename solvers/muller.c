@@ -126,6 +126,7 @@
 #include "../core/diag.h"
 #include "../core/halflist.h"
 #include "../core/kernels.h"
+#include "../core/lanes.h"
 #include "../core/pairtasks.h"
 #include "solver.h"
 
@@ -397,144 +398,9 @@ static int ensure_list(muller_state *s, pfb_sim *sim, double box2, pfb_err *err)
     return rc ? rc : ensure_records(s, s->L.reach, s->L.maxrow, sim_threads(sim), err);
 }
 
-/* The indices of pairs q .. q+3 of a row of len pairs of particle i: in the
- * row, or, for a last four that runs short, copied into tail and padded with i
- * (muller_rows.inc: a pad adds 0). */
-static inline const uint32_t *row_quad(const uint32_t *row, size_t len, size_t q, size_t i, uint32_t tail[4])
-{
-    if (len - q >= 4)
-        return row + q;
-    for (size_t k = 0; k < 4; k++)
-        tail[k] = q + k < len ? row[q + k] : (uint32_t)i;
-    return tail;
-}
-
-/* the two row functions, per instruction set (muller_rows.inc) */
-/* portable: four lanes of plain C */
-typedef struct vd4 {
-    double l[4];
-} vd4;
-#define VD4_BINARY(name, expr)                                                                           \
-    static inline vd4 name(vd4 a, vd4 b)                                                                 \
-    {                                                                                                    \
-        vd4 r;                                                                                           \
-        for (int k = 0; k < 4; k++)                                                                      \
-            r.l[k] = expr;                                                                               \
-        return r;                                                                                        \
-    }
-VD4_BINARY(vd4_add, a.l[k] + b.l[k])
-VD4_BINARY(vd4_sub, a.l[k] - b.l[k])
-VD4_BINARY(vd4_mul, a.l[k] * b.l[k])
-VD4_BINARY(vd4_div, a.l[k] / b.l[k])
-#undef VD4_BINARY
-/* a b + c rounded once (C99 fma: the same bits as the FMA instruction) */
-static inline vd4 vd4_fma(vd4 a, vd4 b, vd4 c)
-{
-    for (int k = 0; k < 4; k++)
-        c.l[k] = fma(a.l[k], b.l[k], c.l[k]);
-    return c;
-}
-static inline vd4 vd4_set1(double a)
-{
-    vd4 r = {{a, a, a, a}};
-    return r;
-}
-/* the nearest integer, ties to even (as the AVX round to nearest) */
-static inline vd4 vd4_rint(vd4 a)
-{
-    for (int k = 0; k < 4; k++)
-        a.l[k] = rint(a.l[k]);
-    return a;
-}
-static inline vd4 vd4_sqrt(vd4 a)
-{
-    for (int k = 0; k < 4; k++)
-        a.l[k] = sqrt(a.l[k]);
-    return a;
-}
-/* the four values at offset o of the packed records of j[0..3], one vd per value */
-#define vd4_record(pk, wmask, j, o, a, b, c, d)                                                                 \
-    do {                                                                                                 \
-        for (int k_ = 0; k_ < 4; k_++) {                                                                 \
-            const double *r_ = (pk) + 8 * ((size_t)(j)[k_] & (wmask)) + (o);                              \
-            (a).l[k_] = r_[0];                                                                           \
-            (b).l[k_] = r_[1];                                                                           \
-            (c).l[k_] = r_[2];                                                                           \
-            (d).l[k_] = r_[3];                                                                           \
-        }                                                                                                \
-    } while (0)
-static inline vd4 vd4_index(const uint32_t *j)
-{
-    vd4 r = {{(double)j[0], (double)j[1], (double)j[2], (double)j[3]}};
-    return r;
-}
-/* x where a OP b, else +0 (as the AVX2 masks give) */
-#define VD4_SELECT(name, op)                                                                             \
-    static inline vd4 name(vd4 a, vd4 b, vd4 x)                                                          \
-    {                                                                                                    \
-        for (int k = 0; k < 4; k++)                                                                      \
-            x.l[k] = a.l[k] op b.l[k] ? x.l[k] : 0.0;                                                    \
-        return x;                                                                                        \
-    }
-VD4_SELECT(vd4_sel_lt, <)
-VD4_SELECT(vd4_sel_gt, >)
-VD4_SELECT(vd4_sel_ne, !=)
-#undef VD4_SELECT
-static inline double vd4_hsum(vd4 a)
-{
-    return (a.l[0] + a.l[1]) + (a.l[2] + a.l[3]);
-}
-/* t[j[p]] += a lane p, lanes 0 to 3 in order */
-static inline void vd4_add1(double *t, const uint32_t *j, vd4 a)
-{
-    for (size_t p = 0; p < 4; p++)
-        t[j[p]] += a.l[p];
-}
-/* t[3 j[p] + 0..2] += (a, b, c) lane p */
-static inline void vd4_add3(double *t, const uint32_t *j, vd4 a, vd4 b, vd4 c)
-{
-    for (size_t p = 0; p < 4; p++) {
-        double *r = t + 3 * (size_t)j[p];
-        r[0] += a.l[p];
-        r[1] += b.l[p];
-        r[2] += c.l[p];
-    }
-}
-/* t[4 j[p] + 0..3] += (a, b, c, d) lane p */
-static inline void vd4_add4(double *t, const uint32_t *j, vd4 a, vd4 b, vd4 c, vd4 d)
-{
-    for (size_t p = 0; p < 4; p++) {
-        double *r = t + 4 * (size_t)j[p];
-        r[0] += a.l[p];
-        r[1] += b.l[p];
-        r[2] += c.l[p];
-        r[3] += d.l[p];
-    }
-}
-/* the number of bits set in b */
-static inline size_t bits_set(uint32_t b)
-{
-    b = b - ((b >> 1) & 0x55555555u);
-    b = (b & 0x33333333u) + ((b >> 2) & 0x33333333u);
-    return (size_t)((((b + (b >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
-}
-/* bit p set where lane p of d is above 0 */
-static inline uint32_t vd4_pos_bits(vd4 d)
-{
-    uint32_t b = 0;
-    for (int k = 0; k < 4; k++)
-        b |= (uint32_t)(d.l[k] > 0.0) << k;
-    return b;
-}
-/* src[p] for each bit p of keep, in order, to dst; returns how many */
-static inline size_t compact4_base(const uint32_t *src, unsigned keep, uint32_t *dst)
-{
-    size_t m = 0;
-    for (int k = 0; k < 4; k++)
-        if (keep >> k & 1u)
-            dst[m++] = src[k];
-    return m;
-}
+/* The rows of the two passes (muller_rows.inc) over core/lanes.h's four
+ * lanes, once per level; here the pieces that are muller's own: the force
+ * row's compaction and the end of a force row. */
 /* The entries of a row of flen the force pass keeps (bit q of inh for the
  * first 32, all past them), in order, into dst, four at a time by compact4
  * (which may write four entries past the last kept); returns their number. */
@@ -550,7 +416,7 @@ static inline size_t compact4_base(const uint32_t *src, unsigned keep, uint32_t 
         }                                                                                                \
         return len;                                                                                      \
     }
-MULLER_COMPACT_ROW(compact_row_base, compact4_base)
+MULLER_COMPACT_ROW(compact_row_base, lanes_compact4_base)
 /* the end of a force row: each lane sum to its particle's sums (acc: 3, cs: 4) */
 static inline void vd4_row_end(double *acc, double *cs, vd4 f0, vd4 f1, vd4 f2, vd4 n0, vd4 n1, vd4 n2, vd4 lc)
 {
@@ -562,100 +428,21 @@ static inline void vd4_row_end(double *acc, double *cs, vd4 f0, vd4 f1, vd4 f2, 
     cs[2] += vd4_hsum(n2);
     cs[3] += vd4_hsum(lc);
 }
-#define vd vd4
-#define V_SET1 vd4_set1
-#define V_ADD vd4_add
-#define V_SUB vd4_sub
-#define V_MUL vd4_mul
-#define V_FMA vd4_fma
-#define V_DIV vd4_div
-#define V_SQRT vd4_sqrt
-#define V_RINT vd4_rint
-#define V_RECORD vd4_record
-#define V_INDEX vd4_index
-#define V_SEL_LT vd4_sel_lt
-#define V_SEL_GT vd4_sel_gt
-#define V_SEL_NE vd4_sel_ne
-#define V_HSUM vd4_hsum
-#define V_ADD1 vd4_add1
-#define V_ADD3 vd4_add3
-#define V_ADD4 vd4_add4
-#define V_POS_BITS vd4_pos_bits
+#include "../core/lanes_portable.inc"
 #define V_COMPACT_ROW compact_row_base
-#define V_ROW_QUAD row_quad
 #define V_ROW_END vd4_row_end
 #define MULLER_ROW_TARGET
 #define MULLER_ROW(name) name##_base
 #include "muller_rows.inc"
 #undef MULLER_ROW_TARGET
 #undef MULLER_ROW
-#undef vd
-#undef V_SET1
-#undef V_ADD
-#undef V_SUB
-#undef V_MUL
-#undef V_FMA
-#undef V_DIV
-#undef V_SQRT
-#undef V_RINT
-#undef V_RECORD
-#undef V_INDEX
-#undef V_SEL_LT
-#undef V_SEL_GT
-#undef V_SEL_NE
-#undef V_HSUM
-#undef V_ADD1
-#undef V_ADD3
-#undef V_ADD4
-#undef V_POS_BITS
 #undef V_COMPACT_ROW
-#undef V_ROW_QUAD
 #undef V_ROW_END
+#include "../core/lanes_undef.inc"
 
-/* AVX2: the same lanes in one register (the self mask converts 32-bit indices
- * as signed: used up to 2^31 - 1 particles) */
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
+#ifdef PFB_LANES_AVX2
 #define MULLER_HAVE_AVX2 1
-__attribute__((target("avx2,fma"))) static inline double muller_hsum_avx2(__m256d v)
-{
-    double t[4];
-    _mm256_storeu_pd(t, v);
-    return (t[0] + t[1]) + (t[2] + t[3]);
-}
-/* the same as vd4_record: four 32-byte loads, transposed */
-#define muller_record_avx2(pk, wmask, j, o, a, b, c, d)                                                         \
-    do {                                                                                                 \
-        const __m256d r0_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[0] & (wmask)) + (o)),                             \
-                      r1_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[1] & (wmask)) + (o)),                             \
-                      r2_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[2] & (wmask)) + (o)),                             \
-                      r3_ = _mm256_load_pd((pk) + 8 * ((size_t)(j)[3] & (wmask)) + (o));                             \
-        const __m256d t0_ = _mm256_unpacklo_pd(r0_, r1_), t1_ = _mm256_unpackhi_pd(r0_, r1_),            \
-                      t2_ = _mm256_unpacklo_pd(r2_, r3_), t3_ = _mm256_unpackhi_pd(r2_, r3_);            \
-        (a) = _mm256_permute2f128_pd(t0_, t2_, 0x20);                                                    \
-        (b) = _mm256_permute2f128_pd(t1_, t3_, 0x20);                                                    \
-        (c) = _mm256_permute2f128_pd(t0_, t2_, 0x31);                                                    \
-        (d) = _mm256_permute2f128_pd(t1_, t3_, 0x31);                                                    \
-    } while (0)
-/* the same as compact4_base, by one byte shuffle: it reads all four of src
- * (the list keeps 4 spare entries after its last row) and writes four to dst */
-static const uint8_t muller_compact_lut[16][16] = {
-#define L_(a, b, c, d) {4 * a, 4 * a + 1, 4 * a + 2, 4 * a + 3, 4 * b, 4 * b + 1, 4 * b + 2, 4 * b + 3,         \
-                        4 * c, 4 * c + 1, 4 * c + 2, 4 * c + 3, 4 * d, 4 * d + 1, 4 * d + 2, 4 * d + 3}
-    L_(0, 0, 0, 0), L_(0, 0, 0, 0), L_(1, 0, 0, 0), L_(0, 1, 0, 0), L_(2, 0, 0, 0), L_(0, 2, 0, 0),
-    L_(1, 2, 0, 0), L_(0, 1, 2, 0), L_(3, 0, 0, 0), L_(0, 3, 0, 0), L_(1, 3, 0, 0), L_(0, 1, 3, 0),
-    L_(2, 3, 0, 0), L_(0, 2, 3, 0), L_(1, 2, 3, 0), L_(0, 1, 2, 3)
-#undef L_
-};
-__attribute__((target("avx2,fma"))) static inline size_t muller_compact4_avx2(const uint32_t *src, unsigned keep,
-                                                                         uint32_t *dst)
-{
-    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)src);
-    _mm_storeu_si128((__m128i *)(void *)dst,
-                     _mm_shuffle_epi8(v, _mm_loadu_si128((const __m128i *)(const void *)muller_compact_lut[keep])));
-    return bits_set(keep);
-}
-__attribute__((target("avx2,fma"))) MULLER_COMPACT_ROW(muller_compact_row_avx2, muller_compact4_avx2)
+__attribute__((target("avx2,fma"))) MULLER_COMPACT_ROW(muller_compact_row_avx2, lanes_compact4_avx2)
 /* the same as compact_row_base, sixteen entries at a time by AVX-512's
  * compress (the row read by masked loads, so never past its end; writes up to
  * sixteen entries past the last kept) */
@@ -668,99 +455,22 @@ __attribute__((target("avx512f"))) static inline size_t muller_compact_row_avx51
         const unsigned keep = (q < 32 ? (inh >> q) & 0xffffu : 0xffffu) & in;
         const __m512i v = _mm512_maskz_loadu_epi32((__mmask16)in, src + q);
         _mm512_storeu_si512((void *)(dst + len), _mm512_maskz_compress_epi32((__mmask16)keep, v));
-        len += bits_set(keep);
+        len += lanes_bits_set(keep);
     }
     return len;
-}
-/* the same as row_quad: the last four's indices by one blend (reading up to
- * three entries past the row: the list and the compacted rows have them) */
-__attribute__((target("avx2,fma"))) static inline const uint32_t *muller_row_quad_avx2(const uint32_t *row, size_t len,
-                                                                                  size_t q, size_t i,
-                                                                                  uint32_t tail[4])
-{
-    if (len - q >= 4)
-        return row + q;
-    const __m128i in = _mm_cmpgt_epi32(_mm_set1_epi32((int)(len - q)), _mm_setr_epi32(0, 1, 2, 3));
-    _mm_storeu_si128((__m128i *)(void *)tail,
-                     _mm_blendv_epi8(_mm_set1_epi32((int)(uint32_t)i),
-                                     _mm_loadu_si128((const __m128i *)(const void *)(row + q)), in));
-    return tail;
-}
-/* (a0 + a1) + (a2 + a3) for each of a, b, c, d, as one vector */
-__attribute__((target("avx2,fma"))) static inline __m256d muller_hsum4_avx2(__m256d a, __m256d b, __m256d c,
-                                                                       __m256d d)
-{
-    const __m256d ab = _mm256_hadd_pd(a, b), cd = _mm256_hadd_pd(c, d);
-    return _mm256_add_pd(_mm256_permute2f128_pd(ab, cd, 0x20), _mm256_permute2f128_pd(ab, cd, 0x31));
 }
 /* the same as vd4_row_end */
 __attribute__((target("avx2,fma"))) static inline void muller_row_end_avx2(double *acc, double *cs, __m256d f0,
                                                                       __m256d f1, __m256d f2, __m256d n0,
                                                                       __m256d n1, __m256d n2, __m256d lc)
 {
-    const __m256d f = muller_hsum4_avx2(f0, f1, f2, _mm256_setzero_pd());
+    const __m256d f = lanes_hsum4_avx2(f0, f1, f2, _mm256_setzero_pd());
     _mm_storeu_pd(acc, _mm_add_pd(_mm_loadu_pd(acc), _mm256_castpd256_pd128(f)));
     _mm_store_sd(acc + 2, _mm_add_sd(_mm_load_sd(acc + 2), _mm256_extractf128_pd(f, 1)));
-    _mm256_storeu_pd(cs, _mm256_add_pd(_mm256_loadu_pd(cs), muller_hsum4_avx2(n0, n1, n2, lc)));
+    _mm256_storeu_pd(cs, _mm256_add_pd(_mm256_loadu_pd(cs), lanes_hsum4_avx2(n0, n1, n2, lc)));
 }
-/* the same as vd4_add1 */
-__attribute__((target("avx2,fma"))) static inline void muller_add1_avx2(double *t, const uint32_t *j, __m256d a)
-{
-    const __m128d lo = _mm256_castpd256_pd128(a), hi = _mm256_extractf128_pd(a, 1);
-    _mm_store_sd(t + j[0], _mm_add_sd(_mm_load_sd(t + j[0]), lo));
-    _mm_store_sd(t + j[1], _mm_add_sd(_mm_load_sd(t + j[1]), _mm_unpackhi_pd(lo, lo)));
-    _mm_store_sd(t + j[2], _mm_add_sd(_mm_load_sd(t + j[2]), hi));
-    _mm_store_sd(t + j[3], _mm_add_sd(_mm_load_sd(t + j[3]), _mm_unpackhi_pd(hi, hi)));
-}
-/* the same as vd4_add3: (a, b) lanes transposed into pairs, c lane by lane */
-__attribute__((target("avx2,fma"))) static inline void muller_add3_avx2(double *t, const uint32_t *j, __m256d a,
-                                                                   __m256d b, __m256d c)
-{
-    const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b);
-    const __m128d ab[4] = {_mm256_castpd256_pd128(t0), _mm256_castpd256_pd128(t1), _mm256_extractf128_pd(t0, 1),
-                           _mm256_extractf128_pd(t1, 1)};
-    const __m128d clo = _mm256_castpd256_pd128(c), chi = _mm256_extractf128_pd(c, 1);
-    const __m128d cc[4] = {clo, _mm_unpackhi_pd(clo, clo), chi, _mm_unpackhi_pd(chi, chi)};
-    for (size_t p = 0; p < 4; p++) {
-        double *q = t + 3 * (size_t)j[p];
-        _mm_storeu_pd(q, _mm_add_pd(_mm_loadu_pd(q), ab[p]));
-        _mm_store_sd(q + 2, _mm_add_sd(_mm_load_sd(q + 2), cc[p]));
-    }
-}
-/* the same as vd4_add4: lanes transposed into one vector per pair */
-__attribute__((target("avx2,fma"))) static inline void muller_add4_avx2(double *t, const uint32_t *j, __m256d a,
-                                                                   __m256d b, __m256d c, __m256d d)
-{
-    const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b), t2 = _mm256_unpacklo_pd(c, d),
-                  t3 = _mm256_unpackhi_pd(c, d);
-    const __m256d r[4] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
-                          _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
-    for (size_t p = 0; p < 4; p++) {
-        double *q = t + 4 * (size_t)j[p];
-        _mm256_storeu_pd(q, _mm256_add_pd(_mm256_loadu_pd(q), r[p]));
-    }
-}
-#define vd __m256d
-#define V_SET1 _mm256_set1_pd
-#define V_ADD _mm256_add_pd
-#define V_SUB _mm256_sub_pd
-#define V_MUL _mm256_mul_pd
-#define V_FMA _mm256_fmadd_pd
-#define V_DIV _mm256_div_pd
-#define V_SQRT _mm256_sqrt_pd
-#define V_RINT(a) _mm256_round_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define V_RECORD muller_record_avx2
-#define V_INDEX(j) _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)(j)))
-#define V_SEL_LT(a, b, x) _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_LT_OQ), x)
-#define V_SEL_GT(a, b, x) _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_GT_OQ), x)
-#define V_SEL_NE(a, b, x) _mm256_and_pd(_mm256_cmp_pd(a, b, _CMP_NEQ_OQ), x)
-#define V_HSUM muller_hsum_avx2
-#define V_ADD1 muller_add1_avx2
-#define V_ADD3 muller_add3_avx2
-#define V_ADD4 muller_add4_avx2
-#define V_POS_BITS(d) ((uint32_t)_mm256_movemask_pd(_mm256_cmp_pd(d, _mm256_setzero_pd(), _CMP_GT_OQ)))
+#include "../core/lanes_avx2.inc"
 #define V_COMPACT_ROW muller_compact_row_avx2
-#define V_ROW_QUAD muller_row_quad_avx2
 #define V_ROW_END muller_row_end_avx2
 #define MULLER_ROW_TARGET __attribute__((target("avx2,fma")))
 #define MULLER_ROW(name) name##_avx2
@@ -975,7 +685,7 @@ __attribute__((target("avx2"))) static size_t forces_done_avx2(const muller_stat
             _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(N0, N0), _mm256_mul_pd(N1, N1)), _mm256_mul_pd(N2, N2)));
         const __m256d surf = _mm256_and_pd(_mm256_cmp_pd(nn, L, _CMP_GT_OQ), _mm256_cmp_pd(nn, ZERO, _CMP_GT_OQ));
         const __m256d c = _mm256_and_pd(surf, _mm256_div_pd(_mm256_mul_pd(MS, N3), nn)); /* eqs. 19-20 */
-        nsurf += bits_set((uint32_t)_mm256_movemask_pd(surf));
+        nsurf += lanes_bits_set((uint32_t)_mm256_movemask_pd(surf));
         __m256d a0, a1, a2;
         aos3_load(acc + 3 * i, &a0, &a1, &a2);
         const __m256d rh = _mm256_loadu_pd(rho + i);
@@ -1056,13 +766,10 @@ static int pair_passes(muller_state *s, pfb_sim *sim, double half_dt, pfb_err *e
     s->density_row = density_row_base;
     s->force_row = force_row_base;
 #ifdef MULLER_HAVE_AVX2
-    if (s->simd >= 1 && p->n <= INT32_MAX && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        s->density_row = density_row_avx2;
-        s->force_row = force_row_avx2;
-        if (s->simd >= 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) {
-            s->density_row = density_row_avx512;
-            s->force_row = force_row_avx512;
-        }
+    const int level = p->n <= INT32_MAX ? lanes_level(s->simd) : 0; /* (32-bit signed indices in V_INDEX) */
+    if (level >= 1) {
+        s->density_row = level == 2 ? density_row_avx512 : density_row_avx2;
+        s->force_row = level == 2 ? force_row_avx512 : force_row_avx2;
     }
     s->vec_done = s->density_row != density_row_base; /* the densities and accelerations four at a time too */
 #endif

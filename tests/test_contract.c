@@ -226,8 +226,20 @@ START_TEST(test_pair_virial_matches_step)
         x0[2 * i] = sim.p.x[0][i];
         x0[2 * i + 1] = sim.p.x[1][i];
     }
+    uint64_t *id0 = malloc(n * sizeof *id0);
+    size_t *was = malloc(n * sizeof *was);
+    ck_assert(id0 && was);
+    memcpy(id0, sim.p.id, n * sizeof *id0);
     const double dt = 0.2 * so->suggest_dt(st, &sim);
     ck_assert_msg(so->step(st, &sim, dt, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(sim.p.n, n);
+    for (size_t q = 0; q < n; q++) { /* storage index before the step (a solver's list may sort) */
+        size_t i = 0;
+        while (i < n && id0[i] != sim.p.id[q])
+            i++;
+        ck_assert(i < n);
+        was[q] = i;
+    }
     /* F_i against the positions the forces were taken at: muller's accel field
      * (the pair passes at the step's end positions, no gravity or surface
      * force here); the others' m_i v_i' / dt from rest, at the initial
@@ -240,14 +252,14 @@ START_TEST(test_pair_virial_matches_step)
         for (int k = 0; k < 2; k++) {
             const double F = at_end ? sim.p.m[i] * sim.p.field[fa].data[3 * i + (size_t)k]
                                     : sim.p.m[i] * sim.p.v[k][i] / dt;
-            const double xi = at_end ? sim.p.x[k][i] : x0[2 * i + (size_t)k];
+            const double xi = at_end ? sim.p.x[k][i] : x0[2 * was[i] + (size_t)k];
             lhs += xi * F;
             scale += fabs(xi * F);
         }
     if (!at_end)
         for (size_t i = 0; i < n; i++) {
-            sim.p.x[0][i] = x0[2 * i];
-            sim.p.x[1][i] = x0[2 * i + 1];
+            sim.p.x[0][i] = x0[2 * was[i]];
+            sim.p.x[1][i] = x0[2 * was[i] + 1];
             sim.p.v[0][i] = sim.p.v[1][i] = 0.0;
         }
     const double W = so->pair_virial(st, &sim, all);
@@ -255,6 +267,8 @@ START_TEST(test_pair_virial_matches_step)
                   W, lhs, scale);
     free(x0);
     free(all);
+    free(id0);
+    free(was);
     so->destroy(st);
     sim_free(&sim);
     tu_run_free(&t);
