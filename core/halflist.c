@@ -17,6 +17,18 @@ void halflist_init(pfb_halflist *L, pfb_sim *sim, double h, double skin)
     sim->sort_h = L->hl;
 }
 
+double halflist_skin(const pfb_sim *sim, double h, double skin, int user_set)
+{
+    if (user_set || !(h > 0))
+        return skin;
+    for (int d = 0; d < sim->dim; d++)
+        if (sim->period.L[d] > 0) {
+            const double lim = 0.98 * (0.5 * sim->period.L[d] / h - 1.0);
+            skin = fmax(0.0, fmin(skin, lim));
+        }
+    return skin;
+}
+
 void halflist_free(pfb_halflist *L)
 {
     free(L->ls);

@@ -109,6 +109,13 @@ typedef struct pfb_halflist {
  * sorts are set to its radius (sim->sort_h), so that a sort at a frame serves
  * the list too. */
 void halflist_init(pfb_halflist *L, pfb_sim *sim, double h, double skin);
+
+/* The skin a solver asks for: `skin`, or when the user did not set it
+ * (user_set 0) and sim has periodic axes, at most 0.98 of the largest skin
+ * that keeps h (1 + skin) below half of every period (the minimum image must
+ * stay unique; never below 0).  A skin the user set is kept: the periodic
+ * list then reports a period too short for it. */
+double halflist_skin(const pfb_sim *sim, double h, double skin, int user_set);
 void halflist_free(pfb_halflist *L);
 
 /* Whether sim->grid is the grid of the last sort of the current storage, at

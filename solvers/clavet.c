@@ -78,16 +78,34 @@
  *    seed and kept (Algorithm 2's "randomized but not modified"); particles added
  *    during the run (an emitter, the fill scene) join it when they appear, each at
  *    a random place (extend_order), so every particle is relaxed.  relaxation =
- *    jacobi instead computes every particle's displacement from the same positions
- *    in gather form (each particle sums -D/2 over its neighbours, using both
- *    particles' pressures): order-independent and parallel (OpenMP over particles;
- *    each particle sums its neighbour row in the row's order, which the framework
- *    makes canonical, so any thread count and any initial storage order give the
- *    same bits).  Viscosity impulses are then gathered the same way.  What differs
- *    from the paper's sequential mode: a particle relaxed late in the sequence sees
- *    its neighbours already moved, so the sequential mode propagates a correction
- *    across many neighbours in one sweep (Gauss-Seidel), jacobi by one neighbourhood
- *    (stiffer fluids need smaller steps).  Springs and collisions stay sequential.
+ *    jacobi instead computes every particle's displacement from the same positions:
+ *    order-independent and parallel.  What differs from the paper's sequential
+ *    mode: a particle relaxed late in the sequence sees its neighbours already
+ *    moved, so the sequential mode propagates a correction across many neighbours
+ *    in one sweep (Gauss-Seidel), jacobi by one neighbourhood (stiffer fluids need
+ *    smaller steps).  Springs stay sequential.
+ *  - The pairs (issue 33): the framework's half list with a skin (core/halflist.h,
+ *    radius h (1 + list_skin)), kept over steps and checked at the two points of
+ *    the step that need neighbours (before the viscosity and at the predicted
+ *    positions); a rebuild sorts the storage, so the ids' indices are renewed, and
+ *    on periodic axes the previous positions follow the sort's wrap.  The
+ *    sequential relaxation walks a full list made from it after each rebuild (each
+ *    row ascending: the same rows as the framework's full list, plus the skin),
+ *    so it allocates nothing per step; it skips pairs at h or beyond at their
+ *    current distance, and a pair that the sweep's moves bring within h from the
+ *    skin now takes part (the list at exactly h missed it).  The sequential
+ *    viscosity walks the half list, i < j, in storage order.  Jacobi: each pair once
+ *    over the blocked schedule (core/pairtasks.h), its exchange added to one
+ *    particle and subtracted from the other (Algorithm 5's impulse and eq. 6's two
+ *    halves are antisymmetric in the pair), in four lanes (core/lanes.h;
+ *    clavet_rows.inc) from packed records; the same bits for any thread count and
+ *    SIMD level.  Density sums leave out a pair at r = 0 (it has no direction for
+ *    eq. 6 either); the viscosity first picks out the approaching pairs within h,
+ *    the displacements reuse the density pass's pairs within h.
+ *  - Collisions: a particle that shape_clear (core/boundary.h) finds beyond R (and
+ *    beyond the stickiness range when it is on) of a plane or a containing box, by
+ *    exactly shape_sdf's operations, skips that shape (collision_impulse would
+ *    return nothing); particles are independent, so the loop runs in parallel.
  *  - Algorithm 4 as printed adjusts rest lengths only for neighbour pairs (q < 1); a
  *    spring's rest length then never exceeds h (it moves towards r < h), so no spring
  *    would ever be removed.  We add springs over neighbour pairs as printed but adjust
@@ -138,7 +156,10 @@
 #include <string.h>
 
 #include "../core/diag.h"
+#include "../core/halflist.h"
 #include "../core/kernels.h"
+#include "../core/lanes.h"
+#include "../core/pairtasks.h"
 #include "../core/rng.h"
 #include "solver.h"
 
@@ -168,6 +189,8 @@ static const pfb_param_spec clavet_params[] = {
     {"sound_speed", PFB_PARAM_DOUBLE, 10.0, 0.0, 1e4, "v_ref", "bulk sound speed in v_ref: k, k_near scaled to it, ratio kept; 0 = k, k_near as given (the paper's values)", NULL},
     {"sound_speed_si", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e6, "m/s", "bulk sound speed in m/s, the same in every scene (a calibrated fluid); > 0 replaces sound_speed; 0 = sound_speed v_ref", NULL},
     {"relaxation", PFB_PARAM_CHOICE, 0, 0, 0, "", "sequential (the paper) or jacobi", "sequential|jacobi"},
+    {"simd", PFB_PARAM_INT, 2, 0, 2, "1", "jacobi: vector pair rows up to this level, where the CPU has it: 0 portable C, 1 AVX2, 2 AVX2 compiled for AVX-512VL; the same bits at every level", NULL},
+    {"list_skin", PFB_PARAM_DOUBLE, 0.1, 0.01, 1.0, "1", "neighbour list radius h (1 + skin), kept until the moves since its build could bring a pair from beyond it within h (core/halflist.h)", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 /* ---- springs keyed by particle ids ------------------------------------------------- */
@@ -306,6 +329,20 @@ typedef struct clavet_state {
     double *P, *Pn;       /* jacobi workspace: pressures */
     size_t cap;
     spring_set sp;
+    pfb_halflist L;       /* pairs within h (1 + list_skin), core/halflist.h */
+    pfb_pairtasks T;      /* the jacobi passes' schedule, core/pairtasks.h */
+    uint32_t *fs, *fj;    /* the sequential relaxation's full list: rows fs[i] .. fs[i+1]-1 of fj, ascending */
+    uint32_t *fc;         /* its rows' cursors while it is made */
+    size_t cap_fs, cap_fj;
+    long full_builds;     /* L.builds when the full list was made (-1: never) */
+    uint32_t *cl, *cn;    /* jacobi: per particle its listed pairs within h (at ls[i], cn[i] of them) */
+    size_t cap_cl, cap_cn;
+    uint32_t *cj[PFB_MAX_THREADS]; /* jacobi: per thread, a row's pairs within h */
+    size_t cap_cj;
+    double *pk;           /* jacobi: per particle a packed record, 8 doubles: x, y, z, P, v, P_near */
+    size_t cap_pk;
+    double per_L[3], per_I[3]; /* the periods and their inverses (0 on open axes) */
+    int simd;             /* the highest lane level allowed (core/lanes.h) */
 } clavet_state;
 
 static void clavet_destroy(void *state)
@@ -319,6 +356,16 @@ static void clavet_destroy(void *state)
     free(s->P);
     free(s->Pn);
     springs_free(&s->sp);
+    halflist_free(&s->L);
+    pairtasks_free(&s->T);
+    free(s->fs);
+    free(s->fj);
+    free(s->fc);
+    free(s->pk);
+    free(s->cl);
+    free(s->cn);
+    for (int t = 0; t < PFB_MAX_THREADS; t++)
+        free(s->cj[t]);
     free(s);
 }
 
@@ -430,6 +477,13 @@ static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     }
     const double h = hf * sim->spacing;
     s->h = h;
+    halflist_init(&s->L, sim, h, halflist_skin(sim, h, params_get(p, "list_skin"), params_is_set(p, "list_skin"))); /* the run's sorts on the list's grid */
+    s->full_builds = -1;
+    s->simd = params_get_int(p, "simd");
+    for (int k = 0; k < 3; k++) {
+        s->per_L[k] = sim->period.L[k];
+        s->per_I[k] = sim->period.inv[k];
+    }
     double L0 = params_get(p, "length_unit");
     if (L0 == 0.0)
         L0 = h;
@@ -498,6 +552,13 @@ static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     return PFB_OK;
 }
 
+/* id -> storage index of every particle (after each sort of the storage). */
+static void index_ids(clavet_state *s, const pfb_particles *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        s->index_of[p->id[i]] = i;
+}
+
 static int ensure_workspace(clavet_state *s, const pfb_particles *p, pfb_err *err)
 {
     if (p->next_id > s->nindex) {
@@ -507,8 +568,7 @@ static int ensure_workspace(clavet_state *s, const pfb_particles *p, pfb_err *er
         s->index_of = ix;
         s->nindex = p->next_id;
     }
-    for (size_t i = 0; i < p->n; i++)
-        s->index_of[p->id[i]] = i;
+    index_ids(s, p);
     if (p->n > s->cap) {
         double *dx = realloc(s->dx, 3 * p->n * sizeof *dx), *P = NULL, *Pn = NULL;
         if (dx)
@@ -519,8 +579,11 @@ static int ensure_workspace(clavet_state *s, const pfb_particles *p, pfb_err *er
         Pn = realloc(s->Pn, p->n * sizeof *Pn);
         if (Pn)
             s->Pn = Pn;
-        if (!dx || !P || !Pn)
+        double *pk = dx && P && Pn ? aligned_alloc(64, 8 * p->n * sizeof *pk) : NULL;
+        if (!pk)
             return pfb_err_set(err, PFB_ENOMEM, "out of memory for %zu particles", p->n);
+        free(s->pk);
+        s->pk = pk;
         s->cap = p->n;
     }
     return PFB_OK;
@@ -593,16 +656,15 @@ static inline double pair_vec(const pfb_period *pp, const pfb_particles *p, int 
     return r;
 }
 
-/* Algorithm 5: radial viscosity impulses between approaching pairs (sequential, i < j). */
-static void apply_viscosity(const clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, double dt)
+/* Algorithm 5: radial viscosity impulses between approaching pairs, sequential,
+ * each pair i < j once: the half list's rows in storage order. */
+static void apply_viscosity(const clavet_state *s, pfb_sim *sim, double dt)
 {
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
     for (size_t i = 0; i < p->n; i++)
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q];
-            if (j <= i)
-                continue;
+        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
+            size_t j = s->L.lj[q];
             double u[3], r = pair_vec(&sim->period, p, dim, i, j, u), qq = r / s->h;
             if (qq >= 1.0 || r == 0)
                 continue;
@@ -619,53 +681,128 @@ static void apply_viscosity(const clavet_state *s, pfb_sim *sim, const pfb_nlist
         }
 }
 
-/* Algorithm 5 in gather form (jacobi): every particle sums its own half impulses
- * from the same velocities over its neighbour row (canonical order, see sim.h);
- * rows are independent, so any thread count gives the same bits. */
-static void apply_viscosity_jacobi(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, double dt)
+/* The jacobi passes over the half list's blocks (core/pairtasks.h orders the
+ * stages; the rows in lanes, clavet_rows.inc): every pair once, its exchange
+ * added to one particle and subtracted from the other, so each particle's sum
+ * receives its terms in one order whatever the threads and the SIMD level. */
+typedef struct {
+    clavet_state *s;
+    pfb_sim *sim;
+    double dt;
+    int level; /* the rows' lane level (core/lanes.h) */
+} jacobi_ctx;
+
+#include "../core/lanes_portable.inc"
+#define CL_ROW_TARGET
+#define CL_ROW(name) name##_base
+#include "clavet_rows.inc"
+#undef CL_ROW_TARGET
+#undef CL_ROW
+#include "../core/lanes_undef.inc"
+#ifdef PFB_LANES_AVX2
+#include "../core/lanes_avx2.inc"
+#define CL_ROW_TARGET __attribute__((target("avx2,fma")))
+#define CL_ROW(name) name##_avx2
+#include "clavet_rows.inc"
+#undef CL_ROW_TARGET
+#undef CL_ROW
+#define CL_ROW_TARGET __attribute__((target("avx2,fma,avx512f,avx512vl")))
+#define CL_ROW(name) name##_avx512
+#include "clavet_rows.inc"
+#undef CL_ROW_TARGET
+#undef CL_ROW
+#include "../core/lanes_undef.inc"
+#define CL_LEVEL(c, fn, ...)                                                                             \
+    do {                                                                                                 \
+        if ((c)->level == 2)                                                                             \
+            fn##_avx512(__VA_ARGS__);                                                                    \
+        else if ((c)->level == 1)                                                                        \
+            fn##_avx2(__VA_ARGS__);                                                                      \
+        else                                                                                             \
+            fn##_base(__VA_ARGS__);                                                                      \
+    } while (0)
+#else
+#define CL_LEVEL(c, fn, ...) fn##_base(__VA_ARGS__)
+#endif
+
+/* Block b's records (positions and velocities; P and P_near 0 until
+ * stage_pressures) and its sums zeroed: dx (the velocity changes or the
+ * displacements) and, for the relaxation, rho and rho_near. */
+static void pack_block(const jacobi_ctx *c, size_t b, int relax)
 {
-    pfb_particles *p = &sim->p;
-    const int dim = sim->dim;
-    const long n = (long)p->n;
-    double *dv = s->dx;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(sim_threads(sim)) if (sim_parallel(sim, (size_t)n))
-    for (long ii = 0; ii < n; ii++) {
-        size_t i = (size_t)ii;
-        double acc[3] = {0, 0, 0};
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q];
-            double u[3], r = pair_vec(&sim->period, p, dim, i, j, u), qq = r / s->h;
-            if (qq >= 1.0 || r == 0)
-                continue;
-            double w = 0.0;
-            for (int k = 0; k < dim; k++)
-                w += (p->v[k][i] - p->v[k][j]) * u[k];
-            if (w <= 0)
-                continue;
-            double I = dt * (1.0 - qq) * (s->sigma * w + s->beta * w * w);
-            for (int k = 0; k < dim; k++)
-                acc[k] -= 0.5 * I * u[k];
-        }
-        for (int k = 0; k < 3; k++)
-            dv[3 * i + (size_t)k] = acc[k];
+    const clavet_state *s = c->s;
+    const pfb_particles *p = &c->sim->p;
+    const int dim3 = c->sim->dim == 3;
+    const size_t lo = s->L.blk[b], hi = s->L.blk[b + 1];
+    for (size_t i = lo; i < hi; i++) {
+        double *r = s->pk + 8 * i;
+        r[0] = p->x[0][i];
+        r[1] = p->x[1][i];
+        r[2] = dim3 ? p->x[2][i] : 0.0;
+        r[3] = 0.0;
+        r[4] = p->v[0][i];
+        r[5] = p->v[1][i];
+        r[6] = dim3 ? p->v[2][i] : 0.0;
+        r[7] = 0.0;
     }
-#pragma omp parallel for schedule(dynamic, 4096) num_threads(sim_threads(sim)) if (sim_parallel(sim, (size_t)n))
-    for (long ii = 0; ii < n; ii++)
-        for (int k = 0; k < dim; k++)
-            p->v[k][ii] += dv[3 * (size_t)ii + (size_t)k];
+    memset(s->dx + 3 * lo, 0, 3 * (hi - lo) * sizeof(double));
+    if (relax) {
+        memset(p->field[s->f_rho].data + lo, 0, (hi - lo) * sizeof(double));
+        memset(p->field[s->f_rho_near].data + lo, 0, (hi - lo) * sizeof(double));
+    }
+}
+
+static void stage_pack_viscosity(void *ctx, size_t b)
+{
+    pack_block(ctx, b, 0);
+}
+
+static void stage_viscosity_rows(void *ctx, size_t b)
+{
+    const jacobi_ctx *c = ctx;
+    CL_LEVEL(c, viscosity_rows, c->s, c->s->L.blk[b], c->s->L.blk[b + 1], sim_periodic(c->sim), c->dt, c->s->dx);
+}
+
+static void stage_apply_dv(void *ctx, size_t b)
+{
+    const jacobi_ctx *c = ctx;
+    pfb_particles *p = &c->sim->p;
+    for (size_t i = c->s->L.blk[b]; i < c->s->L.blk[b + 1]; i++)
+        for (int k = 0; k < c->sim->dim; k++)
+            p->v[k][i] += c->s->dx[3 * i + (size_t)k];
+}
+
+static const pfb_stage viscosity_stages[] = {
+    {0, stage_pack_viscosity}, {1, stage_viscosity_rows}, {0, stage_apply_dv}};
+
+/* The rows' lane level for a run of n particles (32-bit signed indices in V_INDEX). */
+static int rows_level(const clavet_state *s, size_t n)
+{
+    return n <= INT32_MAX ? lanes_level(s->simd) : 0;
+}
+
+/* Algorithm 5 in jacobi form: the impulses from the same velocities. */
+static int apply_viscosity_jacobi(clavet_state *s, pfb_sim *sim, double dt, pfb_err *err)
+{
+    jacobi_ctx c = {s, sim, dt, rows_level(s, sim->p.n)};
+    return pairtasks_run(&s->T, &s->L, viscosity_stages, 3, &c,
+                         sim_threads(sim) < PFB_MAX_THREADS ? sim_threads(sim) : PFB_MAX_THREADS,
+                         sim_parallel_pairs(sim, sim->p.n), err);
 }
 
 /* Algorithm 4 with eq. 8: add springs between neighbours closer than h (rest length
  * h), change every spring's rest length, remove springs whose rest length exceeds h. */
-static int adjust_springs(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, double dt, pfb_err *err)
+static int adjust_springs(clavet_state *s, pfb_sim *sim, double dt, pfb_err *err)
 {
     pfb_particles *p = &sim->p;
-    for (size_t i = 0; i < p->n; i++)
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q];
-            uint64_t a = p->id[i], b = p->id[j];
-            if (a > b || sqrt(period_dist2(&sim->period, sim->dim, (const double *const *)p->x, i, j)) / s->h >= 1.0)
+    for (size_t i0 = 0; i0 < p->n; i0++)
+        for (size_t q = s->L.ls[i0]; q < s->L.ls[i0 + 1]; q++) {
+            const size_t j0 = s->L.lj[q];
+            if (sqrt(period_dist2(&sim->period, sim->dim, (const double *const *)p->x, i0, j0)) / s->h >= 1.0)
                 continue;
+            /* the spring from the smaller id a to the larger b */
+            const size_t i = p->id[i0] < p->id[j0] ? i0 : j0, j = i == i0 ? j0 : i0;
+            uint64_t a = p->id[i], b = p->id[j];
             double L0 = s->h;
             if (s->spring_init_distance && s->steps == 0) { /* the initial shape, before the prediction */
                 const double *xp = p->field[s->f_prev].data;
@@ -721,27 +858,27 @@ static void apply_spring_displacements(const clavet_state *s, pfb_sim *sim, doub
  * Prefetches change no value: the run's bits are those of the plain loop.  The
  * first pass takes no unit vector (pair_dist: r has pair_vec's bits). */
 #define RELAX_AHEAD 16
-static void relax_prefetch(const clavet_state *s, const pfb_particles *p, const pfb_nlist *nl, int dim, size_t o)
+static void relax_prefetch(const clavet_state *s, const pfb_particles *p, int dim, size_t o)
 {
     const size_t n = s->norder;
     if (o + 2 * RELAX_AHEAD < n)
         __builtin_prefetch(&s->index_of[s->order[o + 2 * RELAX_AHEAD]]);
     if (o + RELAX_AHEAD < n) {
         const size_t i = s->index_of[s->order[o + RELAX_AHEAD]];
-        __builtin_prefetch(&nl->start[i]);
+        __builtin_prefetch(&s->fs[i]);
         for (int k = 0; k < dim; k++)
             __builtin_prefetch(&p->x[k][i], 1);
     }
     if (o + RELAX_AHEAD / 2 < n) {
         const size_t i = s->index_of[s->order[o + RELAX_AHEAD / 2]];
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q += 16)
-            __builtin_prefetch(&nl->idx[q]);
+        for (size_t q = s->fs[i]; q < s->fs[i + 1]; q += 16)
+            __builtin_prefetch(&s->fj[q]);
     }
     if (o + RELAX_AHEAD / 4 < n) {
         const size_t i = s->index_of[s->order[o + RELAX_AHEAD / 4]];
         size_t line = (size_t)-1;
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            const size_t j = nl->idx[q];
+        for (size_t q = s->fs[i]; q < s->fs[i + 1]; q++) {
+            const size_t j = s->fj[q];
             if (j / 8 == line)
                 continue;
             line = j / 8;
@@ -752,18 +889,19 @@ static void relax_prefetch(const clavet_state *s, const pfb_particles *p, const 
 }
 
 /* Algorithm 2: eqs. 1, 4 (densities), 2, 5 (pressures), 6 (displacements); neighbours
- * moved at once, i's own displacement applied at the end, i in the fixed random order. */
-static void double_density_relaxation(const clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, double dt)
+ * moved at once, i's own displacement applied at the end, i in the fixed random order,
+ * over the full list's rows (full_list; pairs beyond h skipped at their current distance). */
+static void double_density_relaxation(const clavet_state *s, pfb_sim *sim, double dt)
 {
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
     double *rho_f = p->field[s->f_rho].data, *rho_near_f = p->field[s->f_rho_near].data;
     for (size_t o = 0; o < s->norder; o++) {
-        relax_prefetch(s, p, nl, dim, o);
+        relax_prefetch(s, p, dim, o);
         size_t i = s->index_of[s->order[o]];
         double rho = 0.0, rho_near = 0.0;
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            double d[3], qq = pair_dist(&sim->period, p, dim, i, nl->idx[q], d) / s->h;
+        for (size_t q = s->fs[i]; q < s->fs[i + 1]; q++) {
+            double d[3], qq = pair_dist(&sim->period, p, dim, i, s->fj[q], d) / s->h;
             if (qq < 1.0) {
                 rho += (1.0 - qq) * (1.0 - qq);                   /* eq. 1 */
                 rho_near += (1.0 - qq) * (1.0 - qq) * (1.0 - qq); /* eq. 4 */
@@ -774,8 +912,8 @@ static void double_density_relaxation(const clavet_state *s, pfb_sim *sim, const
         rho_f[i] = rho;
         rho_near_f[i] = rho_near;
         double dx[3] = {0, 0, 0};
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q];
+        for (size_t q = s->fs[i]; q < s->fs[i + 1]; q++) {
+            size_t j = s->fj[q];
             double u[3], r = pair_dist(&sim->period, p, dim, i, j, u), qq = r / s->h;
             if (qq >= 1.0)
                 continue;
@@ -791,55 +929,144 @@ static void double_density_relaxation(const clavet_state *s, pfb_sim *sim, const
     }
 }
 
-/* Jacobi variant: pressures from the same positions, each particle gathers
- * -D_ij/2 (its own pressure) and +D_ji/2 (its neighbour's) over its neighbour row.
- * Rows are independent and summed in their canonical order: any thread count gives
- * the same bits. */
-static void double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, const pfb_nlist *nl, double dt)
+/* Jacobi variant: pressures from the same positions, each pair's exchange
+ * D_ij/2 + D_ji/2 (both particles' pressures) added to one particle and
+ * subtracted from the other: the records packed and the sums zeroed, the
+ * density rows (eqs. 1, 4), the pressures (eqs. 2, 5), the displacement rows
+ * (eq. 6), the displacements applied. */
+static void stage_pack_relaxation(void *ctx, size_t b)
 {
-    pfb_particles *p = &sim->p;
-    const int dim = sim->dim;
-    const long n = (long)p->n;
-    const int nt = sim_threads(sim);
-    double *rho_f = p->field[s->f_rho].data, *rho_near_f = p->field[s->f_rho_near].data;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(nt) if (sim_parallel(sim, (size_t)n))
-    for (long ii = 0; ii < n; ii++) { /* eqs. 1, 4, 2, 5 */
-        size_t i = (size_t)ii;
-        double rho = 0.0, rho_near = 0.0;
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            double u[3], qq = pair_vec(&sim->period, p, dim, i, nl->idx[q], u) / s->h;
-            if (qq >= 1.0)
-                continue;
-            double w = 1.0 - qq;
-            rho += w * w;
-            rho_near += w * w * w;
-        }
-        rho_f[i] = rho;
-        rho_near_f[i] = rho_near;
-        s->P[i] = s->k * (rho - s->rho0);
-        s->Pn[i] = s->k_near * rho_near;
+    pack_block(ctx, b, 1);
+}
+
+static void stage_density_rows(void *ctx, size_t b)
+{
+    const jacobi_ctx *c = ctx;
+    const pfb_particles *p = &c->sim->p;
+    CL_LEVEL(c, density_rows, c->s, c->s->L.blk[b], c->s->L.blk[b + 1], sim_periodic(c->sim),
+             p->field[c->s->f_rho].data, p->field[c->s->f_rho_near].data);
+}
+
+static void stage_pressures(void *ctx, size_t b)
+{
+    const jacobi_ctx *c = ctx;
+    clavet_state *s = c->s;
+    const pfb_particles *p = &c->sim->p;
+    const double *rho = p->field[s->f_rho].data, *rho_near = p->field[s->f_rho_near].data;
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
+        s->P[i] = s->k * (rho[i] - s->rho0); /* eq. 2 */
+        s->Pn[i] = s->k_near * rho_near[i];  /* eq. 5 */
+        s->pk[8 * i + 3] = s->P[i];
+        s->pk[8 * i + 7] = s->Pn[i];
     }
-#pragma omp parallel for schedule(dynamic, 256) num_threads(nt) if (sim_parallel(sim, (size_t)n))
-    for (long ii = 0; ii < n; ii++) { /* eq. 6, both halves of each pair's exchange */
-        size_t i = (size_t)ii;
-        double acc[3] = {0, 0, 0};
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q];
-            double u[3], qq = pair_vec(&sim->period, p, dim, i, j, u) / s->h;
-            if (qq >= 1.0)
-                continue;
-            double w = 1.0 - qq;
-            double D = dt * dt * ((s->P[i] + s->P[j]) * w + (s->Pn[i] + s->Pn[j]) * w * w);
-            for (int k = 0; k < dim; k++)
-                acc[k] -= 0.5 * D * u[k];
+}
+
+static void stage_displacement_rows(void *ctx, size_t b)
+{
+    const jacobi_ctx *c = ctx;
+    CL_LEVEL(c, displacement_rows, c->s, c->s->L.blk[b], c->s->L.blk[b + 1], sim_periodic(c->sim), c->dt, c->s->dx);
+}
+
+static void stage_apply_dx(void *ctx, size_t b)
+{
+    const jacobi_ctx *c = ctx;
+    pfb_particles *p = &c->sim->p;
+    for (size_t i = c->s->L.blk[b]; i < c->s->L.blk[b + 1]; i++)
+        for (int k = 0; k < c->sim->dim; k++)
+            p->x[k][i] += c->s->dx[3 * i + (size_t)k];
+}
+
+static const pfb_stage relaxation_stages[] = {{0, stage_pack_relaxation},
+                                              {1, stage_density_rows},
+                                              {0, stage_pressures},
+                                              {1, stage_displacement_rows},
+                                              {0, stage_apply_dx}};
+
+static int double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, double dt, pfb_err *err)
+{
+    jacobi_ctx c = {s, sim, dt, rows_level(s, sim->p.n)};
+    return pairtasks_run(&s->T, &s->L, relaxation_stages, 5, &c,
+                         sim_threads(sim) < PFB_MAX_THREADS ? sim_threads(sim) : PFB_MAX_THREADS,
+                         sim_parallel_pairs(sim, sim->p.n), err);
+}
+
+/* The half list valid for the current positions (core/halflist.h; a rebuild
+ * sorts the storage, so the ids' indices are renewed), and for the sequential
+ * relaxation its full form: row i holds every listed j, those below i (the
+ * half rows that hold i, in order) then those above (i's half row), so each
+ * row ascends.  Made again only after a rebuild. */
+static int ensure_list(clavet_state *s, pfb_sim *sim, int full, pfb_err *err)
+{
+    int built;
+    int rc = halflist_ensure(&s->L, sim, -1.0, 0, &built, err);
+    if (rc)
+        return rc;
+    if (built)
+        index_ids(s, &sim->p);
+    if (s->jacobi) { /* the rows' buffers (V_COMPACT4 writes up to 4 past, V_ROW_QUAD reads 3 past) */
+        const size_t n = sim->p.n, pairs = s->L.ls[n], threads = (size_t)sim_threads(sim) < PFB_MAX_THREADS ? (size_t)sim_threads(sim) : PFB_MAX_THREADS;
+        if (pairs + 4 > s->cap_cl) {
+            free(s->cl);
+            s->cap_cl = pairs + pairs / 4 + 4;
+            if (!(s->cl = malloc(s->cap_cl * sizeof *s->cl))) {
+                s->cap_cl = 0;
+                return pfb_err_set(err, PFB_ENOMEM, "clavet: out of memory for %zu pairs", pairs);
+            }
         }
-        for (int k = 0; k < 3; k++)
-            s->dx[3 * i + (size_t)k] = acc[k];
+        if (n > s->cap_cn) {
+            uint32_t *cn = realloc(s->cn, n * sizeof *cn);
+            if (!cn)
+                return pfb_err_set(err, PFB_ENOMEM, "clavet: out of memory for %zu particles", n);
+            s->cn = cn;
+            s->cap_cn = n;
+        }
+        if (s->L.maxrow + 8 > s->cap_cj) {
+            for (int t = 0; t < PFB_MAX_THREADS; t++) {
+                free(s->cj[t]);
+                s->cj[t] = NULL;
+            }
+            s->cap_cj = s->L.maxrow + s->L.maxrow / 4 + 8;
+        }
+        for (size_t t = 0; t < threads; t++)
+            if (!s->cj[t] && !(s->cj[t] = malloc(s->cap_cj * sizeof(uint32_t))))
+                return pfb_err_set(err, PFB_ENOMEM, "clavet: out of memory for a row of %zu pairs", s->cap_cj);
     }
-#pragma omp parallel for schedule(dynamic, 4096) num_threads(nt) if (sim_parallel(sim, (size_t)n))
-    for (long ii = 0; ii < n; ii++)
-        for (int k = 0; k < dim; k++)
-            p->x[k][ii] += s->dx[3 * (size_t)ii + (size_t)k];
+    if (!full || s->full_builds == s->L.builds)
+        return PFB_OK;
+    const size_t n = sim->p.n, pairs = s->L.ls[n];
+    if (n + 1 > s->cap_fs) {
+        uint32_t *fs = realloc(s->fs, (n + 1) * sizeof *fs), *fc = fs ? realloc(s->fc, (n + 1) * sizeof *fc) : NULL;
+        if (fs)
+            s->fs = fs;
+        if (!fc)
+            return pfb_err_set(err, PFB_ENOMEM, "clavet: out of memory for the rows of %zu particles", n);
+        s->fc = fc;
+        s->cap_fs = n + 1;
+    }
+    if (2 * pairs > s->cap_fj) {
+        free(s->fj);
+        s->cap_fj = 2 * pairs + pairs / 4 + 1;
+        s->fj = malloc(s->cap_fj * sizeof *s->fj);
+        if (!s->fj) {
+            s->cap_fj = 0;
+            return pfb_err_set(err, PFB_ENOMEM, "clavet: out of memory for a full list of %zu pairs", pairs);
+        }
+    }
+    uint32_t *fs = s->fs, *fj = s->fj;
+    memset(fs, 0, (n + 1) * sizeof *fs);
+    for (size_t q = 0; q < pairs; q++) /* each i's count of entries below it */
+        fs[s->L.lj[q] + 1]++;
+    for (size_t i = 0; i < n; i++) /* row starts: below-i entries, then the half row */
+        fs[i + 1] += fs[i] + (uint32_t)(s->L.ls[i + 1] - s->L.ls[i]);
+    uint32_t *cur = s->fc; /* the below-i parts, i ascending, by a cursor per row */
+    memcpy(cur, fs, n * sizeof *cur);
+    for (size_t i = 0; i < n; i++)
+        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++)
+            fj[cur[s->L.lj[q]]++] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++) /* then i's own half row */
+        memcpy(fj + cur[i], s->L.lj + s->L.ls[i], (s->L.ls[i + 1] - s->L.ls[i]) * sizeof *fj);
+    s->full_builds = s->L.builds;
+    return PFB_OK;
 }
 
 /* Eqs. 9-12 for particle i at x, x_prev, at distance d from the collision surface
@@ -876,9 +1103,22 @@ static void resolve_collisions(const clavet_state *s, pfb_sim *sim, double dt, d
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
     const double *xp = p->field[s->f_prev].data;
-    for (size_t i = 0; i < p->n; i++)
+    /* the shapes' centres, for shape_clear: a particle surely at phi >= R (and
+     * beyond the stickiness range, when on) of a shape gets nothing from it,
+     * exactly as collision_impulse would decide */
+    enum { CLEAR_MAX = 32 };
+    double cen[CLEAR_MAX][3];
+    const size_t nclear = sim->walls.n <= CLEAR_MAX ? sim->walls.n : 0;
+    for (size_t b = 0; b < nclear; b++)
+        shape_centre(&sim->walls.s[b], t, cen[b]);
+    const double margin = s->R + (s->k_stick > 0 ? s->d_stick : 0.0);
+    const long np = (long)p->n;
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(sim_threads(sim)) if (sim_parallel(sim, p->n))
+    for (long i = 0; i < np; i++)
         for (size_t b = 0; b < sim->walls.n; b++) {
             const pfb_shape *sh = &sim->walls.s[b];
+            if (b < nclear && shape_clear(sh, dim, cen[b], p->x[0][i], p->x[1][i], p->x[2][i], margin))
+                continue;
             double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]}, n[3], vw[3], I[3];
             double d = shape_sdf(sh, dim, t, x, n) - s->R; /* distance to the collision surface */
             shape_velocity(sh, t, vw);
@@ -1013,44 +1253,60 @@ static int clavet_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
         rc = extend_order(s, sim, err);
     if (rc)
         return rc;
-    for (int k = 0; k < dim; k++) /* lines 1-3: gravity */
-        for (size_t i = 0; i < p->n; i++)
-            p->v[k][i] += dt * sim->g[k];
-    const pfb_nlist *nl;
-    rc = sim_neighbours(sim, s->h, &nl, err);
+    const long n = (long)p->n;
+    for (int k = 0; k < dim; k++) { /* lines 1-3: gravity */
+        double *vk = p->v[k];
+        const double dv = dt * sim->g[k];
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, p->n))
+        for (long i = 0; i < n; i++)
+            vk[i] += dv;
+    }
+    rc = ensure_list(s, sim, 0, err);
     if (rc)
         return rc;
     if (s->jacobi) /* lines 4-5 */
-        apply_viscosity_jacobi(s, sim, nl, dt);
+        rc = apply_viscosity_jacobi(s, sim, dt, err);
     else
-        apply_viscosity(s, sim, nl, dt);
+        apply_viscosity(s, sim, dt);
+    if (rc)
+        return rc;
     double *xp = p->field[s->f_prev].data;
-    for (size_t i = 0; i < p->n; i++) /* lines 6-10: save and predict */
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, p->n))
+    for (long i = 0; i < n; i++) /* lines 6-10: save and predict */
         for (int k = 0; k < 3; k++) {
-            xp[3 * i + (size_t)k] = p->x[k][i];
+            xp[3 * i + k] = p->x[k][i];
             if (k < dim)
                 p->x[k][i] += dt * p->v[k][i];
         }
     sim_positions_changed(sim);
-    rc = sim_neighbours(sim, s->h, &nl, err); /* neighbours at the predicted positions */
+    const long builds = s->L.builds;
+    rc = ensure_list(s, sim, !s->jacobi, err); /* neighbours at the predicted positions */
     if (rc)
         return rc;
+    xp = p->field[s->f_prev].data; /* (a rebuild's sort moved the fields) */
+    if (s->L.builds != builds && sim_periodic(sim)) /* the sort wrapped x into the box: xp follows */
+        for (size_t i = 0; i < p->n; i++)
+            for (int k = 0; k < dim; k++)
+                xp[3 * i + (size_t)k] = p->x[k][i] - period_delta(&sim->period, k, p->x[k][i] - xp[3 * i + (size_t)k]);
     if (s->springs) { /* lines 11-15 */
-        rc = adjust_springs(s, sim, nl, dt, err);
+        rc = adjust_springs(s, sim, dt, err);
         if (rc)
             return rc;
         apply_spring_displacements(s, sim, dt);
     }
     if (s->jacobi) /* line 16 */
-        double_density_relaxation_jacobi(s, sim, nl, dt);
+        rc = double_density_relaxation_jacobi(s, sim, dt, err);
     else
-        double_density_relaxation(s, sim, nl, dt);
+        double_density_relaxation(s, sim, dt);
+    if (rc)
+        return rc;
     resolve_collisions(s, sim, dt, sim->t + dt); /* line 17 */
     if (sim->bodies.n)
         body_interactions(s, sim, dt, sim->t + dt);
-    for (size_t i = 0; i < p->n; i++) /* lines 18-20 */
+#pragma omp parallel for schedule(static) num_threads(sim_threads(sim)) if (sim_parallel(sim, p->n))
+    for (long i = 0; i < n; i++) /* lines 18-20 */
         for (int k = 0; k < dim; k++)
-            p->v[k][i] = (p->x[k][i] - xp[3 * i + (size_t)k]) / dt;
+            p->v[k][i] = (p->x[k][i] - xp[3 * i + k]) / dt;
     sim_positions_changed(sim);
     s->steps++;
     return PFB_OK;
@@ -1070,7 +1326,7 @@ static double clavet_suggest_dt(const void *state, const pfb_sim *sim)
     return dt;
 }
 
-static const char *const clavet_diag_names[] = {"h", "c", "springs", "spring_rest_mean", NULL};
+static const char *const clavet_diag_names[] = {"h", "c", "springs", "spring_rest_mean", "list_builds", NULL};
 
 static void clavet_diag(const void *state, const pfb_sim *sim, double *values)
 {
@@ -1083,6 +1339,7 @@ static void clavet_diag(const void *state, const pfb_sim *sim, double *values)
     values[1] = s->c;
     values[2] = (double)s->sp.n;
     values[3] = s->sp.n ? L / (double)s->sp.n : NAN;
+    values[4] = (double)s->L.builds;
 }
 
 /* The pair virial (solver.h) of the double density relaxation at the current

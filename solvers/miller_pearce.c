@@ -417,7 +417,8 @@ static int mp_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err
     s->cmax2 = s->material == MAT_THERMAL ? fmax(4.0, s->c_d * s->c_d) : cmax * cmax;
     s->icr2 = 1.0 / (s->c_r * s->c_r);
     s->icd2 = 1.0 / (s->c_d * s->c_d);
-    halflist_init(&s->L, sim, s->reach_max, params_get(p, "list_skin"));
+    halflist_init(&s->L, sim, s->reach_max,
+                  halflist_skin(sim, s->reach_max, params_get(p, "list_skin"), params_is_set(p, "list_skin")));
     s->simd = params_get_int(p, "simd");
     s->mi = s->law.m == (double)(int)s->law.m && s->law.m <= 32.0 ? (int)s->law.m : -1;
     s->ni = s->law.n == (double)(int)s->law.n && s->law.n <= 32.0 ? (int)s->law.n : -1;

@@ -230,7 +230,7 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->fric = params_get(p, "wall_friction");
     s->cfl = params_get(p, "cfl");
     s->margin = 0.5 * sim->spacing;
-    halflist_init(&s->L, sim, s->h, params_get(p, "list_skin")); /* the run's sorts on the list's grid */
+    halflist_init(&s->L, sim, s->h, halflist_skin(sim, s->h, params_get(p, "list_skin"), params_is_set(p, "list_skin"))); /* the run's sorts on the list's grid */
     s->periodic = sim_periodic(sim);
     for (int k = 0; k < 3; k++) {
         s->per_L[k] = sim->period.L[k];

@@ -527,6 +527,195 @@ START_TEST(test_added_particles_relaxed)
 }
 END_TEST
 
+
+/* The jacobi step over the half list and its lane rows equals Algorithms 5 and
+ * 2 gathered by brute force over every pair: a 3D random cloud (no walls, no
+ * gravity, the paper's k and k_near, sigma and beta both on), open (_i = 0)
+ * and in a periodic box (1: the minimum image across faces and corners), at
+ * every SIMD level.  The reference: v1 = v0 + sum of the impulses of
+ * approaching pairs, x* = x0 + dt v1, rho and rho_near at x*, then x = x* -
+ * sum D/2 u.  Tolerance: the rows form q = r (1/h) and u by one division
+ * where the reference divides per pair, a few ulp per term, summed in other
+ * orders: 64 eps of the sum of the terms' magnitudes, through both stages
+ * (the displacement's terms scale with the pressures, so their sum bounds
+ * the propagated error of rho too), plus 4 eps |x|. */
+START_TEST(test_jacobi_equals_brute_force)
+{
+    const int periodic = _i;
+    const size_t n = 600;
+    const double L = 0.1, spacing = L / cbrt((double)n), hf = 2.5, h = hf * spacing, dt = 1.0 / 120.0;
+    static double x[3 * 600], v[3 * 600];
+    random_cloud(3, n, L, 77 + (uint64_t)_i, x, v, 0.4);
+    static const char *const level[3] = {"simd=0", "simd=1", "simd=2"};
+    for (int simd = 0; simd < 3; simd++) {
+        pfb_sim sim;
+        pfb_err err;
+        tu_bare_sim(&sim, 3, spacing, n, x, v);
+        if (periodic)
+            for (int k = 0; k < 3; k++) {
+                sim.domain_lo[k] = 0.0;
+                sim.domain_hi[k] = L;
+                ck_assert_msg(sim_set_periodic(&sim, k, &err) == 0, "%s", err.msg);
+            }
+        char hs[32];
+        snprintf(hs, sizeof hs, "h_factor=%.17g", hf);
+        const char *const sets[] = {"relaxation=jacobi", hs, "sigma=0.3", "beta=0.2", PAPER, level[simd], NULL};
+        void *st = create(&sim, sets);
+        /* the parameters in SI (solvers/clavet.c, "Units"; L0 = h) */
+        const double T0 = 1.0 / 30.0, k = 0.004 * h / (T0 * T0), kn = 0.01 * h / (T0 * T0), rho0 = 10.0;
+        const double sig = 0.3 / T0, beta = 0.2 / h;
+        static double x0[3 * 600], v1[3 * 600], xs[3 * 600], rho[600], rhon[600], want[3 * 600], tol[600];
+        static uint64_t id[600];
+        const size_t m = sim.p.n;
+        for (size_t i = 0; i < m; i++) {
+            id[i] = sim.p.id[i];
+            for (int c = 0; c < 3; c++) {
+                x0[3 * i + c] = sim.p.x[c][i];
+                v1[3 * i + c] = sim.p.v[c][i];
+            }
+        }
+        double u[3];
+#define PAIR(A, i, j, r)                                                                                 \
+    do {                                                                                                 \
+        double r2_ = 0.0;                                                                                \
+        for (int c_ = 0; c_ < 3; c_++) {                                                                 \
+            u[c_] = period_delta(&sim.period, c_, A[3 * (j) + c_] - A[3 * (i) + c_]);                       \
+            r2_ += u[c_] * u[c_];                                                                        \
+        }                                                                                                \
+        r = sqrt(r2_);                                                                                   \
+        for (int c_ = 0; c_ < 3; c_++)                                                                   \
+            u[c_] /= r;                                                                                  \
+    } while (0)
+        for (size_t i = 0; i < m; i++) { /* Algorithm 5, gathered from v0 */
+            double dv[3] = {0, 0, 0};
+            tol[i] = 0.0;
+            for (size_t j = 0; j < m; j++) {
+                double r;
+                if (j == i)
+                    continue;
+                PAIR(x0, i, j, r);
+                if (!(r < h && r > 0))
+                    continue;
+                double w = 0.0;
+                for (int c = 0; c < 3; c++)
+                    w += (sim.p.v[c][i] - sim.p.v[c][j]) * u[c];
+                if (w <= 0)
+                    continue;
+                const double I = dt * (1 - r / h) * (sig * w + beta * w * w);
+                for (int c = 0; c < 3; c++) {
+                    dv[c] -= 0.5 * I * u[c];
+                    tol[i] += dt * fabs(0.5 * I * u[c]);
+                }
+            }
+            for (int c = 0; c < 3; c++) {
+                v1[3 * i + c] += dv[c];
+                xs[3 * i + c] = x0[3 * i + c] + dt * v1[3 * i + c];
+            }
+        }
+        for (size_t i = 0; i < m; i++) { /* eqs. 1, 4 at x* */
+            rho[i] = rhon[i] = 0.0;
+            for (size_t j = 0; j < m; j++) {
+                double r;
+                if (j == i)
+                    continue;
+                PAIR(xs, i, j, r);
+                if (r < h && r > 0) {
+                    rho[i] += (1 - r / h) * (1 - r / h);
+                    rhon[i] += (1 - r / h) * (1 - r / h) * (1 - r / h);
+                }
+            }
+        }
+        for (size_t i = 0; i < m; i++) { /* eq. 6, both halves */
+            double dx[3] = {0, 0, 0};
+            for (size_t j = 0; j < m; j++) {
+                double r;
+                if (j == i)
+                    continue;
+                PAIR(xs, i, j, r);
+                if (!(r < h && r > 0))
+                    continue;
+                const double w = 1 - r / h;
+                const double D = dt * dt * (k * (rho[i] + rho[j] - 2 * rho0) * w + kn * (rhon[i] + rhon[j]) * w * w);
+                for (int c = 0; c < 3; c++) {
+                    dx[c] -= 0.5 * D * u[c];
+                    tol[i] += fabs(0.5 * D * u[c]) + dt * dt * (k * w + kn * w * w) * 0.5 * 64.0; /* rho's terms */
+                }
+            }
+            for (int c = 0; c < 3; c++)
+                want[3 * i + c] = xs[3 * i + c] + dx[c];
+            tol[i] = 64 * DBL_EPSILON * tol[i];
+        }
+#undef PAIR
+        step(st, &sim, dt);
+        size_t moved = 0;
+        for (size_t q = 0; q < sim.p.n; q++) {
+            size_t i = 0;
+            while (id[i] != sim.p.id[q])
+                i++;
+            for (int c = 0; c < 3; c++) {
+                /* (the step's sort may have wrapped x into the periodic box) */
+                const double got = want[3 * i + c] + period_delta(&sim.period, c, sim.p.x[c][q] - want[3 * i + c]);
+                const double e = fabs(got - want[3 * i + c]);
+                moved += fabs(want[3 * i + c] - xs[3 * i + c]) > 1e3 * (tol[i] + 4 * DBL_EPSILON * L);
+                ck_assert_msg(e <= tol[i] + 4 * DBL_EPSILON * L, "%s %s: particle %zu axis %d: %.17g, brute force %.17g",
+                              level[simd], periodic ? "periodic" : "open", i, c, got, want[3 * i + c]);
+            }
+        }
+        ck_assert_msg(moved > n, "only %zu coordinates relaxed measurably", moved);
+        pfb_solver_clavet.destroy(st);
+        sim_free(&sim);
+    }
+}
+END_TEST
+
+/* The jacobi rows give the same bits at every SIMD level and for 1, 2 and 3
+ * threads (core/lanes.h, core/pairtasks.h): a 3D dam break at the default
+ * stiffness for 150 steps, with the list rebuilt on the way.  Exact equality
+ * is the claim, so there is no tolerance. */
+START_TEST(test_jacobi_simd_threads_same_bits)
+{
+    static const char *const cfg[5][2] = {{"solver.simd=0", "run.threads=2"}, {"solver.simd=1", "run.threads=2"},
+                                          {"solver.simd=2", "run.threads=2"}, {"solver.simd=2", "run.threads=1"},
+                                          {"solver.simd=2", "run.threads=3"}};
+    double *state[5] = {NULL};
+    size_t nn[5] = {0};
+    for (int c = 0; c < 5; c++) {
+        const char *const sets[] = {"run.dim=3", "run.spacing=0.03", "solver.relaxation=jacobi", cfg[c][0], cfg[c][1],
+                                    NULL};
+        tu_run t;
+        tu_run_init(&t, "clavet", "dam_break", sets);
+        pfb_sim sim;
+        void *st = NULL;
+        pfb_err err;
+        ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
+        const double dt = pfb_solver_clavet.suggest_dt(st, &sim);
+        for (int k = 0; k < 150; k++)
+            step(st, &sim, dt);
+        double v[8];
+        pfb_solver_clavet.diag(st, &sim, v);
+        ck_assert_msg(v[4] >= 2.0, "%g list builds", v[4]); /* list_builds */
+        nn[c] = sim.p.n;
+        state[c] = malloc(6 * sim.p.n * sizeof(double));
+        ck_assert(state[c]);
+        for (int k = 0; k < 3; k++) {
+            memcpy(state[c] + (size_t)k * sim.p.n, sim.p.x[k], sim.p.n * sizeof(double));
+            memcpy(state[c] + (size_t)(3 + k) * sim.p.n, sim.p.v[k], sim.p.n * sizeof(double));
+        }
+        pfb_solver_clavet.destroy(st);
+        sim_free(&sim);
+        tu_run_free(&t);
+    }
+    ck_assert(nn[0] > 1000);
+    for (int c = 1; c < 5; c++) {
+        ck_assert(nn[c] == nn[0]);
+        ck_assert_msg(memcmp(state[0], state[c], 6 * nn[0] * sizeof(double)) == 0, "%s %s differs from simd=0",
+                      cfg[c][0], cfg[c][1]);
+    }
+    for (int c = 0; c < 5; c++)
+        free(state[c]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("clavet");
@@ -543,6 +732,8 @@ int main(void)
     tcase_add_test(tc, test_sphere_drip_sticks);
     tcase_add_test(tc, test_default_stiffness);
     tcase_add_test(tc, test_added_particles_relaxed);
+    tcase_add_loop_test(tc, test_jacobi_equals_brute_force, 0, 2);
+    tcase_add_test(tc, test_jacobi_simd_threads_same_bits);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

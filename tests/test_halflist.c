@@ -350,6 +350,26 @@ START_TEST(test_schedule_same_bits)
 }
 END_TEST
 
+/* The skin a solver asks for: kept in an open box and when the user set it;
+ * in a periodic box of period 0.1 with h = 0.0468 (clavet's calibrated 2D
+ * shear wave) the default 0.1 would give a radius 0.0515 over half the
+ * period, so it becomes 0.98 of the largest that fits (radius below 0.05). */
+START_TEST(test_skin_fits_period)
+{
+    pfb_sim sim;
+    make_cloud(&sim, 2, 100, 0.1, 0, 1);
+    ck_assert(halflist_skin(&sim, 0.0468, 0.1, 0) == 0.1);
+    sim_free(&sim);
+    make_cloud(&sim, 2, 100, 0.1, 1, 1);
+    ck_assert(halflist_skin(&sim, 0.0468, 0.1, 1) == 0.1);
+    const double skin = halflist_skin(&sim, 0.0468, 0.1, 0);
+    ck_assert_msg(skin > 0.0 && 0.0468 * (1.0 + skin) < 0.05 && 0.0468 * (1.0 + skin / 0.98) <= 0.05 * (1 + 1e-12),
+                  "skin %g", skin);
+    ck_assert(halflist_skin(&sim, 0.06, 0.1, 0) == 0.0); /* h itself too long: no skin (the list reports it) */
+    sim_free(&sim);
+}
+END_TEST
+
 static Suite *halflist_suite(void)
 {
     Suite *s = suite_create("halflist");
@@ -359,9 +379,11 @@ static Suite *halflist_suite(void)
     tcase_add_loop_test(tc, test_reuse_and_rebuild, 0, 4);
     tcase_add_test(tc, test_threshold);
     tcase_add_loop_test(tc, test_schedule_same_bits, 0, 2);
+    tcase_add_test(tc, test_skin_fits_period);
     suite_add_tcase(s, tc);
     return s;
 }
+
 
 int main(void)
 {
