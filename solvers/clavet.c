@@ -310,6 +310,12 @@ static void springs_free(spring_set *ss)
 
 /* ---- state ---------------------------------------------------------------------------- */
 
+/* A neighbour within h of the particle being relaxed (double_density_relaxation). */
+typedef struct relax_pair {
+    size_t j;
+    double d0, d1, d2, w, r; /* d = x_j - x_i, w = 1 - r / h */
+} relax_pair;
+
 typedef struct clavet_state {
     double h, rho0, k, k_near, sigma, beta, k_spring;
     double alpha_s, alpha_c, gamma_s, gamma_c, mu, R, k_stick, d_stick;
@@ -333,6 +339,8 @@ typedef struct clavet_state {
     pfb_pairtasks T;      /* the jacobi passes' schedule, core/pairtasks.h */
     uint32_t *fs, *fj;    /* the sequential relaxation's full list: rows fs[i] .. fs[i+1]-1 of fj, ascending */
     uint32_t *fc;         /* its rows' cursors while it is made */
+    relax_pair *rbuf;     /* a row's neighbours within h (the longest full row's room) */
+    size_t cap_rbuf;
     size_t cap_fs, cap_fj;
     long full_builds;     /* L.builds when the full list was made (-1: never) */
     uint32_t *cl, *cn;    /* jacobi: per particle its listed pairs within h (at ls[i], cn[i] of them) */
@@ -361,6 +369,7 @@ static void clavet_destroy(void *state)
     free(s->fs);
     free(s->fj);
     free(s->fc);
+    free(s->rbuf);
     free(s->pk);
     free(s->cl);
     free(s->cn);
@@ -661,22 +670,35 @@ static inline double pair_vec(const pfb_period *pp, const pfb_particles *p, int 
 static void apply_viscosity(const clavet_state *s, pfb_sim *sim, double dt)
 {
     pfb_particles *p = &sim->p;
-    const int dim = sim->dim;
+    const int dim = sim->dim, per = sim_periodic(sim), dim3 = dim == 3;
+    const double *const x0 = p->x[0], *const x1 = p->x[1], *const x2 = p->x[2];
+    double *restrict v0 = p->v[0], *restrict v1 = p->v[1], *restrict v2 = p->v[2];
+    const double h2 = s->h * s->h, ih = 1.0 / s->h;
     for (size_t i = 0; i < p->n; i++)
         for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
-            size_t j = s->L.lj[q];
-            double u[3], r = pair_vec(&sim->period, p, dim, i, j, u), qq = r / s->h;
-            if (qq >= 1.0 || r == 0)
+            const size_t j = s->L.lj[q];
+            double d0 = x0[j] - x0[i], d1 = x1[j] - x1[i], d2 = dim3 ? x2[j] - x2[i] : 0.0; /* r_ij */
+            if (per) {
+                d0 = period_delta(&sim->period, 0, d0);
+                d1 = period_delta(&sim->period, 1, d1);
+                d2 = period_delta(&sim->period, 2, d2);
+            }
+            const double r2 = d0 * d0 + d1 * d1 + d2 * d2;
+            if (r2 >= h2 || r2 == 0)
                 continue;
-            double w = 0.0;
-            for (int k = 0; k < dim; k++)
-                w += (p->v[k][i] - p->v[k][j]) * u[k]; /* inward radial velocity */
-            if (w <= 0)
+            /* the inward radial velocity w = (v_i - v_j) . u, u = r_ij / r */
+            const double wr = (v0[i] - v0[j]) * d0 + (v1[i] - v1[j]) * d1 + (dim3 ? (v2[i] - v2[j]) * d2 : 0.0);
+            if (wr <= 0)
                 continue;
-            double I = dt * (1.0 - qq) * (s->sigma * w + s->beta * w * w);
-            for (int k = 0; k < dim; k++) {
-                p->v[k][i] -= 0.5 * I * u[k];
-                p->v[k][j] += 0.5 * I * u[k];
+            const double r = sqrt(r2), ir = 1.0 / r, w = wr * ir;
+            const double c = 0.5 * dt * (1.0 - r * ih) * (s->sigma * w + s->beta * w * w) * ir; /* I/2 per unit r_ij */
+            v0[i] -= c * d0;
+            v1[i] -= c * d1;
+            v0[j] += c * d0;
+            v1[j] += c * d1;
+            if (dim3) {
+                v2[i] -= c * d2;
+                v2[j] += c * d2;
             }
         }
 }
@@ -890,42 +912,62 @@ static void relax_prefetch(const clavet_state *s, const pfb_particles *p, int di
 
 /* Algorithm 2: eqs. 1, 4 (densities), 2, 5 (pressures), 6 (displacements); neighbours
  * moved at once, i's own displacement applied at the end, i in the fixed random order,
- * over the full list's rows (full_list; pairs beyond h skipped at their current distance). */
+ * over the full list's rows (ensure_list; pairs beyond h skipped at their current
+ * distance). */
 static void double_density_relaxation(const clavet_state *s, pfb_sim *sim, double dt)
 {
     pfb_particles *p = &sim->p;
-    const int dim = sim->dim;
+    const int dim = sim->dim, per = sim_periodic(sim), dim3 = dim == 3;
     double *rho_f = p->field[s->f_rho].data, *rho_near_f = p->field[s->f_rho_near].data;
+    double *restrict x0 = p->x[0], *restrict x1 = p->x[1], *restrict x2 = p->x[2];
+    const double h2 = s->h * s->h, ih = 1.0 / s->h, hdt2 = 0.5 * dt * dt;
+    relax_pair *restrict nb = s->rbuf;
     for (size_t o = 0; o < s->norder; o++) {
         relax_prefetch(s, p, dim, o);
-        size_t i = s->index_of[s->order[o]];
+        const size_t i = s->index_of[s->order[o]];
+        const double a0 = x0[i], a1 = x1[i], a2 = dim3 ? x2[i] : 0.0;
         double rho = 0.0, rho_near = 0.0;
+        size_t m = 0;
+        /* the neighbours within h, with d = x_j - x_i and 1 - q: the second
+         * pass moves each j once, after its d was taken, and x_i only at the
+         * end, so the first pass's d serve it */
         for (size_t q = s->fs[i]; q < s->fs[i + 1]; q++) {
-            double d[3], qq = pair_dist(&sim->period, p, dim, i, s->fj[q], d) / s->h;
-            if (qq < 1.0) {
-                rho += (1.0 - qq) * (1.0 - qq);                   /* eq. 1 */
-                rho_near += (1.0 - qq) * (1.0 - qq) * (1.0 - qq); /* eq. 4 */
+            const size_t j = s->fj[q];
+            double d0 = x0[j] - a0, d1 = x1[j] - a1, d2 = dim3 ? x2[j] - a2 : 0.0;
+            if (per) {
+                d0 = period_delta(&sim->period, 0, d0);
+                d1 = period_delta(&sim->period, 1, d1);
+                d2 = period_delta(&sim->period, 2, d2);
             }
+            const double r2 = d0 * d0 + d1 * d1 + d2 * d2;
+            if (r2 >= h2)
+                continue;
+            const double r = sqrt(r2), w = 1.0 - r * ih;
+            rho += w * w;          /* eq. 1 */
+            rho_near += w * w * w; /* eq. 4 */
+            nb[m++] = (relax_pair){j, d0, d1, d2, w, r};
         }
-        double P = s->k * (rho - s->rho0);  /* eq. 2 */
-        double Pn = s->k_near * rho_near;    /* eq. 5 */
+        const double P = s->k * (rho - s->rho0); /* eq. 2 */
+        const double Pn = s->k_near * rho_near;   /* eq. 5 */
         rho_f[i] = rho;
         rho_near_f[i] = rho_near;
-        double dx[3] = {0, 0, 0};
-        for (size_t q = s->fs[i]; q < s->fs[i + 1]; q++) {
-            size_t j = s->fj[q];
-            double u[3], r = pair_dist(&sim->period, p, dim, i, j, u), qq = r / s->h;
-            if (qq >= 1.0)
-                continue;
-            pair_normalise(dim, r, u);
-            double D = dt * dt * (P * (1.0 - qq) + Pn * (1.0 - qq) * (1.0 - qq)); /* eq. 6 */
-            for (int k = 0; k < dim; k++) {
-                p->x[k][j] += 0.5 * D * u[k];
-                dx[k] -= 0.5 * D * u[k];
+        double dx0 = 0.0, dx1 = 0.0, dx2 = 0.0;
+        for (size_t b = 0; b < m; b++) { /* eq. 6: D/2 u to j, -D/2 u to i (u = d / r; none at r = 0) */
+            const double w = nb[b].w, c = nb[b].r > 0 ? hdt2 * (P * w + Pn * w * w) / nb[b].r : 0.0;
+            const size_t j = nb[b].j;
+            x0[j] += c * nb[b].d0;
+            x1[j] += c * nb[b].d1;
+            dx0 -= c * nb[b].d0;
+            dx1 -= c * nb[b].d1;
+            if (dim3) {
+                x2[j] += c * nb[b].d2;
+                dx2 -= c * nb[b].d2;
             }
         }
-        for (int k = 0; k < dim; k++)
-            p->x[k][i] += dx[k];
+        x0[i] += dx0;
+        x1[i] += dx1;
+        if (dim3)
+            x2[i] += dx2;
     }
 }
 
@@ -1065,6 +1107,17 @@ static int ensure_list(clavet_state *s, pfb_sim *sim, int full, pfb_err *err)
             fj[cur[s->L.lj[q]]++] = (uint32_t)i;
     for (size_t i = 0; i < n; i++) /* then i's own half row */
         memcpy(fj + cur[i], s->L.lj + s->L.ls[i], (s->L.ls[i + 1] - s->L.ls[i]) * sizeof *fj);
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++)
+        longest = fs[i + 1] - fs[i] > longest ? fs[i + 1] - fs[i] : longest;
+    if (longest > s->cap_rbuf) {
+        free(s->rbuf);
+        s->cap_rbuf = longest + longest / 4 + 8;
+        if (!(s->rbuf = malloc(s->cap_rbuf * sizeof *s->rbuf))) {
+            s->cap_rbuf = 0;
+            return pfb_err_set(err, PFB_ENOMEM, "clavet: out of memory for a row of %zu pairs", longest);
+        }
+    }
     s->full_builds = s->L.builds;
     return PFB_OK;
 }
