@@ -6,7 +6,7 @@
  *   eqs. 2-4 SPH interpolation and density with the cubic spline, q = 2r/h ... compute_density
  *   eqs. 5-6 pressure acceleration with the spiky gradient ................... pressure_correct
  *   eq. 7   pressure Poisson equation, eq. 8 its SPH Laplacian ............... assemble_pressure
- *           solved by preconditioned conjugate gradients ..................... my_pcg
+ *           solved by preconditioned conjugate gradients ..................... pcg_solve
  *   eqs. 9-15 corotational Maxwell rate, rotation tensor, strain tensors ...... stress_rate
  *   eq. 16  velocity gradient ................................................ velocity_gradient
  *   eq. 17  von Mises yield .................................................. stress_rate
@@ -173,7 +173,7 @@
  *  - PCG: warm-started from the previous step's pressure, relative residual 1e-6;
  *    parallel, with every sum formed over fixed blocks in a fixed order, so the
  *    bits do not depend on the thread count.  Preconditioner: by default an
- *    aggregation multigrid W-cycle (mao_yang_amg.c), rebuilt for each step's
+ *    aggregation multigrid W-cycle (core/amg.c), rebuilt for each step's
  *    matrix, whose iterations do not grow with N (3D dam break, 8k to 524k
  *    particles: 16-18 per solve; Jacobi's, 117 to 445, grew like N^0.32 and made
  *    the solver's cost per step grow like N^1.16); pcg_precond=jacobi gives the
@@ -231,7 +231,7 @@ static const pfb_param_spec mao_yang_params[] = {
     {"density_correction", PFB_PARAM_CHOICE, 1, 0, 0, "", "what eq. 7's density-error part corrects: velocity and position (the paper) or the position only", "velocity|position"},
     {"pcg_tol", PFB_PARAM_DOUBLE, 1e-6, 1e-14, 0.5, "1", "relative residual |b - A p| / |b| at which PCG stops", NULL},
     {"pcg_max_iter", PFB_PARAM_INT, 1000, 1, 1e6, "1", "PCG iteration cap per step", NULL},
-    {"pcg_precond", PFB_PARAM_CHOICE, 2, 0, 0, "", "PCG preconditioner (amg: the multigrid of mao_yang_amg.c)", "none|jacobi|amg"},
+    {"pcg_precond", PFB_PARAM_CHOICE, 2, 0, 0, "", "PCG preconditioner (amg: the multigrid of core/amg.c)", "none|jacobi|amg"},
     {"wall_no_slip", PFB_PARAM_BOOL, 1, 0, 1, "", "wall mirrors carry 2 v_wall - v (no slip); false: reflected normal velocity (free slip)", NULL},
     {"resample_every", PFB_PARAM_INT, 1, 0, 1e9, "1", "frames between re-samplings (section 5); 0 = never", NULL},
     {"eps_d", PFB_PARAM_DOUBLE, 0.6, 0.0, 10.0, "D", "down-sampling: merge pairs closer than eps_d spacings", NULL},
@@ -283,8 +283,8 @@ typedef struct my_state {
     long *unk;                 /* unknown index of a particle, -1 if surface */
     size_t *mark;              /* matrix entry of a column in the row being assembled */
     size_t cap_n;
-    my_csr A;
-    my_amg amg;                /* the multigrid hierarchy of A (pcg_precond amg) */
+    pfb_csr A;
+    pfb_amg amg;                /* the multigrid hierarchy of A (pcg_precond amg) */
     double *b, *x, *work, *dsurf;
     double *b1, *x1;           /* the divergence part's right-hand side and solution */
     size_t *rows;
@@ -299,21 +299,6 @@ typedef struct my_state {
 enum { MY_PFORM_DIFFERENCE, MY_PFORM_SUM, MY_PFORM_SPLIT }; /* pressure_form's choices, in order */
 
 /* ---- small helpers ----------------------------------------------------------- */
-
-int my_grow(void **ptr, size_t *cap, size_t need, size_t elem, pfb_err *err)
-{
-    if (need <= *cap)
-        return PFB_OK;
-    size_t nc = *cap ? *cap : 64;
-    while (nc < need)
-        nc *= 2;
-    void *q = realloc(*ptr, nc * elem);
-    if (!q)
-        return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu elements", need);
-    *ptr = q;
-    *cap = nc;
-    return PFB_OK;
-}
 
 static int ensure_particles(my_state *s, size_t n, pfb_err *err)
 {
@@ -373,7 +358,7 @@ static void mat_reflect(double M[9], const double n[3])
 static int add_ghost(my_state *s, size_t src, int body, const double M[9], const double x[3], const double v[3],
                      pfb_err *err)
 {
-    int rc = my_grow((void **)&s->g, &s->cap_g, s->ng + 1, sizeof *s->g, err);
+    int rc = pfb_grow((void **)&s->g, &s->cap_g, s->ng + 1, sizeof *s->g, err);
     if (rc)
         return rc;
     my_ghost *g = &s->g[s->ng++];
@@ -915,7 +900,7 @@ static int ensure_unknowns(my_state *s, size_t nu, size_t nz, pfb_err *err)
         double *x1 = realloc(s->x1, nc * sizeof *x1);
         if (x1)
             s->x1 = x1;
-        double *w = realloc(s->work, my_pcg_work(nc) * sizeof *w);
+        double *w = realloc(s->work, pcg_work(nc) * sizeof *w);
         if (w)
             s->work = w;
         size_t *rw = realloc(s->rows, nc * sizeof *rw);
@@ -928,24 +913,7 @@ static int ensure_unknowns(my_state *s, size_t nu, size_t nz, pfb_err *err)
             return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu pressure unknowns", nu);
         s->A.cap_n = nc;
     }
-    return my_csr_reserve(&s->A, nz, err);
-}
-
-int my_csr_reserve(my_csr *A, size_t nz, pfb_err *err)
-{
-    if (nz <= A->cap_nz)
-        return PFB_OK;
-    size_t nc = nz + nz / 4 + 64;
-    size_t *c = realloc(A->col, nc * sizeof *c);
-    if (c)
-        A->col = c;
-    double *v = realloc(A->val, nc * sizeof *v);
-    if (v)
-        A->val = v;
-    if (!c || !v)
-        return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu matrix entries", nz);
-    A->cap_nz = nc;
-    return PFB_OK;
+    return csr_reserve(&s->A, nz, err);
 }
 
 /* The unknowns (non-surface particles) and the matrix kappa c_ij of eq. 8 with the source
@@ -978,7 +946,7 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     int rc = ensure_unknowns(s, nu, nz, err);
     if (rc)
         return rc;
-    my_csr *A = &s->A;
+    pfb_csr *A = &s->A;
     A->n = nu;
     size_t e = 0;
     const double src = 1.0 / (s->rho0 * dt * dt); /* eq. 7 */
@@ -1070,174 +1038,17 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     return PFB_OK;
 }
 
-/* The PCG's vectors are cut into fixed blocks of PCG_BLOCK entries; every sum
- * over them is formed block by block (each block's partial sum in entry order,
- * then the partials in block order), so the threads that compute the blocks do
- * not change a bit of the result. */
-#define PCG_BLOCK 2048
-
-typedef struct pcg_ctx {
-    const my_csr *A;
-    size_t n, nb;          /* entries and blocks */
-    int nt;                /* threads */
-    double *part;          /* 2 nb partial sums (the end of the caller's workspace) */
-} pcg_ctx;
-
-/* Sum of the first nb partials of part in block order (and of the second ones,
- * part[nb + b], into *s2 when s2 is not NULL). */
-static double sum_parts(const pcg_ctx *c, double *s2)
-{
-    double s = 0.0, t = 0.0;
-    for (size_t b = 0; b < c->nb; b++) {
-        s += c->part[b];
-        t += c->part[c->nb + b];
-    }
-    if (s2)
-        *s2 = t;
-    return s;
-}
-
-/* a . b, and a . c into *ac when ac is not NULL */
-static double pcg_dot(const pcg_ctx *c, const double *a, const double *b, const double *cc, double *ac)
-{
-    const size_t n = c->n, nb = c->nb;
-    double *part = c->part;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(c->nt) if (c->nt > 1)
-    for (size_t bl = 0; bl < nb; bl++) {
-        const size_t lo = bl * PCG_BLOCK, hi = lo + PCG_BLOCK < n ? lo + PCG_BLOCK : n;
-        double s = 0.0, t = 0.0;
-        for (size_t i = lo; i < hi; i++) {
-            s += a[i] * b[i];
-            t += cc ? a[i] * cc[i] : 0.0;
-        }
-        part[bl] = s;
-        part[nb + bl] = t;
-    }
-    return sum_parts(c, ac);
-}
-
-/* y = A x, each row by one thread; returns x . y */
-static double pcg_mul(const pcg_ctx *c, const double *x, double *y)
-{
-    const my_csr *A = c->A;
-    const size_t n = c->n, nb = c->nb;
-    double *part = c->part;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(c->nt) if (c->nt > 1)
-    for (size_t bl = 0; bl < nb; bl++) {
-        const size_t lo = bl * PCG_BLOCK, hi = lo + PCG_BLOCK < n ? lo + PCG_BLOCK : n;
-        double t = 0.0;
-        for (size_t u = lo; u < hi; u++) {
-            double s = 0.0;
-            for (size_t e = A->start[u]; e < A->start[u + 1]; e++)
-                s += A->val[e] * x[A->col[e]];
-            y[u] = s;
-            t += x[u] * s;
-        }
-        part[bl] = t;
-        part[nb + bl] = 0.0;
-    }
-    return sum_parts(c, NULL);
-}
-
-size_t my_pcg_work(size_t n)
-{
-    return 5 * n + 2 * ((n + PCG_BLOCK - 1) / PCG_BLOCK);
-}
-
-int my_pcg(const my_csr *A, const double *b, double *x, double tol, int max_iter, int precond, const my_amg *amg,
-           int threads, double *work, int *iters, double *resid, pfb_err *err)
-{
-    const size_t n = A->n;
-    double *r = work, *z = work + n, *d = work + 2 * n, *q = work + 3 * n, *dinv = work + 4 * n;
-    *iters = 0;
-    *resid = 0.0;
-    if (precond != MY_PRECOND_NONE && precond != MY_PRECOND_JACOBI && precond != MY_PRECOND_AMG)
-        return pfb_err_set(err, PFB_EINVAL,
-                           "PCG preconditioner %d is unknown; valid: 0 (none), 1 (jacobi), 2 (amg)", precond);
-    const int mg = precond == MY_PRECOND_AMG;
-    if (mg && (!amg || !amg->ready || amg->A0 != A || amg->n0 != A->n))
-        return pfb_err_set(err, PFB_EINVAL, "PCG preconditioner 2 (amg) needs a hierarchy set up for its matrix");
-    if (n == 0)
-        return PFB_OK;
-    pcg_ctx c = {A, n, (n + PCG_BLOCK - 1) / PCG_BLOCK, 1, work + 5 * n};
-#ifdef _OPENMP
-    c.nt = threads > 0 ? threads : omp_get_max_threads();
-#else
-    (void)threads;
-#endif
-    if (c.nb < 4)
-        c.nt = 1; /* a few blocks cost less than a fork */
-    for (size_t u = 0; u < n; u++)
-        dinv[u] = precond == MY_PRECOND_JACOBI && A->val[A->start[u]] > 0 ? 1.0 / A->val[A->start[u]] : 1.0;
-    double bn = sqrt(pcg_dot(&c, b, b, NULL, NULL));
-    if (bn == 0.0) {
-        memset(x, 0, n * sizeof *x);
-        return PFB_OK;
-    }
-    pcg_mul(&c, x, q);
-    for (size_t u = 0; u < n; u++) {
-        r[u] = b[u] - q[u];
-        z[u] = dinv[u] * r[u];
-    }
-    if (mg)
-        my_amg_apply(amg, r, z, c.nt);
-    memcpy(d, z, n * sizeof *d);
-    double rr;
-    double rz = pcg_dot(&c, r, z, r, &rr);
-    double rn = sqrt(rr);
-    int k = 0;
-    while (rn > tol * bn && k < max_iter) {
-        const double dq = pcg_mul(&c, d, q);
-        if (!(dq > 0))
-            break; /* not positive definite along d: stop with what we have */
-        const double alpha = rz / dq;
-        /* x += alpha d, r -= alpha q, z = M^-1 r, with r.z and r.r per block
-         * (the multigrid's z after the loop, and r.z over again) */
-        const size_t nb = c.nb;
-        double *part = c.part;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(c.nt) if (c.nt > 1)
-        for (size_t bl = 0; bl < nb; bl++) {
-            const size_t lo = bl * PCG_BLOCK, hi = lo + PCG_BLOCK < n ? lo + PCG_BLOCK : n;
-            double s = 0.0, t = 0.0;
-            for (size_t u = lo; u < hi; u++) {
-                x[u] += alpha * d[u];
-                r[u] -= alpha * q[u];
-                z[u] = dinv[u] * r[u];
-                s += r[u] * z[u];
-                t += r[u] * r[u];
-            }
-            part[bl] = s;
-            part[nb + bl] = t;
-        }
-        double rz1 = sum_parts(&c, &rr);
-        if (mg) {
-            my_amg_apply(amg, r, z, c.nt);
-            rz1 = pcg_dot(&c, r, z, NULL, NULL);
-        }
-        const double beta = rz1 / rz;
-        rz = rz1;
-#pragma omp parallel for schedule(dynamic, 4096) num_threads(c.nt) if (c.nt > 1)
-        for (size_t u = 0; u < n; u++)
-            d[u] = z[u] + beta * d[u];
-        rn = sqrt(rr);
-        k++;
-    }
-    *iters = k;
-    *resid = rn / bn;
-    return PFB_OK;
-}
-
 /* Solve for the pressure and store it in the pressure field (0 at the surface). */
 static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
 {
     int rc = assemble_pressure(s, sim, dt, err);
-    if (!rc && s->precond == MY_PRECOND_AMG)
-        rc = my_amg_setup(&s->amg, &s->A, err);
+    if (!rc && s->precond == PFB_PRECOND_AMG)
+        rc = amg_setup(&s->amg, &s->A, err);
     if (rc)
         return rc;
     int it = 0;
     double res = 0.0;
-    rc = my_pcg(&s->A, s->b, s->x, s->tol, s->max_iter, s->precond, &s->amg, sim_threads(sim), s->work, &it, &res, err);
+    rc = pcg_solve(&s->A, s->b, s->x, s->tol, s->max_iter, s->precond, &s->amg, sim_threads(sim), s->work, &it, &res, err);
     if (rc)
         return rc;
     double *pr = sim->p.field[s->f_p].data, *pd = sim->p.field[s->f_pd].data;
@@ -1253,7 +1064,7 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         }
         int it1 = 0;
         double res1 = 0.0;
-        rc = my_pcg(&s->A, s->b1, s->x1, s->tol, s->max_iter, s->precond, &s->amg, sim_threads(sim), s->work, &it1, &res1,
+        rc = pcg_solve(&s->A, s->b1, s->x1, s->tol, s->max_iter, s->precond, &s->amg, sim_threads(sim), s->work, &it1, &res1,
                     err);
         if (rc)
             return rc;
@@ -1431,7 +1242,7 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     return PFB_OK;
 }
 
-int my_pressure_system(void *state, pfb_sim *sim, double dt, const my_csr **A, const double **b,
+int my_pressure_system(void *state, pfb_sim *sim, double dt, const pfb_csr **A, const double **b,
                        const size_t **rows, pfb_err *err)
 {
     my_state *s = state;
@@ -1546,7 +1357,7 @@ static void mao_yang_destroy(void *state)
     free(s->A.start);
     free(s->A.col);
     free(s->A.val);
-    my_amg_free(&s->amg);
+    amg_free(&s->amg);
     free(s->b);
     free(s->x);
     free(s->b1);

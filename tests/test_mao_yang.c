@@ -204,12 +204,12 @@ static void *pressure_block(pfb_sim *sim, int dim, int side)
  * boundary row keeps 2 dim on its diagonal: its missing neighbours are held at
  * zero, as the pressure matrix's surface couplings are), plus shift on the
  * diagonal; the diagonal first in each row, as assemble_pressure writes it. */
-static my_csr grid_laplacian(size_t m, int dim, double shift)
+static pfb_csr grid_laplacian(size_t m, int dim, double shift)
 {
     size_t n = 1;
     for (int k = 0; k < dim; k++)
         n *= m;
-    my_csr A = {0};
+    pfb_csr A = {0};
     A.n = n;
     A.start = malloc((n + 1) * sizeof *A.start);
     A.col = malloc((size_t)(2 * dim + 1) * n * sizeof *A.col);
@@ -237,7 +237,7 @@ static my_csr grid_laplacian(size_t m, int dim, double shift)
     return A;
 }
 
-static void csr_free(my_csr *A)
+static void csr_free(pfb_csr *A)
 {
     free(A->start);
     free(A->col);
@@ -247,28 +247,28 @@ static void csr_free(my_csr *A)
 /* The PCG runs in parallel over fixed blocks of 2048 entries, every sum in a fixed
  * order, and the multigrid cycle computes every entry on one thread: on the
  * 5-point Laplacian (+ 0.01 I) of a 160 x 160 grid, 25,600 unknowns in 13 blocks
- * (the finest multigrid levels above MY_AMG_PAR rows, so their loops run in
+ * (the finest multigrid levels above AMG_PAR rows, so their loops run in
  * parallel), 1, 2 and 3 threads give the same iterations and the same bits, and
  * the solution reaches the requested residual, with either preconditioner. */
 START_TEST(test_pcg_threads_same_bits)
 {
     const size_t m = 160, n = m * m;
-    my_csr A = grid_laplacian(m, 2, 0.01);
-    double *b = malloc(n * sizeof *b), *x[3], *work = malloc(my_pcg_work(n) * sizeof *work);
+    pfb_csr A = grid_laplacian(m, 2, 0.01);
+    double *b = malloc(n * sizeof *b), *x[3], *work = malloc(pcg_work(n) * sizeof *work);
     for (size_t u = 0; u < n; u++)
         b[u] = sin(0.1 * (double)(u % m)) * cos(0.07 * (double)(u / m)) + 0.3;
-    my_amg amg;
+    pfb_amg amg;
     memset(&amg, 0, sizeof amg);
     pfb_err err;
-    ck_assert_msg(my_amg_setup(&amg, &A, &err) == 0, "%s", err.msg);
+    ck_assert_msg(amg_setup(&amg, &A, &err) == 0, "%s", err.msg);
     ck_assert_msg(amg.nlev >= 3, "%d levels below the finest", amg.nlev);
-    const int pcs[2] = {MY_PRECOND_JACOBI, MY_PRECOND_AMG};
+    const int pcs[2] = {PFB_PRECOND_JACOBI, PFB_PRECOND_AMG};
     for (int k = 0; k < 2; k++) {
         int it[3];
         double res[3];
         for (int t = 0; t < 3; t++) {
             x[t] = calloc(n, sizeof *x[t]);
-            ck_assert(my_pcg(&A, b, x[t], 1e-8, 10000, pcs[k], &amg, t + 1, work, &it[t], &res[t], &err) == 0);
+            ck_assert(pcg_solve(&A, b, x[t], 1e-8, 10000, pcs[k], &amg, t + 1, work, &it[t], &res[t], &err) == 0);
             ck_assert_msg(res[t] <= 1e-8, "precond %d, %d threads: residual %g", pcs[k], t + 1, res[t]);
         }
         for (int t = 1; t < 3; t++) {
@@ -280,7 +280,7 @@ START_TEST(test_pcg_threads_same_bits)
         for (int t = 0; t < 3; t++)
             free(x[t]);
     }
-    my_amg_free(&amg);
+    amg_free(&amg);
     free(b);
     free(work);
     csr_free(&A);
@@ -299,26 +299,26 @@ START_TEST(test_amg_iterations_independent_of_n)
     int itj[3], ita[3];
     const size_t ms[3] = {12, 24, 48};
     for (int k = 0; k < 3; k++) {
-        my_csr A = grid_laplacian(ms[k], 3, 0.0);
+        pfb_csr A = grid_laplacian(ms[k], 3, 0.0);
         const size_t n = A.n;
-        double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x), *work = malloc(my_pcg_work(n) * sizeof *work);
+        double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x), *work = malloc(pcg_work(n) * sizeof *work);
         pfb_rng rng;
         rng_seed(&rng, 5);
         for (size_t u = 0; u < n; u++)
             b[u] = rng_uniform(&rng) - 0.5;
-        my_amg amg;
+        pfb_amg amg;
         memset(&amg, 0, sizeof amg);
         pfb_err err;
-        ck_assert_msg(my_amg_setup(&amg, &A, &err) == 0, "%s", err.msg);
+        ck_assert_msg(amg_setup(&amg, &A, &err) == 0, "%s", err.msg);
         double res;
-        ck_assert(my_pcg(&A, b, x, 1e-8, 100000, MY_PRECOND_JACOBI, NULL, 0, work, &itj[k], &res, &err) == 0);
+        ck_assert(pcg_solve(&A, b, x, 1e-8, 100000, PFB_PRECOND_JACOBI, NULL, 0, work, &itj[k], &res, &err) == 0);
         ck_assert_msg(res <= 1e-8, "m %zu jacobi: residual %g", ms[k], res);
         memset(x, 0, n * sizeof *x);
-        ck_assert(my_pcg(&A, b, x, 1e-8, 100000, MY_PRECOND_AMG, &amg, 0, work, &ita[k], &res, &err) == 0);
+        ck_assert(pcg_solve(&A, b, x, 1e-8, 100000, PFB_PRECOND_AMG, &amg, 0, work, &ita[k], &res, &err) == 0);
         ck_assert_msg(res <= 1e-8, "m %zu amg: residual %g", ms[k], res);
         printf("3D Laplacian m = %zu (%zu unknowns, %d levels): PCG iterations to 1e-8, jacobi %d, amg %d\n", ms[k], n,
                amg.nlev, itj[k], ita[k]);
-        my_amg_free(&amg);
+        amg_free(&amg);
         free(b);
         free(x);
         free(work);
@@ -338,7 +338,7 @@ START_TEST(test_pressure_matrix_spd_and_pcg)
     for (int dim = 2; dim <= 3; dim++) {
         pfb_sim sim;
         void *st = pressure_block(&sim, dim, dim == 2 ? 12 : 7);
-        const my_csr *A;
+        const pfb_csr *A;
         const double *b;
         const size_t *rows;
         pfb_err err;
@@ -372,15 +372,15 @@ START_TEST(test_pressure_matrix_spd_and_pcg)
         ck_assert(gsl_linalg_cholesky_solve(L, &bv.vector, xd) == 0);
         /* PCG from zero to a relative residual of 1e-10: the error relative to the
          * exact solution is at most cond(A) times the relative residual */
-        double *x = calloc(nu, sizeof *x), *work = calloc(my_pcg_work(nu), sizeof *work);
+        double *x = calloc(nu, sizeof *x), *work = calloc(pcg_work(nu), sizeof *work);
         int it;
         double res;
-        my_amg amg;
+        pfb_amg amg;
         memset(&amg, 0, sizeof amg);
-        ck_assert_msg(my_amg_setup(&amg, A, &err) == 0, "%s", err.msg);
+        ck_assert_msg(amg_setup(&amg, A, &err) == 0, "%s", err.msg);
         for (int pc = 0; pc <= 2; pc++) {
             memset(x, 0, nu * sizeof *x);
-            ck_assert(my_pcg(A, b, x, 1e-10, 10000, pc, &amg, 0, work, &it, &res, &err) == 0);
+            ck_assert(pcg_solve(A, b, x, 1e-10, 10000, pc, &amg, 0, work, &it, &res, &err) == 0);
             ck_assert_msg(res <= 1e-10, "dim %d precond %d: residual %g after %d iterations", dim, pc, res, it);
             double num = 0.0, den = 0.0;
             for (size_t u = 0; u < nu; u++) {
@@ -402,7 +402,7 @@ START_TEST(test_pressure_matrix_spd_and_pcg)
             ck_assert_msg(fabs(sqrt(rr / bb) - res) <= 1e-3 * res + 1e-14, "reported residual %g, true %g", res,
                           sqrt(rr / bb));
         }
-        my_amg_free(&amg);
+        amg_free(&amg);
         free(x);
         free(work);
         gsl_vector_free(xd);
@@ -428,22 +428,22 @@ START_TEST(test_amg_symmetric_positive)
 {
     pfb_sim sim;
     void *st = pressure_block(&sim, 3, 11);
-    const my_csr *A;
+    const pfb_csr *A;
     const double *b;
     const size_t *rows;
     pfb_err err;
     ck_assert_msg(my_pressure_system(st, &sim, 1e-3, &A, &b, &rows, &err) == 0, "%s", err.msg);
     const size_t n = A->n;
-    my_amg amg;
+    pfb_amg amg;
     memset(&amg, 0, sizeof amg);
-    ck_assert_msg(my_amg_setup(&amg, A, &err) == 0, "%s", err.msg);
+    ck_assert_msg(amg_setup(&amg, A, &err) == 0, "%s", err.msg);
     ck_assert_msg(amg.nlev >= 2, "%zu unknowns: %d levels below the finest", n, amg.nlev);
     gsl_matrix *B = gsl_matrix_alloc(n, n);
     double *e = calloc(n, sizeof *e), *z = malloc(n * sizeof *z);
     double bmax = 0.0;
     for (size_t k = 0; k < n; k++) {
         e[k] = 1.0;
-        my_amg_apply(&amg, e, z, 1);
+        amg_apply(&amg, e, z, 1);
         e[k] = 0.0;
         for (size_t u = 0; u < n; u++) {
             gsl_matrix_set(B, u, k, z[u]);
@@ -472,7 +472,7 @@ START_TEST(test_amg_symmetric_positive)
     gsl_matrix_free(B);
     free(e);
     free(z);
-    my_amg_free(&amg);
+    amg_free(&amg);
     pfb_solver_mao_yang.destroy(st);
     sim_free(&sim);
 }
@@ -494,7 +494,7 @@ START_TEST(test_laplacian_calibration)
         tu_bare_sim(&sim, dim, D, n, x0, v0);
         free(v0);
         void *st = tu_create(&pfb_solver_mao_yang, &sim, NULL);
-        const my_csr *A;
+        const pfb_csr *A;
         const double *b;
         const size_t *rows;
         pfb_err err;

@@ -1,11 +1,12 @@
-/* mao_yang_amg.c — an aggregation multigrid preconditioner for the pressure
- * Poisson matrix of eqs. 7-8 (issue 8: linear scaling of the Mao-Yang solver).
+/* amg.c — an aggregation multigrid preconditioner for the pressure Poisson
+ * matrix of Mao and Yang's eqs. 7-8 (solvers/mao_yang.c), kept in core/ for any
+ * solver with such a system (issue 33).
  *
  * Mao and Yang solve eq. 7 by PCG and name no preconditioner.  With Jacobi's,
  * the iterations grow like the system's diameter in particles, N^(1/3) in 3D,
  * and the time per step like N^(4/3).  A multigrid cycle makes the iterations
  * independent of N.  The matrix is the diagonally dominant M-matrix of
- * assemble_pressure (mao_yang.c), so a purely algebraic hierarchy serves:
+ * assemble_pressure (solvers/mao_yang.c), so a purely algebraic hierarchy serves:
  *
  *  - Aggregation: two passes of pairwise matching, each pairing every unmatched
  *    row, in row order, with its unmatched neighbour of strongest coupling (most
@@ -22,14 +23,14 @@
  *    matrices) smooths every level.
  *  - The cycle (amg_cycle): one damped Jacobi sweep before (from zero) and one
  *    after the coarse correction, which is made twice (a W-cycle); the coarsest
- *    level (at most MY_AMG_COARSEST rows) is solved by a dense Cholesky
+ *    level (at most AMG_COARSEST rows) is solved by a dense Cholesky
  *    factorisation.  Pre- and post-smoothing being the same symmetric sweep,
  *    the cycle is a symmetric operator, as CG needs (test_amg_symmetric checks
- *    it is positive too).  The coarse correction is scaled by MY_AMG_OVER:
+ *    it is positive too).  The coarse correction is scaled by AMG_OVER:
  *    piecewise-constant prolongation overestimates the energy of smooth errors,
  *    and scaling the correction up compensates; 1.5 measured best here.  A
  *    V-cycle's iterations grew like N^0.2 on the dam break; the W-cycle's do
- *    not grow (MY_AMG_OVER's comment).
+ *    not grow (AMG_OVER's comment).
  *
  * Determinism: the setup runs on one thread; in the cycle, every entry of every
  * vector is computed by one thread from the same operands in the same order,
@@ -38,10 +39,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mao_yang.h"
+#include "amg.h"
 
-#define MY_AMG_COARSEST 64    /* rows of the level solved directly */
-#define MY_AMG_OMEGA (2.0 / 3.0)
+#define AMG_COARSEST 64    /* rows of the level solved directly */
+#define AMG_OMEGA (2.0 / 3.0)
 /* Coarse-correction scaling (see the header): measured on the 3D dam break's
  * matrices (mu_e = 1000, lambda = 0.02) at 8,448 / 65,536 / 524,288 particles,
  * mean PCG iterations per solve to 1e-6, with a coarsest level of 256 rows:
@@ -49,12 +50,12 @@
  * 1.0: 24.6 / 34.5 / 56.5; Jacobi: 117 / 229 / 445).  With 64 rows (the direct
  * solve's n^3 was a fixed cost per step at small N): 16.1 / 16.3 at the first
  * two sizes, and 15 to 21 from 10^3 to 10^6 particles (exp scaling). */
-#define MY_AMG_OVER 1.5
-#define MY_AMG_PAR 32768      /* matrix entries from which a level's loops run in parallel */
+#define AMG_OVER 1.5
+#define AMG_PAR 32768      /* matrix entries from which a level's loops run in parallel */
 
 /* Pairwise matching of the rows of B (see the header): agg[u] = coarse row of u;
  * returns the number of coarse rows.  match is scratch of B->n entries. */
-static size_t amg_match(const my_csr *B, size_t *agg)
+static size_t amg_match(const pfb_csr *B, size_t *agg)
 {
     const size_t n = B->n, none = (size_t)-1;
     size_t nc = 0;
@@ -83,21 +84,21 @@ static size_t amg_match(const my_csr *B, size_t *agg)
 /* C = P^T B P for the aggregates agg (nc of them), the diagonal first in each
  * row; mark (nc entries, all (size_t)-1 on entry and exit) and the member lists
  * mstart/mem (filled here) are scratch. */
-static int amg_galerkin(const my_csr *B, const size_t *agg, size_t nc, my_csr *C, size_t **mstart, size_t *cap_ms,
+static int amg_galerkin(const pfb_csr *B, const size_t *agg, size_t nc, pfb_csr *C, size_t **mstart, size_t *cap_ms,
                         size_t **mem, size_t *cap_mem, size_t **mark, size_t *cap_mark, pfb_err *err)
 {
     const size_t n = B->n, none = (size_t)-1;
-    int rc = my_grow((void **)mstart, cap_ms, nc + 1, sizeof **mstart, err);
+    int rc = pfb_grow((void **)mstart, cap_ms, nc + 1, sizeof **mstart, err);
     if (!rc)
-        rc = my_grow((void **)mem, cap_mem, n, sizeof **mem, err);
+        rc = pfb_grow((void **)mem, cap_mem, n, sizeof **mem, err);
     if (!rc && nc > *cap_mark) {
         size_t old = *cap_mark;
-        rc = my_grow((void **)mark, cap_mark, nc, sizeof **mark, err);
+        rc = pfb_grow((void **)mark, cap_mark, nc, sizeof **mark, err);
         for (size_t k = old; !rc && k < *cap_mark; k++)
             (*mark)[k] = none;
     }
     if (!rc)
-        rc = my_grow((void **)&C->start, &C->cap_n, nc + 1, sizeof *C->start, err);
+        rc = pfb_grow((void **)&C->start, &C->cap_n, nc + 1, sizeof *C->start, err);
     if (rc)
         return rc;
     /* members of each aggregate, in row order (a counting sort) */
@@ -114,7 +115,7 @@ static int amg_galerkin(const my_csr *B, const size_t *agg, size_t nc, my_csr *C
     ms[0] = 0;
     /* the coarse rows, each entry summed over its members in row and entry order;
      * every fine entry adds at most one coarse entry */
-    if ((rc = my_csr_reserve(C, B->start[n] + nc, err)))
+    if ((rc = csr_reserve(C, B->start[n] + nc, err)))
         return rc;
     size_t e = 0;
     C->n = nc;
@@ -181,27 +182,27 @@ static void amg_cholesky_solve(const double *L, size_t n, const double *b, doubl
     }
 }
 
-int my_amg_setup(my_amg *g, const my_csr *A, pfb_err *err)
+int amg_setup(pfb_amg *g, const pfb_csr *A, pfb_err *err)
 {
     g->A0 = A;
     g->n0 = A->n;
     g->nlev = 0;
     g->ready = 0;
-    const my_csr *B = A;
+    const pfb_csr *B = A;
     int rc = PFB_OK;
-    while (g->nlev < MY_AMG_MAX_LEVELS - 1 && B->n > MY_AMG_COARSEST) {
-        my_amg_level *L = &g->lev[g->nlev];
+    while (g->nlev < AMG_MAX_LEVELS - 1 && B->n > AMG_COARSEST) {
+        pfb_amg_level *L = &g->lev[g->nlev];
         const size_t n = B->n;
-        if ((rc = my_grow((void **)&L->agg, &L->cap_agg, n, sizeof *L->agg, err)))
+        if ((rc = pfb_grow((void **)&L->agg, &L->cap_agg, n, sizeof *L->agg, err)))
             return rc;
         /* first pass on B, second on the pairs' matrix (held in the next level's
          * matrix until the final one replaces it) */
-        my_csr *C = &g->lev[g->nlev + 1].A;
+        pfb_csr *C = &g->lev[g->nlev + 1].A;
         size_t n1 = amg_match(B, L->agg);
         if ((rc = amg_galerkin(B, L->agg, n1, C, &g->mstart, &g->cap_ms, &g->mem, &g->cap_mem, &g->mark,
                                &g->cap_mark, err)))
             return rc;
-        if ((rc = my_grow((void **)&g->agg2, &g->cap_agg2, n1, sizeof *g->agg2, err)))
+        if ((rc = pfb_grow((void **)&g->agg2, &g->cap_agg2, n1, sizeof *g->agg2, err)))
             return rc;
         size_t nc = amg_match(C, g->agg2);
         for (size_t u = 0; u < n; u++)
@@ -217,20 +218,20 @@ int my_amg_setup(my_amg *g, const my_csr *A, pfb_err *err)
     }
     /* per-level vectors and smoother weights; the coarsest factorised */
     for (int l = 0; l <= g->nlev; l++) {
-        my_amg_level *L = &g->lev[l];
-        const my_csr *M = l ? &L->A : A;
+        pfb_amg_level *L = &g->lev[l];
+        const pfb_csr *M = l ? &L->A : A;
         const size_t n = M->n;
-        if ((rc = my_grow((void **)&L->vec, &L->cap_vec, 4 * n, sizeof *L->vec, err)))
+        if ((rc = pfb_grow((void **)&L->vec, &L->cap_vec, 4 * n, sizeof *L->vec, err)))
             return rc;
         double *dinv = L->vec + 3 * n;
         for (size_t u = 0; u < n; u++) {
             const double d = M->val[M->start[u]];
-            dinv[u] = d > 0 ? MY_AMG_OMEGA / d : 0.0;
+            dinv[u] = d > 0 ? AMG_OMEGA / d : 0.0;
         }
     }
-    const my_csr *M = g->nlev ? &g->lev[g->nlev].A : A;
+    const pfb_csr *M = g->nlev ? &g->lev[g->nlev].A : A;
     const size_t n = M->n;
-    if ((rc = my_grow((void **)&g->chol, &g->cap_chol, n > 0 ? n * n : 1, sizeof *g->chol, err)))
+    if ((rc = pfb_grow((void **)&g->chol, &g->cap_chol, n > 0 ? n * n : 1, sizeof *g->chol, err)))
         return rc;
     memset(g->chol, 0, n * n * sizeof *g->chol);
     for (size_t u = 0; u < n; u++)
@@ -242,7 +243,7 @@ int my_amg_setup(my_amg *g, const my_csr *A, pfb_err *err)
 }
 
 /* y = x + D^-1 omega (r - M x) for x != NULL, y = D^-1 omega r for x == NULL */
-static void amg_smooth(const my_csr *M, const double *dinv, const double *r, const double *x, double *y, int nt)
+static void amg_smooth(const pfb_csr *M, const double *dinv, const double *r, const double *x, double *y, int nt)
 {
     const size_t n = M->n;
 #pragma omp parallel for schedule(dynamic, 2048) num_threads(nt) if (nt > 1)
@@ -265,11 +266,11 @@ static void amg_smooth(const my_csr *M, const double *dinv, const double *r, con
  * correction's restricted residual needs no pass over this level: with x' = x +
  * w P e, R (r - M x') = R (r - M x) - w A_c e (Galerkin, A_c = P^T M P), formed
  * on the coarse level, so a cycle costs three products with the finest matrix
- * (the residual, the post-smoothing and, in my_pcg, the search direction's). */
-static void amg_cycle(const my_amg *g, int l, const double *r, double *x, int nt)
+ * (the residual, the post-smoothing and, in pcg_solve, the search direction's). */
+static void amg_cycle(const pfb_amg *g, int l, const double *r, double *x, int nt)
 {
-    const my_amg_level *L = &g->lev[l];
-    const my_csr *M = l ? &L->A : g->A0;
+    const pfb_amg_level *L = &g->lev[l];
+    const pfb_csr *M = l ? &L->A : g->A0;
     const size_t n = M->n;
     if (l == g->nlev) {
         amg_cholesky_solve(g->chol, n, r, x);
@@ -277,12 +278,12 @@ static void amg_cycle(const my_amg *g, int l, const double *r, double *x, int nt
     }
     double *t = L->vec + n, *rc = L->vec + 2 * n; /* rc: coarse rhs, nc <= n entries */
     const double *dinv = L->vec + 3 * n;
-    const my_amg_level *Lc = &g->lev[l + 1];
-    const my_csr *C = &Lc->A;
+    const pfb_amg_level *Lc = &g->lev[l + 1];
+    const pfb_csr *C = &Lc->A;
     double *xc = Lc->vec; /* the coarse level's x lives at the start of its vec */
     const size_t nc = L->nc;
     const int passes = l + 1 < g->nlev ? 2 : 1;
-    const int par = nt > 1 && M->start[n] >= MY_AMG_PAR, parc = nt > 1 && C->start[nc] >= MY_AMG_PAR;
+    const int par = nt > 1 && M->start[n] >= AMG_PAR, parc = nt > 1 && C->start[nc] >= AMG_PAR;
     amg_smooth(M, dinv, r, NULL, x, par ? nt : 1);
     /* the residual r - M x, restricted: rc[c] = sum over the members of c */
 #pragma omp parallel for schedule(dynamic, 2048) num_threads(nt) if (par)
@@ -303,14 +304,14 @@ static void amg_cycle(const my_amg *g, int l, const double *r, double *x, int nt
         amg_cycle(g, l + 1, rc, xc, nt);
 #pragma omp parallel for schedule(dynamic, 4096) num_threads(nt) if (par)
         for (size_t u = 0; u < n; u++)
-            x[u] += MY_AMG_OVER * xc[L->agg[u]];
+            x[u] += AMG_OVER * xc[L->agg[u]];
         if (pass + 1 < passes) {
 #pragma omp parallel for schedule(dynamic, 2048) num_threads(nt) if (parc)
             for (size_t c = 0; c < nc; c++) {
                 double s = 0.0;
                 for (size_t e = C->start[c]; e < C->start[c + 1]; e++)
                     s += C->val[e] * xc[C->col[e]];
-                rc[c] -= MY_AMG_OVER * s;
+                rc[c] -= AMG_OVER * s;
             }
         }
     }
@@ -318,17 +319,17 @@ static void amg_cycle(const my_amg *g, int l, const double *r, double *x, int nt
     amg_smooth(M, dinv, r, t, x, par ? nt : 1);
 }
 
-void my_amg_apply(const my_amg *g, const double *r, double *z, int threads)
+void amg_apply(const pfb_amg *g, const double *r, double *z, int threads)
 {
     amg_cycle(g, 0, r, z, threads);
 }
 
-void my_amg_free(my_amg *g)
+void amg_free(pfb_amg *g)
 {
     if (!g)
         return;
-    for (int l = 0; l < MY_AMG_MAX_LEVELS; l++) {
-        my_amg_level *L = &g->lev[l];
+    for (int l = 0; l < AMG_MAX_LEVELS; l++) {
+        pfb_amg_level *L = &g->lev[l];
         free(L->A.start);
         free(L->A.col);
         free(L->A.val);

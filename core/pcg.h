@@ -1,0 +1,31 @@
+/* pcg.h — preconditioned conjugate gradients on a compressed-row matrix
+ * (csr.h), with Jacobi's or the multigrid's (amg.h) preconditioner; the same
+ * bits for any thread count. */
+#ifndef PFB_PCG_H
+#define PFB_PCG_H
+
+#include <stddef.h>
+
+#include "amg.h"
+#include "csr.h"
+#include "error.h"
+
+/* Preconditioners of pcg_solve. */
+enum { PFB_PRECOND_NONE = 0, PFB_PRECOND_JACOBI = 1, PFB_PRECOND_AMG = 2 };
+
+/* Solve A x = b (A symmetric positive definite) by preconditioned conjugate
+ * gradients until |b - A x| <= tol |b| or max_iter iterations; x holds the initial
+ * guess on entry.  work holds pcg_work(n) doubles.  Reports the iterations and the final
+ * relative residual.  Runs on `threads` threads (0: the OpenMP default); every
+ * sum is formed over fixed blocks in a fixed order, so the result does not
+ * depend on the thread count.  precond PFB_PRECOND_AMG needs amg, set up for A
+ * (amg_setup); the others ignore it.  Returns PFB_OK, or PFB_EINVAL for an
+ * unknown preconditioner or an AMG one without a hierarchy of A. */
+/* Doubles of workspace pcg_solve needs for n unknowns: 5 vectors and the partial
+ * sums of its fixed blocks (so a solve allocates nothing). */
+size_t pcg_work(size_t n);
+
+int pcg_solve(const pfb_csr *A, const double *b, double *x, double tol, int max_iter, int precond, const pfb_amg *amg,
+           int threads, double *work, int *iters, double *resid, pfb_err *err);
+
+#endif
