@@ -871,14 +871,12 @@ static void apply_spring_displacements(const clavet_state *s, pfb_sim *sim, doub
 
 /* The relaxation visits particles in a random order, so at 10^5-10^6 particles
  * nearly every particle's index, row and neighbours come from memory, not cache
- * (3D dam break, alternating runs of bench step: 7.5-7.9 us per particle-step
- * at 10^6 before this, 5.2 us with it; 4.8-5.1 and 4.7-4.9 us at 10^5).  The
- * order is known ahead, so the loads are requested ahead, in stages: the storage
- * index of the particle 2 RELAX_AHEAD places on, the row offsets and position of
- * the one RELAX_AHEAD on, the row of the one RELAX_AHEAD / 2 on, the neighbours'
- * positions of the one RELAX_AHEAD / 4 on (8 and 32 measured the same as 16).
- * Prefetches change no value: the run's bits are those of the plain loop.  The
- * first pass takes no unit vector (pair_dist: r has pair_vec's bits). */
+ * (bench/README.md has the figures).  The order is known ahead, so the loads
+ * are requested ahead, in stages: the storage index of the particle 2
+ * RELAX_AHEAD places on, the row offsets and position of the one RELAX_AHEAD
+ * on, the row of the one RELAX_AHEAD / 2 on, the neighbours' positions of the
+ * one RELAX_AHEAD / 4 on.  Prefetches change no value: the run's bits are those
+ * of the plain loop. */
 #define RELAX_AHEAD 16
 static void relax_prefetch(const clavet_state *s, const pfb_particles *p, int dim, size_t o)
 {
