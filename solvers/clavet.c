@@ -1104,7 +1104,8 @@ static int ensure_list(clavet_state *s, pfb_sim *sim, int full, pfb_err *err)
         for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++)
             fj[cur[s->L.lj[q]]++] = (uint32_t)i;
     for (size_t i = 0; i < n; i++) /* then i's own half row */
-        memcpy(fj + cur[i], s->L.lj + s->L.ls[i], (s->L.ls[i + 1] - s->L.ls[i]) * sizeof *fj);
+        if (s->L.ls[i + 1] > s->L.ls[i])
+            memcpy(fj + cur[i], s->L.lj + s->L.ls[i], (s->L.ls[i + 1] - s->L.ls[i]) * sizeof *fj);
     size_t longest = 0;
     for (size_t i = 0; i < n; i++)
         longest = fs[i + 1] - fs[i] > longest ? fs[i + 1] - fs[i] : longest;

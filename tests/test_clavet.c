@@ -162,7 +162,7 @@ START_TEST(test_springs_rest_length_and_lifetime)
     const char *const sets[] = {"h_factor=4", PAPER, "k=0", "k_near=0", "beta=0", "springs=true", "gamma_stretch=0",
                                 "gamma_compress=0", "k_spring=0", NULL};
     void *st = create(&sim, sets);
-    double vals[4]; /* h, c, springs, spring_rest_mean */
+    double vals[5]; /* h, c, springs, spring_rest_mean, list_builds */
     pfb_solver_clavet.diag(st, &sim, vals);
     ck_assert(vals[2] == 0.0);
     step(st, &sim, dt);
@@ -407,7 +407,7 @@ START_TEST(test_sphere_drip_sticks)
         pfb_err err;
         ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
         const double dt = pfb_solver_clavet.suggest_dt(st, &sim), Rs = 0.1;
-        double vals[4];
+        double vals[5];
         pfb_solver_clavet.diag(st, &sim, vals);
         const double band = params_get(&t.solver, "d_stick") + vals[0];
         for (long s = 0; s < lround(2.0 / dt); s++)
@@ -444,7 +444,7 @@ START_TEST(test_default_stiffness)
         pfb_sim sim;
         tu_bare_sim(&sim, 2, 0.01, 4, x, v); /* v_ref = 1 m/s */
         void *st = create(&sim, cases[k]);
-        double vals[4];
+        double vals[5];
         pfb_solver_clavet.diag(st, &sim, vals);
         h[k] = vals[0];
         c[k] = vals[1];
@@ -475,7 +475,7 @@ START_TEST(test_default_stiffness)
     pfb_sim sim;
     tu_bare_sim(&sim, 2, 0.01, 4, x, v);
     void *st = create(&sim, both);
-    double vals[4];
+    double vals[5];
     pfb_solver_clavet.diag(st, &sim, vals);
     ck_assert(fabs(vals[1] - 10.0) < 1e-12 * 10.0);
     pfb_solver_clavet.destroy(st);
