@@ -490,6 +490,18 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
     for (long f = 1; f <= res->frames && !res->unstable; f++) {
         for (long s = 0; s < res->substeps; s++) {
             rc = cfg->solver->step(state, &sim, res->dt, err);
+            if (rc && run_check_blowup(&sim, res->energy_scale, INFINITY, res->reason, sizeof res->reason)) {
+                /* a blow-up inside the step: the state went non-finite or left the
+                 * domain and a later phase of the step failed on it (the neighbour
+                 * search refuses a NaN); it is recorded as the blow-up it is, with
+                 * the step's own message after the state's */
+                const size_t used = strlen(res->reason);
+                snprintf(res->reason + used, sizeof res->reason - used, " (inside step %ld: %s)", res->steps + 1,
+                         err->msg);
+                res->unstable = 1;
+                rc = PFB_OK;
+                break;
+            }
             if (rc)
                 goto done;
             res->steps++;

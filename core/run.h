@@ -17,7 +17,10 @@
  * overlapping (miller_pearce).  Such a spike (measured: clavet's 3D drop at 12x
  * the scale after its first step, 0.5x by the first frame) is dissipated
  * within the frame; a blow-up grows, and is still above the limit at the frame's
- * end, or is caught earlier as non-finite or escaped. */
+ * end, or is caught earlier as non-finite or escaped.  A step that fails after
+ * its state went non-finite or left the domain (a later phase of the step, such
+ * as the neighbour search, refusing a NaN) is that blow-up too: the run stops as
+ * unstable, the reason naming the particle and the step's message. */
 #ifndef PFB_RUN_H
 #define PFB_RUN_H
 

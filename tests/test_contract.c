@@ -299,6 +299,68 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* A solver whose step, from its third on, makes particle 0's position NaN and
+ * then searches neighbours (as mao_yang's pressure phase does after its
+ * prediction): the search refuses the NaN, the step fails, and the run records
+ * the blow-up (unstable, the reason naming the particle and the step's own
+ * message) instead of failing; a step that fails on a finite state stays an
+ * error. */
+static int nan_calls;
+static int nan_create(const pfb_params *p, pfb_sim *sim, void **state, pfb_err *err)
+{
+    (void)p, (void)sim, (void)err;
+    nan_calls = 0;
+    *state = &nan_calls;
+    return PFB_OK;
+}
+static int nan_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
+{
+    (void)dt;
+    int *calls = state;
+    if (++*calls >= 3 && sim->p.n)
+        sim->p.x[0][0] = NAN;
+    const pfb_nlist *nl;
+    return sim_neighbours(sim, 2.0 * sim->spacing, &nl, err);
+}
+static int fail_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
+{
+    (void)state, (void)sim, (void)dt;
+    return pfb_err_set(err, PFB_EINVAL, "fail_step: an error on a finite state");
+}
+static void nan_destroy(void *state)
+{
+    (void)state;
+}
+static double nan_dt(const void *state, const pfb_sim *sim)
+{
+    (void)state, (void)sim;
+    return 1e-3;
+}
+
+START_TEST(test_blowup_inside_step)
+{
+    pfb_solver_ops ops = {"nan_solver", "none", NULL, nan_create, nan_step, nan_destroy, nan_dt,
+                          NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    const char *sets[] = {"run.dim=2", "run.spacing=0.05", "run.t_end=0.05", NULL};
+    tu_run t;
+    tu_run_init(&t, "muller", "pool", sets);
+    t.cfg.solver = &ops;
+    pfb_run_result res;
+    pfb_err err;
+    ck_assert_msg(run_execute(&t.cfg, &res, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(res.unstable, 1);
+    ck_assert_int_eq(res.steps, 2);
+    ck_assert_msg(strstr(res.reason, "non-finite: particle") && strstr(res.reason, "inside step 3") &&
+                      strstr(res.reason, "non-finite x coordinate"),
+                  "reason: %s", res.reason);
+    ops.step = fail_step;
+    ck_assert(run_execute(&t.cfg, &res, &err) != 0);
+    ck_assert_msg(strstr(err.msg, "fail_step") != NULL, "%s", err.msg);
+    tu_run_free(&t);
+}
+END_TEST
+
+
 int main(void)
 {
     size_t nsolvers = 0;
@@ -313,6 +375,7 @@ int main(void)
     tcase_set_timeout(tt, 900);
     tcase_add_loop_test(tt, test_threads, 0, (int)nsolvers);
     tcase_add_loop_test(tt, test_pair_virial_matches_step, 0, (int)nsolvers);
+    tcase_add_test(tt, test_blowup_inside_step);
     suite_add_tcase(s, tt);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
