@@ -26,6 +26,26 @@ int pfb_team_size(void)
 #endif
 }
 
+int row_buffers_ensure(pfb_row_buffers *r, size_t maxrow, int threads, pfb_err *err)
+{
+    if (maxrow + 8 > r->cap) {
+        row_buffers_free(r);
+        r->cap = maxrow + maxrow / 4 + 8;
+    }
+    for (int t = 0; t < threads && t < PFB_MAX_THREADS; t++)
+        if (!r->b[t] && !(r->b[t] = malloc(r->cap * sizeof *r->b[t])))
+            return pfb_err_set(err, PFB_ENOMEM, "out of memory for a row of %zu pairs", r->cap);
+    return PFB_OK;
+}
+
+void row_buffers_free(pfb_row_buffers *r)
+{
+    for (int t = 0; t < PFB_MAX_THREADS; t++) {
+        free(r->b[t]);
+        r->b[t] = NULL;
+    }
+}
+
 void pairtasks_free(pfb_pairtasks *T)
 {
     free(T->done);

@@ -27,6 +27,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 #include "halflist.h"
@@ -62,6 +63,27 @@ typedef struct {
 } pfb_stage;
 
 #define PAIRTASKS_MAX_STAGES 16
+
+/* The threads a solver's pair stages run on: the run's, at most
+ * PFB_MAX_THREADS (the size of every per-thread array). */
+static inline int pairtasks_threads(const pfb_sim *sim)
+{
+    const int t = sim_threads(sim);
+    return t < PFB_MAX_THREADS ? t : PFB_MAX_THREADS;
+}
+
+/* Per thread, a buffer for one row's pairs (a solver's compacted rows), taken
+ * by the running thread as b[pfb_thread_num()].  Zero it before first use. */
+typedef struct pfb_row_buffers {
+    uint32_t *b[PFB_MAX_THREADS];
+    size_t cap; /* entries each buffer holds */
+} pfb_row_buffers;
+
+/* Room in the buffers of threads 0 .. threads-1 for rows of up to maxrow
+ * pairs and 8 entries more (core/lanes.h's V_COMPACT4 writes up to 4 past the
+ * last kept, V_ROW_QUAD reads up to 3 past a row's end). */
+int row_buffers_ensure(pfb_row_buffers *r, size_t maxrow, int threads, pfb_err *err);
+void row_buffers_free(pfb_row_buffers *r);
 
 typedef struct pfb_pairtasks {
     atomic_uchar *done; /* completion flags: stages (nblk + 2) */

@@ -345,8 +345,7 @@ typedef struct clavet_state {
     long full_builds;     /* L.builds when the full list was made (-1: never) */
     uint32_t *cl, *cn;    /* jacobi: per particle its listed pairs within h (at ls[i], cn[i] of them) */
     size_t cap_cl, cap_cn;
-    uint32_t *cj[PFB_MAX_THREADS]; /* jacobi: per thread, a row's pairs within h */
-    size_t cap_cj;
+    pfb_row_buffers cj;   /* jacobi: per thread, a row's pairs within h */
     double *pk;           /* jacobi: per particle a packed record, 8 doubles: x, y, z, P, v, P_near */
     size_t cap_pk;
     double per_L[3], per_I[3]; /* the periods and their inverses (0 on open axes) */
@@ -373,8 +372,7 @@ static void clavet_destroy(void *state)
     free(s->pk);
     free(s->cl);
     free(s->cn);
-    for (int t = 0; t < PFB_MAX_THREADS; t++)
-        free(s->cj[t]);
+    row_buffers_free(&s->cj);
     free(s);
 }
 
@@ -808,7 +806,7 @@ static int apply_viscosity_jacobi(clavet_state *s, pfb_sim *sim, double dt, pfb_
 {
     jacobi_ctx c = {s, sim, dt, rows_level(s, sim->p.n)};
     return pairtasks_run(&s->T, &s->L, viscosity_stages, 3, &c,
-                         sim_threads(sim) < PFB_MAX_THREADS ? sim_threads(sim) : PFB_MAX_THREADS,
+                         pairtasks_threads(sim),
                          sim_parallel_pairs(sim, sim->p.n), err);
 }
 
@@ -1026,7 +1024,7 @@ static int double_density_relaxation_jacobi(clavet_state *s, pfb_sim *sim, doubl
 {
     jacobi_ctx c = {s, sim, dt, rows_level(s, sim->p.n)};
     return pairtasks_run(&s->T, &s->L, relaxation_stages, 5, &c,
-                         sim_threads(sim) < PFB_MAX_THREADS ? sim_threads(sim) : PFB_MAX_THREADS,
+                         pairtasks_threads(sim),
                          sim_parallel_pairs(sim, sim->p.n), err);
 }
 
@@ -1044,7 +1042,7 @@ static int ensure_list(clavet_state *s, pfb_sim *sim, int full, pfb_err *err)
     if (built)
         index_ids(s, &sim->p);
     if (s->jacobi) { /* the rows' buffers (V_COMPACT4 writes up to 4 past, V_ROW_QUAD reads 3 past) */
-        const size_t n = sim->p.n, pairs = s->L.ls[n], threads = (size_t)sim_threads(sim) < PFB_MAX_THREADS ? (size_t)sim_threads(sim) : PFB_MAX_THREADS;
+        const size_t n = sim->p.n, pairs = s->L.ls[n];
         if (pairs + 4 > s->cap_cl) {
             free(s->cl);
             s->cap_cl = pairs + pairs / 4 + 4;
@@ -1060,16 +1058,9 @@ static int ensure_list(clavet_state *s, pfb_sim *sim, int full, pfb_err *err)
             s->cn = cn;
             s->cap_cn = n;
         }
-        if (s->L.maxrow + 8 > s->cap_cj) {
-            for (int t = 0; t < PFB_MAX_THREADS; t++) {
-                free(s->cj[t]);
-                s->cj[t] = NULL;
-            }
-            s->cap_cj = s->L.maxrow + s->L.maxrow / 4 + 8;
-        }
-        for (size_t t = 0; t < threads; t++)
-            if (!s->cj[t] && !(s->cj[t] = malloc(s->cap_cj * sizeof(uint32_t))))
-                return pfb_err_set(err, PFB_ENOMEM, "clavet: out of memory for a row of %zu pairs", s->cap_cj);
+        rc = row_buffers_ensure(&s->cj, s->L.maxrow, pairtasks_threads(sim), err);
+        if (rc)
+            return rc;
     }
     if (!full || s->full_builds == s->L.builds)
         return PFB_OK;
@@ -1158,18 +1149,14 @@ static void resolve_collisions(const clavet_state *s, pfb_sim *sim, double dt, d
     /* the shapes' centres, for shape_clear: a particle surely at phi >= R (and
      * beyond the stickiness range, when on) of a shape gets nothing from it,
      * exactly as collision_impulse would decide */
-    enum { CLEAR_MAX = 32 };
-    double cen[CLEAR_MAX][3];
-    const size_t nclear = sim->walls.n <= CLEAR_MAX ? sim->walls.n : 0;
-    for (size_t b = 0; b < nclear; b++)
-        shape_centre(&sim->walls.s[b], t, cen[b]);
-    const double margin = s->R + (s->k_stick > 0 ? s->d_stick : 0.0);
+    pfb_wall_step ws;
+    sim_wall_step(sim, t, s->R + (s->k_stick > 0 ? s->d_stick : 0.0), 0.0, 0.0, &ws);
     const long np = (long)p->n;
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(sim_threads(sim)) if (sim_parallel(sim, p->n))
     for (long i = 0; i < np; i++)
         for (size_t b = 0; b < sim->walls.n; b++) {
             const pfb_shape *sh = &sim->walls.s[b];
-            if (b < nclear && shape_clear(sh, dim, cen[b], p->x[0][i], p->x[1][i], p->x[2][i], margin))
+            if (shape_clear(sh, dim, ws.c[b], p->x[0][i], p->x[1][i], p->x[2][i], ws.margin))
                 continue;
             double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]}, n[3], vw[3], I[3];
             double d = shape_sdf(sh, dim, t, x, n) - s->R; /* distance to the collision surface */

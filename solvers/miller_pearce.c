@@ -198,8 +198,7 @@ typedef struct mp_state {
     double box2;              /* the last step's moves' box (halflist_ensure), or -1 */
     size_t box_n;             /* the globules when it was measured */
     double cmax2;             /* the largest reach squared, in units of (r_i + r_p)^2 */
-    uint32_t *cj[PFB_MAX_THREADS]; /* per thread, a row's pairs in reach (the lane rows) */
-    size_t cap_cj;
+    pfb_row_buffers cj;       /* per thread, a row's pairs in reach (the lane rows) */
     double *pk;               /* per globule a packed record, 8 doubles: x, y, z, r, v, T (64-byte aligned) */
     size_t cap_pk;
     pfb_halflist L;           /* pairs within reach_max (1 + list_skin), core/halflist.h */
@@ -288,8 +287,7 @@ static void mp_destroy(void *state)
     free(s->acc);
     free(s->dT);
     free(s->pk);
-    for (int t = 0; t < PFB_MAX_THREADS; t++)
-        free(s->cj[t]);
+    row_buffers_free(&s->cj);
     halflist_free(&s->L);
     pairtasks_free(&s->T);
     free(s);
@@ -637,18 +635,13 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
         rc = halflist_ensure(&s->L, sim, p->n == s->box_n ? s->box2 : -1.0, 0, &built, err);
     if (rc)
         return rc;
-    const int threads = sim_threads(sim) < PFB_MAX_THREADS ? sim_threads(sim) : PFB_MAX_THREADS;
+    const int threads = pairtasks_threads(sim);
     const int lanes = s->mi >= 0 && s->ni >= 0 && p->n <= INT32_MAX; /* (32-bit signed indices in V_INDEX) */
-    if (lanes && s->L.maxrow + 8 > s->cap_cj) { /* the rows' buffers (V_COMPACT4 writes up to 4 past) */
-        for (int t = 0; t < PFB_MAX_THREADS; t++) {
-            free(s->cj[t]);
-            s->cj[t] = NULL;
-        }
-        s->cap_cj = s->L.maxrow + s->L.maxrow / 4 + 8;
+    if (lanes) {
+        rc = row_buffers_ensure(&s->cj, s->L.maxrow, threads, err);
+        if (rc)
+            return rc;
     }
-    for (int t = 0; lanes && t < threads; t++)
-        if (!s->cj[t] && !(s->cj[t] = malloc(s->cap_cj * sizeof(uint32_t))))
-            return pfb_err_set(err, PFB_ENOMEM, "miller_pearce: out of memory for a row of %zu pairs", s->cap_cj);
     mp_ctx ctx = {s, sim, lanes ? lanes_level(s->simd) : 0};
     rc = pairtasks_run(&s->T, &s->L, lanes ? mp_lane_stages : mp_stages, 3, &ctx, threads,
                        sim_parallel_pairs(sim, p->n), err);
@@ -671,11 +664,8 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     const double t1 = sim->t + dt;
     /* the shapes' centres at t1, for shape_clear: a globule surely clear of a
      * shape (exactly shape_sdf's phi >= offset) needs no mp_collide there */
-    enum { MP_CLEAR_MAX = 32 };
-    double cen[MP_CLEAR_MAX][3];
-    const size_t nclear = sim->walls.n <= MP_CLEAR_MAX ? sim->walls.n : 0;
-    for (size_t b = 0; b < nclear; b++)
-        shape_centre(&sim->walls.s[b], t1, cen[b]);
+    pfb_wall_step ws;
+    sim_wall_step(sim, t1, 0.0, 0.0, 0.0, &ws);
     /* the moves' box since the list's sort, measured as the globules move
      * (core/halflist.h), for the next step's list check */
     const int measure = sim->bodies.n == 0 && halflist_is_sort(&s->L, sim);
@@ -701,7 +691,7 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
             for (int pass = 0; pass < 4 && hit; pass++) { /* §2.2, every shape; corners face by face */
                 hit = 0;
                 for (size_t b = 0; b < sim->walls.n; b++)
-                    if (!(b < nclear && shape_clear(&sim->walls.s[b], dim, cen[b], xb[0], xb[1], xb[2], off)))
+                    if (!shape_clear(&sim->walls.s[b], dim, ws.c[b], xb[0], xb[1], xb[2], off))
                         hit |= mp_collide(&sim->walls.s[b], dim, t1, dt, off, s->r_n, s->r_t, xa, xb, v);
             }
             if (hit) /* still colliding after 4 passes: put on the surface, never on the wrong side */

@@ -376,7 +376,9 @@ static double mp_diag_value(const void *st, const pfb_sim *sim, const char *name
  * brute force (mp_pair_force, each pair's two sides evaluated on their own):
  * a jittered 3D lattice with random velocities and radii, open (_i = 0), in a
  * periodic box (1: the minimum image across faces and corners), and thermal
- * with random temperatures (2: c_r from each pair's mean temperature), at
+ * with random temperatures (2: c_r from each pair's mean temperature), and
+ * with exponents that are not whole numbers (3: m = 4.5, n = 2.5, the scalar
+ * rows with pow(), which the SIMD level does not change), at
  * every SIMD level.  No walls and no gravity, so v1 = v0 + dt a (eq. 9).
  * Tolerance: the rows form 1/D by one division of D (r_i + r_j)^2 where
  * mp_pair_force divides twice, a few ulp per term, and the sums run in other
@@ -384,7 +386,8 @@ static double mp_diag_value(const void *st, const pfb_sim *sim, const char *name
  * v0 + dt a (2 eps |v|). */
 START_TEST(test_rows_equal_brute_force)
 {
-    const int periodic = _i == 1, thermal = _i == 2;
+    const int periodic = _i == 1, thermal = _i == 2, frac = _i == 3;
+    const double me = frac ? 4.5 : 5.0, ne = frac ? 2.5 : 3.0;
     const double dx = 0.01, L = 10 * dx;
     const size_t side = 10, n = side * side * side;
     double *x = malloc(3 * n * sizeof *x), *v = malloc(3 * n * sizeof *v);
@@ -411,7 +414,7 @@ START_TEST(test_rows_equal_brute_force)
             }
         }
         const char *const sets[] = {thermal ? "material=thermal" : "material=fluid", "b1=2e-9", "drag=3.0",
-                                    "radius_spread=0.2", level[simd], NULL};
+                                    "radius_spread=0.2", level[simd], frac ? "m=4.5" : NULL, frac ? "n=2.5" : NULL, NULL};
         void *st = tu_create(&pfb_solver_miller_pearce, &sim, sets);
         const int fr = particles_find_field(&sim.p, "radius"), ft = particles_find_field(&sim.p, "temperature");
         double *T = sim.p.field[ft].data;
@@ -419,7 +422,7 @@ START_TEST(test_rows_equal_brute_force)
         rng_seed(&rt, 5);
         for (size_t i = 0; thermal && i < n; i++)
             T[i] = rng_uniform(&rt); /* across t_solid .. t_fluid = 0.3 .. 0.7 */
-        const mp_law law = {5.0, 3.0, 2e-9, 2e-9 * pow(dx, -2.0), 3.0};
+        const mp_law law = {me, ne, 2e-9, 2e-9 * pow(dx, ne - me), 3.0};
         /* the expected velocities, from the state before the step (storage as it is now) */
         const size_t m = sim.p.n;
         double *want = malloc(3 * m * sizeof *want), *tol = malloc(m * sizeof *tol);
@@ -553,7 +556,7 @@ int main(void)
     tcase_add_test(tc, test_presets_pile_and_solid);
     tcase_add_test(tc, test_heated_block_spreads);
     tcase_add_test(tc, test_drag_nu_shear_wave);
-    tcase_add_loop_test(tc, test_rows_equal_brute_force, 0, 3);
+    tcase_add_loop_test(tc, test_rows_equal_brute_force, 0, 4);
     tcase_add_loop_test(tc, test_simd_same_bits, 0, 3);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
