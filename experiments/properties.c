@@ -174,7 +174,7 @@ typedef struct drop_ctx {
 } drop_ctx;
 
 double material_virial_pressure(const pfb_sim *sim, const pfb_solver_ops *so, const void *state,
-                                const unsigned char *in, double V)
+                                const unsigned char *in, double V, int axis)
 {
     const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
@@ -191,8 +191,9 @@ double material_virial_pressure(const pfb_sim *sim, const pfb_solver_ops *so, co
     for (size_t i = 0; i < p->n; i++)
         if (in[i])
             for (int k = 0; k < dim; k++)
-                K += p->m[i] * (p->v[k][i] - vm[k] / mr) * (p->v[k][i] - vm[k] / mr);
-    return (K + so->pair_virial(state, sim, in)) / (dim * V);
+                if (axis < 0 || axis == k)
+                    K += p->m[i] * (p->v[k][i] - vm[k] / mr) * (p->v[k][i] - vm[k] / mr);
+    return (K + so->pair_virial(state, sim, in, axis)) / ((axis < 0 ? dim : 1) * V);
 }
 
 /* The mechanical pressure of the region within r_region of the centre of mass
@@ -223,7 +224,7 @@ static void drop_row(void *ctx, const pfb_sim *sim, const pfb_solver_ops *so, co
     }
     const double R = c->r_region;
     const double V = dim == 2 ? M_PI * R * R : 4.0 / 3.0 * M_PI * R * R * R;
-    values[0] = material_virial_pressure(sim, so, state, c->in, V);
+    values[0] = material_virial_pressure(sim, so, state, c->in, V, -1);
 }
 
 /* The viscosity (or shear modulus) of the wave signal A(t) (see the header). */

@@ -31,6 +31,15 @@
  *   err = mean over the slabs of |p - p_h| / p_h,
  * and slope_rel = the least-squares slope of p against d over rho g (1 for a
  * hydrostatic column, whatever pressure offset the method holds at its surface).
+ * Beside it the vertical normal stress of the same slabs, p_vert = (sum m (v_y -
+ * v_mean,y)^2 + the pair virial's y terms) / V (material_virial_pressure, axis
+ * 1), with err_vert and slope_rel_vert alike: the weight above a slab rests on
+ * its vertical stress in any material at rest, while the pressure, the mean of
+ * the normal stresses, equals it only where the material holds no shear stress
+ * at rest.  So p_vert near rho g d with p away from it says that the method's
+ * pool is not a fluid at rest (it carries a deviatoric stress, as a packed
+ * solid does), and p_vert away from it that the pool has not settled or its
+ * density is not the scene's.
  * Resolutions D / dx: 25, 50, 100 in 2D; 10, 20 in 3D (quick: 8, 12 in 2D and
  * 5, 6 in 3D, where a 0.1 m slab is one or two layers: plumbing, not numbers).
  *
@@ -75,15 +84,17 @@
  *   validation_front.csv      solver,dim,a_dx,dx,t,T,Z
  *   validation_dam_break.csv  solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,
  *                             wall_seconds
- *   validation_hydrostatic.csv solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err
- *   validation_hydrostatic_summary.csv solver,dim,D_dx,dx,err,slope_rel
+ *   validation_hydrostatic.csv solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,
+ *                             rel_err_vert
+ *   validation_hydrostatic_summary.csv solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert
  *   validation_viscous.csv    solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,
  *                             shear_modulus,status
  *   validation_drop.csv       solver,dim,R_dx,dx,n,status,reason,sigma_source,sigma,omega_rayleigh,omega,
  *                             omega_err,omega_rel_err,beta_viscous,beta,beta_err,beta_rel_err
  *   validation_drop_signal.csv solver,dim,R_dx,t,deformation
  *   validation_order.csv      case,solver,dim,nres,order,order_err,err_coarse,err_fine
- *                             (case: dam_break, hydrostatic, viscous, drop, drop_damping) */
+ *                             (case: dam_break, hydrostatic, hydrostatic_vertical, viscous, drop,
+ *                             drop_damping) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,7 +147,8 @@ static void front_row(void *vctx, const pfb_sim *sim, double *values)
 #define HYD_DEPTH 0.5
 #define HYD_NSLAB 3
 static const double slab_depth[HYD_NSLAB] = {0.15, 0.25, 0.35};
-static const char *const slab_names[] = {"p_d15", "p_d25", "p_d35", NULL};
+/* per slab the pressure, then the vertical normal stress */
+static const char *const slab_names[] = {"p_d15", "p_d25", "p_d35", "pv_d15", "pv_d25", "pv_d35", NULL};
 
 typedef struct slab_ctx {
     unsigned char *in;
@@ -149,7 +161,7 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
     slab_ctx *c = vctx;
     const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
-    for (int k = 0; k < HYD_NSLAB; k++)
+    for (int k = 0; k < 2 * HYD_NSLAB; k++)
         values[k] = NAN;
     if (!so->pair_virial || p->n == 0)
         return;
@@ -177,7 +189,8 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
                     in &= p->x[d][i] >= wlo[d] + 0.1 && p->x[d][i] <= whi[d] - 0.1;
             c->in[i] = (unsigned char)in;
         }
-        values[k] = material_virial_pressure(sim, so, state, c->in, V);
+        values[k] = material_virial_pressure(sim, so, state, c->in, V, -1);
+        values[HYD_NSLAB + k] = material_virial_pressure(sim, so, state, c->in, V, 1);
     }
 }
 
@@ -243,7 +256,7 @@ static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, ex
     int rc = PFB_OK;
     for (size_t k = 0; k < sizeof hyd_resolutions / sizeof hyd_resolutions[0] && !rc; k++) {
         const val_res *vr = &hyd_resolutions[k];
-        double dxs[3], errs[3];
+        double dxs[3], errs[3], errsv[3];
         int nres = 0;
         for (int j = 0; j < 3 && vr->a_dx[q][j] > 0 && !rc; j++) {
             const double D_dx = vr->a_dx[q][j], dx = HYD_DEPTH / D_dx;
@@ -262,38 +275,47 @@ static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, ex
             if (rc)
                 break;
             const int ct = csv_table_col(&out.series, "t");
-            double pm[HYD_NSLAB], ph[HYD_NSLAB], err_sum = 0.0;
+            double pm[HYD_NSLAB], pv[HYD_NSLAB], ph[HYD_NSLAB], err_sum = 0.0, errv_sum = 0.0;
             for (int sl = 0; sl < HYD_NSLAB; sl++) {
-                const int cp = csv_table_col(&out.extra, slab_names[sl]);
-                double sum = 0.0;
+                const int cp = csv_table_col(&out.extra, slab_names[sl]),
+                          cv = csv_table_col(&out.extra, slab_names[HYD_NSLAB + sl]);
+                double sum = 0.0, sumv = 0.0;
                 size_t n = 0;
                 for (size_t r = 0; r < out.extra.nrow && r < out.series.nrow; r++)
                     if (csv_table_get(&out.series, r, ct) >= 2.0 / 3.0 * t_end - 1e-12) {
                         sum += csv_table_get(&out.extra, r, cp);
+                        sumv += csv_table_get(&out.extra, r, cv);
                         n++;
                     }
                 pm[sl] = n ? sum / (double)n : NAN;
+                pv[sl] = n ? sumv / (double)n : NAN;
                 ph[sl] = 1000.0 * VAL_G * slab_depth[sl];
                 err_sum += fabs(pm[sl] - ph[sl]) / ph[sl];
+                errv_sum += fabs(pv[sl] - ph[sl]) / ph[sl];
             }
             char reason[320];
             exp_reason(&out, reason, sizeof reason);
             for (int sl = 0; sl < HYD_NSLAB; sl++)
-                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%g,%.8g,%.8g,%.6g\n", so->name, vr->dim, D_dx, dx, out.n,
-                        exp_status_word(&out), reason, slab_depth[sl], pm[sl], ph[sl],
-                        fabs(pm[sl] - ph[sl]) / ph[sl]);
+                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%g,%.8g,%.8g,%.6g,%.8g,%.6g\n", so->name, vr->dim, D_dx,
+                        dx, out.n, exp_status_word(&out), reason, slab_depth[sl], pm[sl], ph[sl],
+                        fabs(pm[sl] - ph[sl]) / ph[sl], pv[sl], fabs(pv[sl] - ph[sl]) / ph[sl]);
             double b, berr;
             exp_line_slope(slab_depth, pm, HYD_NSLAB, &b, &berr);
-            const double e = err_sum / HYD_NSLAB;
-            fprintf(summary->f, "%s,%d,%g,%.10g,%.6g,%.6g\n", so->name, vr->dim, D_dx, dx, e, b / (1000.0 * VAL_G));
+            const double e = err_sum / HYD_NSLAB, ev = errv_sum / HYD_NSLAB;
+            double bv, bverr;
+            exp_line_slope(slab_depth, pv, HYD_NSLAB, &bv, &bverr);
+            fprintf(summary->f, "%s,%d,%g,%.10g,%.6g,%.6g,%.6g,%.6g\n", so->name, vr->dim, D_dx, dx, e,
+                    b / (1000.0 * VAL_G), ev, bv / (1000.0 * VAL_G));
             dxs[nres] = dx;
             errs[nres] = e;
+            errsv[nres] = ev;
             nres++;
             exp_run_out_free(&out);
         }
         if (rc)
             break;
         order_row(order, "hydrostatic", so, vr->dim, dxs, errs, nres);
+        order_row(order, "hydrostatic_vertical", so, vr->dim, dxs, errsv, nres);
     }
     free(sc.in);
     return rc;
@@ -510,9 +532,9 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
                           "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds", err);
     if (!rc)
         rc = exp_csv_open(&hyd, ctx, "validation_hydrostatic.csv",
-                          "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err", err);
+                          "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,rel_err_vert", err);
     if (!rc)
-        rc = exp_csv_open(&hyds, ctx, "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel", err);
+        rc = exp_csv_open(&hyds, ctx, "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert", err);
     if (!rc)
         rc = exp_csv_open(&visc, ctx, "validation_viscous.csv",
                           "solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,shear_modulus,status",

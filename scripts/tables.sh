@@ -8,8 +8,8 @@
 # DATADIR holds calibrate/, volume/, stability/, drop/, scaling/, snapshots/, properties/
 # and validation/ as `pfbench exp` writes them (data or data/quick); GENDIR receives
 #   volume.tex stability.tex drop.tex scaling.tex properties.tex calibration.tex
-#   validation_dam_break.tex validation_hydrostatic.tex validation_viscous.tex
-#   validation_drop.tex validation_drop_damping.tex
+#   validation_dam_break.tex validation_hydrostatic.tex validation_hydrostatic_vertical.tex
+#   validation_viscous.tex validation_drop.tex validation_drop_damping.tex
 #                    tabular environments
 #   numbers.tex      \newcommand macros the text quotes (the best and worst method by
 #                    each measure and its value; see the definitions below)
@@ -293,6 +293,7 @@ valtable() {
 }
 valtable "$data/validation/validation_dam_break.csv" a_dx err_mean dam_break '$a/\Delta x$' > "$tmp/validation_dam_break.tex"
 valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err hydrostatic '$D/\Delta x$' > "$tmp/validation_hydrostatic.tex"
+valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err_vert hydrostatic_vertical '$D/\Delta x$' > "$tmp/validation_hydrostatic_vertical.tex"
 valtable "$data/validation/validation_viscous.csv" cells err viscous '$L/\Delta x$' > "$tmp/validation_viscous.tex"
 valtable "$data/validation/validation_drop.csv" R_dx omega_rel_err drop '$R/\Delta x$' > "$tmp/validation_drop.tex"
 valtable "$data/validation/validation_drop.csv" R_dx beta_rel_err drop_damping '$R/\Delta x$' > "$tmp/validation_drop_damping.tex"
@@ -540,7 +541,7 @@ END {
 } > "$tmp/sources.tex"
 
 for f in volume stability drop scaling properties calibration calibration_reasons numbers appendix sources \
-         validation_dam_break validation_hydrostatic validation_viscous validation_drop validation_drop_damping \
-         validation_numbers; do
+         validation_dam_break validation_hydrostatic validation_hydrostatic_vertical validation_viscous \
+         validation_drop validation_drop_damping validation_numbers; do
   mv "$tmp/$f.tex" "$gen/$f.tex"
 done

@@ -1389,7 +1389,7 @@ static void clavet_diag(const void *state, const pfb_sim *sim, double *values)
  * (the Jacobi reading of Algorithm 2: the sequential sweep moves the same pairs
  * by the same laws, in an order).  Viscosity impulses (Algorithm 5) act only
  * between approaching particles and vanish at rest; springs are not counted. */
-static double clavet_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in)
+static double clavet_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, int axis)
 {
     const clavet_state *s = state;
     const pfb_particles *p = &sim->p;
@@ -1424,9 +1424,10 @@ static double clavet_pair_virial(const void *state, const pfb_sim *sim, const un
             const size_t j = nl.idx[q];
             double d[3];
             const double r = pair_dist(&sim->period, p, dim, i, j, d), w = 1.0 - r / s->h;
-            if (w <= 0.0)
+            if (w <= 0.0 || !(r > 0.0))
                 continue;
-            W += 0.5 * r * 0.5 * p->m[i] * ((P[i] + P[j]) * w + (Pn[i] + Pn[j]) * w * w);
+            const double rf = axis < 0 ? r : d[axis] * d[axis] / r; /* r_ij . e or its axis-th term */
+            W += 0.5 * rf * 0.5 * p->m[i] * ((P[i] + P[j]) * w + (Pn[i] + Pn[j]) * w * w);
         }
     }
     free(P);

@@ -1551,7 +1551,7 @@ static void mao_yang_timers(const void *state, double *seconds)
  * rest the first vanishes, and the Maxwell stress relaxes in lambda.  In the
  * difference form (and the split form's negative part) the two terms of a pair
  * are not equal and opposite; each particle's own term is taken. */
-static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in)
+static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, int axis)
 {
     const my_state *s = state;
     const pfb_particles *p = &sim->p;
@@ -1575,7 +1575,12 @@ static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const 
             const double r = sqrt(r2);
             if (!(r > 0))
                 continue;
-            W += 0.5 * p->m[i] * pressure_pair(s, p, rho, pr, i, j, r) * r2;
+            double rr = r2; /* r_ij . r_ij, or its axis-th term */
+            if (axis >= 0) {
+                const double dk = period_delta(&sim->period, axis, p->x[axis][i] - p->x[axis][j]);
+                rr = dk * dk;
+            }
+            W += 0.5 * p->m[i] * pressure_pair(s, p, rho, pr, i, j, r) * rr;
         }
     }
     nlist_free(&nl);

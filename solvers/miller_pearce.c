@@ -760,8 +760,9 @@ static void mp_diag(const void *state, const pfb_sim *sim, double *values)
 }
 
 /* The pair virial (solver.h): eq. 2's force on i from j, attraction, repulsion
- * and drag, dotted with r_ij = x_i - x_j, halved, over the marked particles. */
-static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in)
+ * and drag, dotted with r_ij = x_i - x_j (or its axis-th terms), halved, over
+ * the marked particles. */
+static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, int axis)
 {
     const mp_state *s = state;
     const pfb_particles *p = &sim->p;
@@ -788,7 +789,8 @@ static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsign
             pair_reach(s, rad[i], rad[j], T[i], T[j], &rr, &rd);
             mp_pair_force(&s->law, dim, xd, vd, rr, rd, f);
             for (int k = 0; k < dim; k++)
-                W += 0.5 * xd[k] * f[k];
+                if (axis < 0 || axis == k)
+                    W += 0.5 * xd[k] * f[k];
         }
     }
     nlist_free(&nl);

@@ -1070,7 +1070,7 @@ static double muller_surface_tension(const void *state)
  * f_ij = -m_i m_j (p_i + p_j) / (2 rho_i rho_j) grad W_spiky + mu m_i m_j
  * (v_j - v_i) / (rho_i rho_j) lap W_visc.  The colour-field force (eq. 19) is
  * not a pair force and is left out. */
-static double muller_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in)
+static double muller_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, int axis)
 {
     const muller_state *s = state;
     const pfb_particles *p = &sim->p;
@@ -1093,11 +1093,14 @@ static double muller_pair_virial(const void *state, const pfb_sim *sim, const un
             sim_pair_diff(sim, i, j, d);
             const double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
             const double mm = p->m[i] * p->m[j] / (rho[i] * rho[j]);
-            double rv = 0.0; /* r_ij . (v_j - v_i) */
+            double rv = 0.0; /* r_ij . (v_j - v_i), or its axis-th term */
             for (int k = 0; k < dim; k++)
-                rv += d[k] * (p->v[k][j] - p->v[k][i]);
+                rv += axis < 0 || axis == k ? d[k] * (p->v[k][j] - p->v[k][i]) : 0.0;
+            if (!(r > 0.0))
+                continue;
+            const double re = axis < 0 ? r : d[axis] * d[axis] / r; /* r_ij . e_ij, or its axis-th term */
             const double dwdr = s->ds * (s->h - r) * (s->h - r); /* spiky dW/dr */
-            W += 0.5 * (-mm * 0.5 * (pr[i] + pr[j]) * dwdr * r + s->mu * mm * s->lv * (s->h - r) * rv);
+            W += 0.5 * (-mm * 0.5 * (pr[i] + pr[j]) * dwdr * re + s->mu * mm * s->lv * (s->h - r) * rv);
         }
     }
     nlist_free(&nl);

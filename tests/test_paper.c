@@ -127,8 +127,8 @@ static void fixture(void)
                "clavet,2,25,0.01,100,ok,,0.1,0.2,-0.1,9,100,5\n"
                "clavet,2,50,0.005,400,unstable,energy growth,nan,nan,nan,9,150,30\n");
     write_file("data/validation/validation_hydrostatic_summary.csv",
-               "solver,dim,D_dx,dx,err,slope_rel\nmuller,2,25,0.02,0.048,0.98\nmuller,2,50,0.01,0.012,1\n"
-               "clavet,2,25,0.02,0.3,0.7\nclavet,2,50,0.01,0.2,0.8\n");
+               "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert\nmuller,2,25,0.02,0.048,0.98,0.04,0.99\n"
+               "muller,2,50,0.01,0.012,1,0.01,1\nclavet,2,25,0.02,0.3,0.7,0.03,1.01\nclavet,2,50,0.01,0.2,0.8,0.02,1\n");
     write_file("data/validation/validation_viscous.csv",
                "solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,shear_modulus,status\n"
                "muller,2,20,0.04,viscous,0.0105,1e-06,0.0110736,0.05,0.0128,0.18,nan,ok\n"
@@ -145,6 +145,7 @@ static void fixture(void)
                "case,solver,dim,nres,order,order_err,err_coarse,err_fine\n"
                "dam_break,muller,2,2,1,nan,0.04,0.02\ndam_break,clavet,2,2,nan,nan,0.1,nan\n"
                "hydrostatic,muller,2,2,2,nan,0.048,0.012\nhydrostatic,clavet,2,2,0.585,nan,0.3,0.2\n"
+               "hydrostatic_vertical,muller,2,2,2,nan,0.04,0.01\nhydrostatic_vertical,clavet,2,2,0.5,nan,0.03,0.02\n"
                "viscous,muller,2,2,1,nan,0.05,0.025\nviscous,clavet,2,2,nan,nan,nan,nan\n"
                "drop,muller,2,2,1,nan,0.18,0.09\ndrop_damping,muller,2,2,0.17,nan,0.55,0.49\n"
                "drop,clavet,2,1,nan,nan,nan,nan\ndrop_damping,clavet,2,1,nan,nan,nan,nan\n");
@@ -239,6 +240,9 @@ START_TEST(test_tables_numbers)
     contains(vd, "M\\\"uller & 4.0 & 2.0 & $1.00$ \\\\", "validation_dam_break.tex");
     contains(vd, "Clavet & 10.0 & unst. & -- \\\\", "validation_dam_break.tex");
     free(vd);
+    char *vh = read_gen("validation_hydrostatic_vertical.tex");
+    contains(vh, "Clavet & 3.0 & 2.0 & $0.50$ \\\\", "validation_hydrostatic_vertical.tex");
+    free(vh);
     char *vv = read_gen("validation_viscous.tex");
     contains(vv, "Clavet & -- & -- & -- \\\\", "validation_viscous.tex");
     free(vv);
