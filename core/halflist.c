@@ -202,6 +202,17 @@ static int too_many_pairs(pfb_err *err)
                        "valid: fewer particles or a smaller list_skin", (unsigned long)UINT32_MAX);
 }
 
+/* Row k's entries ahead of it, ls[k] .. the returned end (the rest of a ring
+ * row are its wrapping partners, j < k). */
+static inline size_t row_ahead_end(const pfb_halflist *L, size_t k)
+{
+    size_t e = L->ls[k + 1];
+    if (L->ring)
+        while (e > L->ls[k] && L->lj[e - 1] < k)
+            e--;
+    return e;
+}
+
 /* The blocks and the reach of the rows just written into ls and lj. */
 static void finish(pfb_halflist *L, pfb_sim *sim, size_t total)
 {
@@ -212,13 +223,27 @@ static void finish(pfb_halflist *L, pfb_sim *sim, size_t total)
     size_t *blk = L->blk, nb = 1;
     blk[0] = 0;
     blk[1] = n < HALFLIST_BLOCK_MIN ? n : HALFLIST_BLOCK_MIN;
+    if (L->ring && L->wrap > blk[1]) /* block 0 holds every wrapping partner */
+        blk[1] = L->wrap;
     while (blk[nb] < n) {
         size_t top = blk[nb] + HALFLIST_BLOCK_MIN;
-        for (size_t k = blk[nb - 1]; k < blk[nb]; k++) /* a row's largest j is its last (rows ascend) */
-            if (ls[k + 1] > ls[k] && lj[ls[k + 1] - 1] + (size_t)1 > top)
-                top = lj[ls[k + 1] - 1] + (size_t)1;
+        int wraps = 0;
+        for (size_t k = blk[nb - 1]; k < blk[nb]; k++) {
+            const size_t e = row_ahead_end(L, k); /* a row's largest j ahead is its last there (rows ascend) */
+            wraps |= e < ls[k + 1];
+            if (e > ls[k] && lj[e - 1] + (size_t)1 > top)
+                top = lj[e - 1] + (size_t)1;
+        }
+        if (wraps) { /* a block with wrapping rows is the last: it runs to the end */
+            blk[nb] = n;
+            break;
+        }
         blk[nb + 1] = top < n ? top : n;
         nb++;
+    }
+    if (L->ring && nb > 1 && nb % 2) { /* the last block must not share block 0's parity: merge the last two */
+        blk[nb - 1] = n;
+        nb--;
     }
     L->nblk = nb;
     /* largest blocks first within each parity, so that the last block a thread
@@ -235,8 +260,10 @@ static void finish(pfb_halflist *L, pfb_sim *sim, size_t total)
         }
     size_t reach = 0, maxrow = 0;
     for (size_t k = 0; k < n; k++) {
-        if (ls[k + 1] > ls[k] && lj[ls[k + 1] - 1] - k > reach)
-            reach = lj[ls[k + 1] - 1] - k;
+        if (ls[k + 1] > ls[k]) { /* the last entry is the farthest ahead, around the ring for a wrapping one */
+            const size_t j = lj[ls[k + 1] - 1], ahead = j > k ? j - k : j + n - k;
+            reach = ahead > reach ? ahead : reach;
+        }
         maxrow = ls[k + 1] - ls[k] > maxrow ? ls[k + 1] - ls[k] : maxrow;
     }
     L->reach = reach;
@@ -245,11 +272,21 @@ static void finish(pfb_halflist *L, pfb_sim *sim, size_t total)
     L->builds++;
 }
 
-/* Periodic axes: the pairs j > i of the framework's minimum-image list of
- * radius hl at the positions of the sort just made, which wrapped them into
- * the box.  A pair across a face joins particles far apart in storage, so the
- * blocks may be few and long: the periodic box serves small runs (the
- * properties experiment's), where that is cheap. */
+/* Whether the pair of i and j (i != j) is row i's on the ring of n: j ahead
+ * of i by at most half the ring (j > i, 2 (j - i) <= n), or around its end
+ * (j < i, 2 (i - j) > n). */
+static inline int ring_row(size_t i, size_t j, size_t n)
+{
+    return j > i ? 2 * (j - i) <= n : 2 * (i - j) > n;
+}
+
+/* Periodic axes: the framework's minimum-image list of radius hl at the
+ * positions of the sort just made (which wrapped them into the box), each
+ * pair once, on a ring (halflist.h): at the particle from which the other is
+ * the nearer ahead around the storage.  The pairs across the faces of the
+ * slowest axis of the cell order join the first particles with the last;
+ * stored at the last, they keep every row's reach to about the open list's,
+ * so the blocks stay short. */
 static int build_periodic(pfb_halflist *L, pfb_sim *sim, pfb_err *err)
 {
     const size_t n = sim->p.n;
@@ -260,7 +297,7 @@ static int build_periodic(pfb_halflist *L, pfb_sim *sim, pfb_err *err)
     L->ls[0] = 0;
     for (size_t i = 0; i < n; i++) {
         for (size_t q = L->pl.start[i]; q < L->pl.start[i + 1]; q++)
-            total += L->pl.idx[q] > i;
+            total += ring_row(i, L->pl.idx[q], n);
         if (total > UINT32_MAX)
             return too_many_pairs(err);
         L->ls[i + 1] = (uint32_t)total;
@@ -268,11 +305,29 @@ static int build_periodic(pfb_halflist *L, pfb_sim *sim, pfb_err *err)
     rc = reserve_pairs(L, total, err);
     if (rc)
         return rc;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t q = L->pl.start[i]; q < L->pl.start[i + 1]; q++)
-            if (L->pl.idx[q] > i)
-                L->lj[m++] = L->pl.idx[q];
+    size_t wrap = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* the partners ahead in increasing j, then those around the end in
+         * increasing j (insertion: a row is short) */
+        const size_t r0 = L->ls[i];
+        size_t m = r0;
+        for (size_t q = L->pl.start[i]; q < L->pl.start[i + 1]; q++) {
+            const size_t j = L->pl.idx[q];
+            if (!ring_row(i, j, n))
+                continue;
+            const size_t key = j > i ? j - i : j + n - i;
+            size_t a = m++;
+            while (a > r0 && (L->lj[a - 1] > i ? L->lj[a - 1] - i : L->lj[a - 1] + n - i) > key) {
+                L->lj[a] = L->lj[a - 1];
+                a--;
+            }
+            L->lj[a] = (uint32_t)j;
+            if (j < i && j + 1 > wrap)
+                wrap = j + 1;
+        }
+    }
+    L->ring = wrap > 0;
+    L->wrap = wrap;
     finish(L, sim, total);
     return PFB_OK;
 }
@@ -288,6 +343,8 @@ static int build(pfb_halflist *L, pfb_sim *sim, pfb_err *err)
         return rc;
     uint32_t *restrict ls = L->ls;
     ls[0] = 0;
+    L->ring = 0;
+    L->wrap = 0;
     if (L->periodic)
         return build_periodic(L, sim, err);
     const int nt = sim_parallel_pairs(sim, n) ? sim_threads(sim) : 1;

@@ -6,8 +6,13 @@
  * skin), in rows ls[i] .. ls[i+1]-1 of lj, each row in increasing j (grid.h's
  * half rows on the grid of the run's last sort, so storage is in cell order);
  * 4 bytes per pair, and 4 zero entries past the last (a row's last four may be
- * read as one vector).  With periodic axes the rows are the pairs j > i of the
- * framework's minimum-image list (core/periodic.h).
+ * read as one vector).  With periodic axes the pairs are the framework's
+ * minimum-image list's (core/periodic.h), laid on a ring: a pair is row i's
+ * when its j is ahead of i by at most half the storage, j > i, or around the
+ * end, j < i with i - j more than half (the pairs across the faces of the cell
+ * order's slowest axis, from the last particles to the first).  Such a row
+ * holds its partners ahead in increasing j, then those around the end in
+ * increasing j; the list is a ring (ring = 1) when it has any.
  *
  * When it is rebuilt: the list stays valid for the interaction radius h while
  * no pair has come closer than h that was at hl or more at the build.  With
@@ -24,7 +29,12 @@
  * largest j of block b's rows).  The rows of block b therefore touch only
  * blocks b and b + 1, so the even blocks' rows can run at once, then the odd
  * ones (core/pairtasks.h), with no two threads adding to the same particle
- * and every sum receiving its terms in one order whatever the threads. */
+ * and every sum receiving its terms in one order whatever the threads.
+ * On a ring, B_1 is at least `wrap` (one past the largest partner around the
+ * end), and the first block that has a row around the end runs to the end of
+ * the storage: only the last block's rows wrap, into block 0, so block b
+ * touches blocks b and b + 1 mod nblk.  nblk is then even (the last two merge
+ * when it would be odd), so that the last block and block 0 differ in parity. */
 #ifndef PFB_HALFLIST_H
 #define PFB_HALFLIST_H
 
@@ -94,8 +104,10 @@ typedef struct pfb_halflist {
     size_t last_pairs;     /* pairs of the last list */
     size_t cap_n, cap_pairs;
     size_t *blk, nblk;     /* the blocks blk[0 .. nblk] */
+    int ring;              /* periodic rows around the end: the last block touches block 0 */
+    size_t wrap;           /* one past the largest partner around the end (0: none) */
     size_t *bord;          /* the even blocks, then the odd, each largest first */
-    size_t reach, maxrow;  /* the farthest a row reaches ahead (its last j - i), the longest row */
+    size_t reach, maxrow;  /* the farthest a row reaches ahead (its last j - i, around the ring: + n), the longest row */
     unsigned long gen;     /* sim->grid_gen of the grid it was built on (0: none yet) */
     long builds;           /* lists built so far */
     void *sbox[2];         /* the local test's boxes of 2 x 2 x 2-cell blocks */

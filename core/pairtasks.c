@@ -75,6 +75,7 @@ typedef struct {
     const pfb_stage *st;
     int nst;
     size_t nb;
+    int ring; /* the last block's rows touch block 0 (halflist.h) */
     void *ctx;
 } run_ctx;
 
@@ -84,20 +85,23 @@ static atomic_uchar *done_flag(const run_ctx *r, size_t k, size_t b_plus_1)
     return &r->T->done[k * (r->nb + 2) + b_plus_1];
 }
 
-/* Stage k's task on block b, after the tasks it depends on (pairtasks.h). */
+/* Stage k's task on block b, after the tasks it depends on (pairtasks.h).
+ * Flag index b + 1 is block b's; on a ring the block after the last is block
+ * 0 and the one before block 0 the last. */
 static void run_task(const run_ctx *r, size_t k, size_t b)
 {
+    const size_t next = r->ring && b + 1 == r->nb ? 1 : b + 2, prev = r->ring && b == 0 ? r->nb : b;
     if (r->st[k].pairs) {
         if (k > 0) {
             wait_done(done_flag(r, k - 1, b + 1));
-            wait_done(done_flag(r, k - 1, b + 2));
+            wait_done(done_flag(r, k - 1, next));
         }
         if (b % 2) {
             wait_done(done_flag(r, k, b));
-            wait_done(done_flag(r, k, b + 2));
+            wait_done(done_flag(r, k, next));
         }
     } else if (k > 0) {
-        wait_done(done_flag(r, k - 1, b));
+        wait_done(done_flag(r, k - 1, prev));
         wait_done(done_flag(r, k - 1, b + 1));
     }
     r->st[k].run(r->ctx, b);
@@ -136,7 +140,7 @@ int pairtasks_run(pfb_pairtasks *T, const pfb_halflist *L, const pfb_stage *st, 
     for (size_t k = 0, m = 0; k < ns; k++)
         for (size_t q = 0; q < nb; q++)
             T->task[m++] = k * nb + (st[k].pairs ? L->bord[q] : q);
-    const run_ctx r = {T, st, nst, nb, ctx};
+    const run_ctx r = {T, st, nst, nb, L->ring && nb > 1, ctx};
     atomic_size_t next, taken[2 * PAIRTASKS_MAX_STAGES]; /* two threads: a pair stage's even, then odd blocks */
     atomic_init(&next, 0);
     for (size_t q = 0; q < 2 * ns; q++)

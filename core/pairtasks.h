@@ -12,6 +12,9 @@
  *         rows first, so that no two threads add to one particle);
  *   Q_b   after the pair stage before at b - 1 and b (the only blocks that
  *         add to its sums).
+ * On a ring (a periodic list, halflist.h) the last block's rows touch block 0
+ * too, and b + 1 and b - 1 are taken around it (nblk is even there, so the
+ * last block is odd and block 0 even).
  * Every sum therefore receives its terms in the same order whatever the
  * threads and their timing: the results do not depend on the thread count.
  * The threads take the tasks from one fixed order in which each task comes

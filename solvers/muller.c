@@ -49,7 +49,8 @@
  *  - Periodic axes (core/periodic.h; the paper has none): the rows take the
  *    minimum image of each pair's displacement (muller_rows.inc, compiled apart
  *    from the open rows, which stay as they were); core/halflist.h lists the
- *    pairs by the minimum image.
+ *    pairs by the minimum image, on a ring whose last block's rows reach block
+ *    0: that block packs block 0's records too, into a window of every record.
  *  - Walls: position projection (core boundaries_project) onto a margin of half a
  *    spacing, with restitution and friction parameters (paper: "collision forces").
  *  - Time step suggestion: the minimum of the CFL limit cfl*h/(c + v_ref), the viscous
@@ -395,7 +396,9 @@ static int ensure_list(muller_state *s, pfb_sim *sim, double box2, pfb_err *err)
     if (rc || !built)
         return rc;
     rc = ensure_arrays(s, sim->p.n, err);
-    return rc ? rc : ensure_records(s, s->L.reach, s->L.maxrow, sim_threads(sim), err);
+    /* on a ring (periodic) the last block's rows read block 0's records too:
+     * a window of every record, so that none of them share a place */
+    return rc ? rc : ensure_records(s, s->L.ring ? sim->p.n : s->L.reach, s->L.maxrow, sim_threads(sim), err);
 }
 
 /* The rows of the two passes (muller_rows.inc) over core/lanes.h's four
@@ -544,6 +547,11 @@ static void block_rows(muller_state *s, const pfb_sim *sim, int pass, size_t b)
     uint32_t *buf = s->cj[t];
     const muller_row_fn row = pass ? s->force_row : s->density_row;
     size_t done = lo; /* records [lo, done) packed */
+    if (s->L.ring && b + 1 == nb) { /* the last block on a ring: its rows reach around the end into block 0 */
+        pack_records(s, sim, pass, 0, s->L.wrap, pk);
+        pack_records(s, sim, pass, lo, hi, pk);
+        done = hi;
+    }
     for (size_t k = lo; k < mid; k++) {
         const size_t need = s->L.ls[k + 1] > s->L.ls[k] ? s->L.lj[s->L.ls[k + 1] - 1] + (size_t)1 : k + 1;
         if (need > done) {

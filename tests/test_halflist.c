@@ -35,10 +35,23 @@ static void make_cloud(pfb_sim *sim, int dim, size_t n, double L, int periodic, 
         ck_assert_msg(sim_set_periodic(sim, k, &err) == 0, "%s", err.msg);
 }
 
-/* Whether j is in row i (rows ascend: binary search). */
-static int listed(const pfb_halflist *L, size_t i, size_t j)
+/* Whether the pair of i < j is listed: in row i, or on a ring (halflist.h)
+ * in row j when j - i is more than half the storage.  Each part of a row
+ * ascends: binary search. */
+static int listed(const pfb_halflist *L, size_t n, size_t i, size_t j)
 {
-    size_t lo = L->ls[i], hi = L->ls[i + 1];
+    if (L->ring && 2 * (j - i) > n) {
+        const size_t t = i;
+        i = j;
+        j = t;
+    }
+    size_t lo = L->ls[i], hi = L->ls[i + 1], e = lo;
+    while (e < hi && L->lj[e] > i) /* the partners around the end follow those ahead */
+        e++;
+    if (j > i)
+        hi = e;
+    else
+        lo = e;
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
         if (L->lj[mid] == j)
@@ -59,18 +72,22 @@ static double dist2(const pfb_sim *sim, size_t a, size_t b)
     return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
 }
 
-/* Every row ascends with j > i, and holds every pair within r (brute force);
- * with exact = 1 nothing else (just built: the list is the pairs within hl).
- * Returns the pairs within r. */
+/* Every row ascends with j > i (on a ring: then its partners around the end,
+ * j < i with i - j more than half the storage, ascending), and holds every
+ * pair within r (brute force); with exact = 1 nothing else (just built: the
+ * list is the pairs within hl).  Returns the pairs within r. */
 static size_t check_rows(const pfb_halflist *L, const pfb_sim *sim, double r, int exact)
 {
     const size_t n = sim->p.n;
     size_t within = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++) {
-            ck_assert_msg(L->lj[q] > i && L->lj[q] < n, "row %zu holds %u", i, L->lj[q]);
-            if (q > L->ls[i])
-                ck_assert_msg(L->lj[q] > L->lj[q - 1], "row %zu does not ascend", i);
+            const size_t j = L->lj[q];
+            ck_assert_msg(j < n && (j > i ? 2 * (j - i) <= n || !L->ring : L->ring && 2 * (i - j) > n),
+                          "row %zu holds %zu", i, j);
+            if (q > L->ls[i]) /* ascending, but for the step from those ahead to those around the end */
+                ck_assert_msg(L->lj[q] > L->lj[q - 1] || (L->lj[q] < i && L->lj[q - 1] > i),
+                              "row %zu does not ascend", i);
             if (exact)
                 ck_assert_msg(dist2(sim, i, L->lj[q]) < r * r, "pair %zu %u listed at %g > %g", i, L->lj[q],
                               sqrt(dist2(sim, i, L->lj[q])), r);
@@ -79,7 +96,7 @@ static size_t check_rows(const pfb_halflist *L, const pfb_sim *sim, double r, in
         for (size_t j = i + 1; j < n; j++)
             if (dist2(sim, i, j) < r * r) {
                 within++;
-                ck_assert_msg(listed(L, i, j), "pair %zu %zu at %g < %g is not listed", i, j, sqrt(dist2(sim, i, j)), r);
+                ck_assert_msg(listed(L, n, i, j), "pair %zu %zu at %g < %g is not listed", i, j, sqrt(dist2(sim, i, j)), r);
             }
     if (exact)
         ck_assert_uint_eq(L->ls[n], within);
@@ -87,17 +104,25 @@ static size_t check_rows(const pfb_halflist *L, const pfb_sim *sim, double r, in
 }
 
 /* The blocks: consecutive ranges covering the storage, and the rows of block b
- * reach no farther than block b + 1 (what the schedule relies on). */
+ * reach no farther than block b + 1, around the ring for the last block of a
+ * ring, whose count is then even (what the schedule relies on). */
 static void check_blocks(const pfb_halflist *L, size_t n)
 {
     ck_assert_uint_eq(L->blk[0], 0);
     ck_assert_uint_eq(L->blk[L->nblk], n);
+    if (L->ring)
+        ck_assert_msg(L->nblk == 1 || L->nblk % 2 == 0, "a ring of %zu blocks", L->nblk);
     for (size_t b = 0; b < L->nblk; b++) {
         ck_assert(L->blk[b + 1] > L->blk[b]);
         const size_t end = L->blk[b + 2 <= L->nblk ? b + 2 : L->nblk];
+        const int around = L->ring && b + 1 == L->nblk;
         for (size_t i = L->blk[b]; i < L->blk[b + 1]; i++)
-            for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++)
-                ck_assert_msg(L->lj[q] < end, "block %zu's row %zu reaches %u beyond %zu", b, i, L->lj[q], end);
+            for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++) {
+                const size_t j = L->lj[q];
+                ck_assert_msg((j >= L->blk[b] && j < end) || (around && j < L->blk[1]),
+                              "block %zu of %zu: row %zu reaches %zu outside [%zu, %zu)", b, L->nblk, i, j, L->blk[b],
+                              end);
+            }
     }
 }
 
@@ -238,12 +263,18 @@ static double term(const sched_ctx *s, size_t i, size_t j)
     return r2 < s->h * s->h ? 1.0 / (1e-3 + r2) + 1e-7 * (double)(i * 7 + j * 13 % 17) : 0.0;
 }
 
+/* A pair's roles by index, i < j, as brute force takes them (a ring's row
+ * around the end holds j < i). */
+#define PAIR_ROLES(r, q, i, j)                                       \
+    const size_t i = (r) < s->L->lj[q] ? (r) : s->L->lj[q];          \
+    const size_t j = (r) < s->L->lj[q] ? s->L->lj[q] : (r)
+
 static void st_pairs_a(void *ctx, size_t blk)
 {
     sched_ctx *s = ctx;
-    for (size_t i = s->L->blk[blk]; i < s->L->blk[blk + 1]; i++)
-        for (size_t q = s->L->ls[i]; q < s->L->ls[i + 1]; q++) {
-            const size_t j = s->L->lj[q];
+    for (size_t r = s->L->blk[blk]; r < s->L->blk[blk + 1]; r++)
+        for (size_t q = s->L->ls[r]; q < s->L->ls[r + 1]; q++) {
+            PAIR_ROLES(r, q, i, j);
             const double t = term(s, i, j);
             s->a[i] += t;
             s->a[j] += 0.5 * t;
@@ -262,9 +293,9 @@ static void st_particles_b(void *ctx, size_t blk)
 static void st_pairs_c(void *ctx, size_t blk)
 {
     sched_ctx *s = ctx;
-    for (size_t i = s->L->blk[blk]; i < s->L->blk[blk + 1]; i++)
-        for (size_t q = s->L->ls[i]; q < s->L->ls[i + 1]; q++) {
-            const size_t j = s->L->lj[q];
+    for (size_t r = s->L->blk[blk]; r < s->L->blk[blk + 1]; r++)
+        for (size_t q = s->L->ls[r]; q < s->L->ls[r + 1]; q++) {
+            PAIR_ROLES(r, q, i, j);
             const double t = term(s, i, j) * (s->b[i] - 0.3 * s->b[j]);
             s->c[i] += t;
             s->c[j] -= t;
@@ -280,20 +311,25 @@ static void st_particles_out(void *ctx, size_t blk)
 
 /* The same bits for 1, 2 and 3 threads, and the sums those of brute force up
  * to the rounding of their terms in another order (relative 1e-12: about 60
- * terms each, eps 1.1e-16, their magnitudes within a factor 1e3). */
+ * terms each, eps 1.1e-16, their magnitudes within a factor 1e3).  Open and
+ * periodic boxes: a periodic list is a ring whose last block adds to block 0,
+ * and keeps about as many blocks as the open one (each row reaching about a
+ * layer of cells ahead, not across the box). */
 START_TEST(test_schedule_same_bits)
 {
-    const int dim = 2 + _i;
+    const int dim = 2 + _i % 2, periodic = _i / 2;
     const size_t n = dim == 3 ? 6000 : 4000;
     const double L = 1.0, h = dim == 3 ? 0.06 : 0.035;
     pfb_sim sim;
-    make_cloud(&sim, dim, n, L, 0, 21);
+    make_cloud(&sim, dim, n, L, periodic, 21);
     pfb_halflist hl;
     halflist_init(&hl, &sim, h, 0.1);
     pfb_err err;
     int built;
     ck_assert(halflist_ensure(&hl, &sim, -1.0, 0, &built, &err) == 0);
     ck_assert_msg(hl.nblk >= 8, "%zu blocks: too few to schedule", hl.nblk);
+    ck_assert_int_eq(hl.ring, periodic);
+    check_blocks(&hl, n);
     const pfb_stage stages[] = {{1, st_pairs_a}, {0, st_particles_b}, {1, st_pairs_c}, {0, st_particles_out}};
     double *ref = malloc(n * sizeof *ref);
     ck_assert_ptr_nonnull(ref);
@@ -378,7 +414,7 @@ static Suite *halflist_suite(void)
     tcase_add_loop_test(tc, test_built_list_is_brute_force, 0, 4);
     tcase_add_loop_test(tc, test_reuse_and_rebuild, 0, 4);
     tcase_add_test(tc, test_threshold);
-    tcase_add_loop_test(tc, test_schedule_same_bits, 0, 2);
+    tcase_add_loop_test(tc, test_schedule_same_bits, 0, 4);
     tcase_add_test(tc, test_skin_fits_period);
     suite_add_tcase(s, tc);
     return s;
