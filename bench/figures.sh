@@ -2,7 +2,9 @@
 # figures.sh — the runs behind bench/README.md's "Current figures": each
 # solver's 3D dam break (60,000 particles, 2 threads) in the flow, alternating
 # solvers over two rounds, then one thread for muller and clavet's sequential
-# relaxation, and mao_yang and muller at rest.  Prints one line per run.
+# relaxation, and mao_yang and muller at rest; then the periodic shear wave
+# (3D, 29,791 particles, 2 threads) for the three solvers on the pair engine.
+# Prints one line per run.
 #
 #   bench/figures.sh [BIN]     (default bin/pfbench)
 set -euo pipefail
@@ -20,3 +22,6 @@ OMP_NUM_THREADS=1 m --solver muller --dim 3 --n 60000 --warmup 2500 --steps 100
 OMP_NUM_THREADS=1 m --solver clavet --dim 3 --n 60000 --warmup 1000 --steps 50
 m --solver mao_yang --dim 3 --n 60000 --steps 3 --warmup 1
 m --solver muller --dim 3 --n 60000 --steps 20 --warmup 2
+for S in muller miller_pearce clavet; do
+  m --solver $S --scene shear_wave --dim 3 --n 29791 --steps 20 --warmup 2
+done
