@@ -82,7 +82,7 @@
  *    penetrates); none uses the surface itself (half the globule may penetrate).  The
  *    velocity is reflected with the same r_n, r_t relative to the shape.  The paper
  *    gives no values: r_n = 0.2 ("slightly elastic" walls against stacking) and
- *    r_t = 1 (slip, as the other methods' walls).  A globule resting on a wall
+ *    r_t = 1 (slip, as muller's and clavet's walls).  A globule resting on a wall
  *    meets it again in every step (gravity carries it back across), so r_t < 1
  *    scales its tangential velocity by r_t once per step: a friction whose decay
  *    time dt / (1 - r_t) vanishes with the step, so the flow along a wall would
