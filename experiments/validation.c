@@ -39,7 +39,9 @@
  * at rest.  So p_vert near rho g d with p away from it says that the method's
  * pool is not a fluid at rest (it carries a deviatoric stress, as a packed
  * solid does), and p_vert away from it that the pool has not settled or its
- * density is not the scene's.
+ * density is not the scene's.  rho_rel: the slab's mass over its volume, over
+ * the scene's density rho (the summary: the mean over the slabs), which says
+ * the latter (a pool that packs denser than its lattice weighs more).
  * Resolutions D / dx: 25, 50, 100 in 2D; 10, 20 in 3D (quick: 8, 12 in 2D and
  * 5, 6 in 3D, where a 0.1 m slab is one or two layers: plumbing, not numbers).
  *
@@ -85,8 +87,8 @@
  *   validation_dam_break.csv  solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,
  *                             wall_seconds
  *   validation_hydrostatic.csv solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,
- *                             rel_err_vert
- *   validation_hydrostatic_summary.csv solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert
+ *                             rel_err_vert,rho_rel
+ *   validation_hydrostatic_summary.csv solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel
  *   validation_viscous.csv    solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,
  *                             shear_modulus,status
  *   validation_drop.csv       solver,dim,R_dx,dx,n,status,reason,sigma_source,sigma,omega_rayleigh,omega,
@@ -146,9 +148,12 @@ static void front_row(void *vctx, const pfb_sim *sim, double *values)
 
 #define HYD_DEPTH 0.5
 #define HYD_NSLAB 3
+#define HYD_RHO 1000.0 /* the pool scene's density (kg/m^3) */
 static const double slab_depth[HYD_NSLAB] = {0.15, 0.25, 0.35};
-/* per slab the pressure, then the vertical normal stress */
-static const char *const slab_names[] = {"p_d15", "p_d25", "p_d35", "pv_d15", "pv_d25", "pv_d35", NULL};
+/* per slab the pressure, then the vertical normal stress, then the density
+ * over the scene's */
+static const char *const slab_names[] = {"p_d15",   "p_d25",   "p_d35",   "pv_d15", "pv_d25",
+                                         "pv_d35",  "rho_d15", "rho_d25", "rho_d35", NULL};
 
 typedef struct slab_ctx {
     unsigned char *in;
@@ -161,7 +166,7 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
     slab_ctx *c = vctx;
     const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
-    for (int k = 0; k < 2 * HYD_NSLAB; k++)
+    for (int k = 0; k < 3 * HYD_NSLAB; k++)
         values[k] = NAN;
     if (!so->pair_virial || p->n == 0)
         return;
@@ -191,6 +196,10 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
         }
         values[k] = material_virial_pressure(sim, so, state, c->in, V, -1);
         values[HYD_NSLAB + k] = material_virial_pressure(sim, so, state, c->in, V, 1);
+        double mass = 0.0;
+        for (size_t i = 0; i < p->n; i++)
+            mass += c->in[i] ? p->m[i] : 0.0;
+        values[2 * HYD_NSLAB + k] = mass / (V * HYD_RHO);
     }
 }
 
@@ -275,37 +284,42 @@ static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, ex
             if (rc)
                 break;
             const int ct = csv_table_col(&out.series, "t");
-            double pm[HYD_NSLAB], pv[HYD_NSLAB], ph[HYD_NSLAB], err_sum = 0.0, errv_sum = 0.0;
+            double pm[HYD_NSLAB], pv[HYD_NSLAB], pr[HYD_NSLAB], ph[HYD_NSLAB], err_sum = 0.0, errv_sum = 0.0,
+                                                                                 rho_sum = 0.0;
             for (int sl = 0; sl < HYD_NSLAB; sl++) {
                 const int cp = csv_table_col(&out.extra, slab_names[sl]),
-                          cv = csv_table_col(&out.extra, slab_names[HYD_NSLAB + sl]);
-                double sum = 0.0, sumv = 0.0;
+                          cv = csv_table_col(&out.extra, slab_names[HYD_NSLAB + sl]),
+                          cr = csv_table_col(&out.extra, slab_names[2 * HYD_NSLAB + sl]);
+                double sum = 0.0, sumv = 0.0, sumr = 0.0;
                 size_t n = 0;
                 for (size_t r = 0; r < out.extra.nrow && r < out.series.nrow; r++)
                     if (csv_table_get(&out.series, r, ct) >= 2.0 / 3.0 * t_end - 1e-12) {
                         sum += csv_table_get(&out.extra, r, cp);
                         sumv += csv_table_get(&out.extra, r, cv);
+                        sumr += csv_table_get(&out.extra, r, cr);
                         n++;
                     }
                 pm[sl] = n ? sum / (double)n : NAN;
                 pv[sl] = n ? sumv / (double)n : NAN;
-                ph[sl] = 1000.0 * VAL_G * slab_depth[sl];
+                pr[sl] = n ? sumr / (double)n : NAN;
+                rho_sum += pr[sl];
+                ph[sl] = HYD_RHO * VAL_G * slab_depth[sl];
                 err_sum += fabs(pm[sl] - ph[sl]) / ph[sl];
                 errv_sum += fabs(pv[sl] - ph[sl]) / ph[sl];
             }
             char reason[320];
             exp_reason(&out, reason, sizeof reason);
             for (int sl = 0; sl < HYD_NSLAB; sl++)
-                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%g,%.8g,%.8g,%.6g,%.8g,%.6g\n", so->name, vr->dim, D_dx,
-                        dx, out.n, exp_status_word(&out), reason, slab_depth[sl], pm[sl], ph[sl],
-                        fabs(pm[sl] - ph[sl]) / ph[sl], pv[sl], fabs(pv[sl] - ph[sl]) / ph[sl]);
+                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%g,%.8g,%.8g,%.6g,%.8g,%.6g,%.6g\n", so->name, vr->dim,
+                        D_dx, dx, out.n, exp_status_word(&out), reason, slab_depth[sl], pm[sl], ph[sl],
+                        fabs(pm[sl] - ph[sl]) / ph[sl], pv[sl], fabs(pv[sl] - ph[sl]) / ph[sl], pr[sl]);
             double b, berr;
             exp_line_slope(slab_depth, pm, HYD_NSLAB, &b, &berr);
             const double e = err_sum / HYD_NSLAB, ev = errv_sum / HYD_NSLAB;
             double bv, bverr;
             exp_line_slope(slab_depth, pv, HYD_NSLAB, &bv, &bverr);
-            fprintf(summary->f, "%s,%d,%g,%.10g,%.6g,%.6g,%.6g,%.6g\n", so->name, vr->dim, D_dx, dx, e,
-                    b / (1000.0 * VAL_G), ev, bv / (1000.0 * VAL_G));
+            fprintf(summary->f, "%s,%d,%g,%.10g,%.6g,%.6g,%.6g,%.6g,%.6g\n", so->name, vr->dim, D_dx, dx, e,
+                    b / (HYD_RHO * VAL_G), ev, bv / (HYD_RHO * VAL_G), rho_sum / HYD_NSLAB);
             dxs[nres] = dx;
             errs[nres] = e;
             errsv[nres] = ev;
@@ -532,9 +546,9 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
                           "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds", err);
     if (!rc)
         rc = exp_csv_open(&hyd, ctx, "validation_hydrostatic.csv",
-                          "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,rel_err_vert", err);
+                          "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,rel_err_vert,rho_rel", err);
     if (!rc)
-        rc = exp_csv_open(&hyds, ctx, "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert", err);
+        rc = exp_csv_open(&hyds, ctx, "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel", err);
     if (!rc)
         rc = exp_csv_open(&visc, ctx, "validation_viscous.csv",
                           "solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,shear_modulus,status",
