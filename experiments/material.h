@@ -35,14 +35,14 @@ typedef struct material_drops_out {
 
 /* The virial pressure of the particles marked in[i], a region of volume V:
  * (sum m |v - v_mean|^2 + so's pair virial) / (dim V), the virial theorem for a
- * subsystem (solver.h, pair_virial), when axis < 0; the normal stress on the
- * planes across axis k (its pressure-like sign), (sum m (v_k - v_mean,k)^2 +
- * the pair virial's axis-k terms) / V, when axis = k: the mean of the dim
- * normal stresses is the pressure.  NaN without a pair virial, a marked
- * particle or a positive V.  The drops' Laplace pressure and the validation's
- * slabs. */
+ * subsystem (solver.h, pair_virial); and, when normal is not NULL, from the
+ * same pass the normal stresses on the planes across each axis k (with the
+ * pressure's sign), normal[k] = (sum m (v_k - v_mean,k)^2 + the pair virial's
+ * axis-k terms) / V, whose mean over the dim axes is the pressure.  NaN (and
+ * normal NaN) without a pair virial, a marked particle or a positive V.  The
+ * drops' Laplace pressure and the validation's slabs. */
 double material_virial_pressure(const pfb_sim *sim, const pfb_solver_ops *so, const void *state,
-                                const unsigned char *in, double V, int axis);
+                                const unsigned char *in, double V, double normal[3]);
 
 /* A buffer of at least n marks (one byte per particle) in *in, grown as needed
  * (*cap its size); NULL when out of memory.  The regions' marks for

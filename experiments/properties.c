@@ -174,7 +174,7 @@ typedef struct drop_ctx {
 } drop_ctx;
 
 double material_virial_pressure(const pfb_sim *sim, const pfb_solver_ops *so, const void *state,
-                                const unsigned char *in, double V, int axis)
+                                const unsigned char *in, double V, double normal[3])
 {
     const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
@@ -185,15 +185,23 @@ double material_virial_pressure(const pfb_sim *sim, const pfb_solver_ops *so, co
             for (int k = 0; k < 3; k++)
                 vm[k] += p->m[i] * p->v[k][i];
         }
+    if (normal)
+        normal[0] = normal[1] = normal[2] = NAN;
     if (!so->pair_virial || !(mr > 0) || !(V > 0))
         return NAN;
-    double K = 0.0;
+    double K = 0.0, Kk[3] = {0.0, 0.0, 0.0};
     for (size_t i = 0; i < p->n; i++)
         if (in[i])
-            for (int k = 0; k < dim; k++)
-                if (axis < 0 || axis == k)
-                    K += p->m[i] * (p->v[k][i] - vm[k] / mr) * (p->v[k][i] - vm[k] / mr);
-    return (K + so->pair_virial(state, sim, in, axis)) / ((axis < 0 ? dim : 1) * V);
+            for (int k = 0; k < dim; k++) {
+                const double e = p->m[i] * (p->v[k][i] - vm[k] / mr) * (p->v[k][i] - vm[k] / mr);
+                K += e;
+                Kk[k] += e;
+            }
+    double Wk[3];
+    const double W = so->pair_virial(state, sim, in, normal ? Wk : NULL);
+    for (int k = 0; normal && k < dim; k++)
+        normal[k] = (Kk[k] + Wk[k]) / V;
+    return (K + W) / (dim * V);
 }
 
 /* The mechanical pressure of the region within r_region of the centre of mass
@@ -224,7 +232,7 @@ static void drop_row(void *ctx, const pfb_sim *sim, const pfb_solver_ops *so, co
     }
     const double R = c->r_region;
     const double V = dim == 2 ? M_PI * R * R : 4.0 / 3.0 * M_PI * R * R * R;
-    values[0] = material_virial_pressure(sim, so, state, c->in, V, -1);
+    values[0] = material_virial_pressure(sim, so, state, c->in, V, NULL);
 }
 
 /* The viscosity (or shear modulus) of the wave signal A(t) (see the header). */

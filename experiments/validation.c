@@ -32,11 +32,11 @@
  * and slope_rel = the least-squares slope of p against d over rho g (1 for a
  * hydrostatic column, whatever pressure offset the method holds at its surface).
  * Beside it the vertical normal stress of the same slabs, p_vert = (sum m (v_y -
- * v_mean,y)^2 + the pair virial's y terms) / V (material_virial_pressure, axis
- * 1), with err_vert and slope_rel_vert alike: the weight above a slab rests on
- * its vertical stress in any material at rest, while the pressure, the mean of
- * the normal stresses, equals it only where the material holds no shear stress
- * at rest.  So p_vert near rho g d with p away from it says that the method's
+ * v_mean,y)^2 + the pair virial's y terms) / V (material_virial_pressure's
+ * normal[1], from the same pass), with err_vert and slope_rel_vert alike: the
+ * weight above a slab rests on its vertical stress in any material at rest,
+ * while the pressure, the mean of the normal stresses, equals it only where
+ * the material holds no shear stress at rest.  So p_vert near rho g d with p away from it says that the method's
  * pool is not a fluid at rest (it carries a deviatoric stress, as a packed
  * solid does), and p_vert away from it that the pool has not settled or its
  * density is not the scene's.  rho_rel: the slab's mass over its volume, over
@@ -194,8 +194,9 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
                     in &= p->x[d][i] >= wlo[d] + 0.1 && p->x[d][i] <= whi[d] - 0.1;
             c->in[i] = (unsigned char)in;
         }
-        values[k] = material_virial_pressure(sim, so, state, c->in, V, -1);
-        values[HYD_NSLAB + k] = material_virial_pressure(sim, so, state, c->in, V, 1);
+        double normal[3];
+        values[k] = material_virial_pressure(sim, so, state, c->in, V, normal);
+        values[HYD_NSLAB + k] = normal[1];
         double mass = 0.0;
         for (size_t i = 0; i < p->n; i++)
             mass += c->in[i] ? p->m[i] : 0.0;

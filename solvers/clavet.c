@@ -1389,7 +1389,7 @@ static void clavet_diag(const void *state, const pfb_sim *sim, double *values)
  * (the Jacobi reading of Algorithm 2: the sequential sweep moves the same pairs
  * by the same laws, in an order).  Viscosity impulses (Algorithm 5) act only
  * between approaching particles and vanish at rest; springs are not counted. */
-static double clavet_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, int axis)
+static double clavet_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[3])
 {
     const clavet_state *s = state;
     const pfb_particles *p = &sim->p;
@@ -1416,7 +1416,7 @@ static double clavet_pair_virial(const void *state, const pfb_sim *sim, const un
         P[i] = s->k * (rho - s->rho0); /* eq. 2 */
         Pn[i] = s->k_near * rho_near;   /* eq. 5 */
     }
-    double W = 0.0;
+    double W = 0.0, D[3] = {0.0, 0.0, 0.0};
     for (size_t i = 0; i < p->n; i++) {
         if (!in[i])
             continue;
@@ -1426,12 +1426,16 @@ static double clavet_pair_virial(const void *state, const pfb_sim *sim, const un
             const double r = pair_dist(&sim->period, p, dim, i, j, d), w = 1.0 - r / s->h;
             if (w <= 0.0 || !(r > 0.0))
                 continue;
-            const double rf = axis < 0 ? r : d[axis] * d[axis] / r; /* r_ij . e or its axis-th term */
-            W += 0.5 * rf * 0.5 * p->m[i] * ((P[i] + P[j]) * w + (Pn[i] + Pn[j]) * w * w);
+            const double g = (P[i] + P[j]) * w + (Pn[i] + Pn[j]) * w * w; /* f_ij = m_i g / 2 along e_ij */
+            W += 0.5 * r * 0.5 * p->m[i] * g;
+            for (int k = 0; k < dim; k++)
+                D[k] += 0.5 * (d[k] * d[k] / r) * 0.5 * p->m[i] * g;
         }
     }
     free(P);
     nlist_free(&nl);
+    if (diag)
+        memcpy(diag, D, sizeof D);
     return W;
 }
 

@@ -1551,7 +1551,7 @@ static void mao_yang_timers(const void *state, double *seconds)
  * rest the first vanishes, and the Maxwell stress relaxes in lambda.  In the
  * difference form (and the split form's negative part) the two terms of a pair
  * are not equal and opposite; each particle's own term is taken. */
-static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, int axis)
+static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[3])
 {
     const my_state *s = state;
     const pfb_particles *p = &sim->p;
@@ -1565,7 +1565,7 @@ static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const 
     /* the pressure the velocities received (density_correction = position: its
      * divergence part), as body_pressure_impulse */
     const double *rho = p->field[s->f_rho].data, *pr = p->field[s->pos_only ? s->f_pd : s->f_p].data;
-    double W = 0.0;
+    double W = 0.0, D[3] = {0.0, 0.0, 0.0};
     for (size_t i = 0; i < p->n; i++) {
         if (!in[i])
             continue;
@@ -1575,15 +1575,17 @@ static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const 
             const double r = sqrt(r2);
             if (!(r > 0))
                 continue;
-            double rr = r2; /* r_ij . r_ij, or its axis-th term */
-            if (axis >= 0) {
-                const double dk = period_delta(&sim->period, axis, p->x[axis][i] - p->x[axis][j]);
-                rr = dk * dk;
+            const double c = 0.5 * p->m[i] * pressure_pair(s, p, rho, pr, i, j, r); /* f_ij = 2 c r_ij */
+            W += c * r2;
+            for (int k = 0; k < sim->dim; k++) {
+                const double dk = period_delta(&sim->period, k, p->x[k][i] - p->x[k][j]);
+                D[k] += c * dk * dk;
             }
-            W += 0.5 * p->m[i] * pressure_pair(s, p, rho, pr, i, j, r) * rr;
         }
     }
     nlist_free(&nl);
+    if (diag)
+        memcpy(diag, D, sizeof D);
     return W;
 }
 

@@ -765,9 +765,9 @@ static void mp_diag(const void *state, const pfb_sim *sim, double *values)
 }
 
 /* The pair virial (solver.h): eq. 2's force on i from j, attraction, repulsion
- * and drag, dotted with r_ij = x_i - x_j (or its axis-th terms), halved, over
+ * and drag, dotted with r_ij = x_i - x_j (and its axis terms), halved, over
  * the marked particles. */
-static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, int axis)
+static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[3])
 {
     const mp_state *s = state;
     const pfb_particles *p = &sim->p;
@@ -780,7 +780,7 @@ static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsign
         return NAN;
     }
     const double *rad = p->field[s->f_radius].data, *T = p->field[s->f_temp].data;
-    double W = 0.0;
+    double W = 0.0, D[3] = {0.0, 0.0, 0.0};
     for (size_t i = 0; i < p->n; i++) {
         if (!in[i])
             continue;
@@ -793,12 +793,15 @@ static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsign
             }
             pair_reach(s, rad[i], rad[j], T[i], T[j], &rr, &rd);
             mp_pair_force(&s->law, dim, xd, vd, rr, rd, f);
-            for (int k = 0; k < dim; k++)
-                if (axis < 0 || axis == k)
-                    W += 0.5 * xd[k] * f[k];
+            for (int k = 0; k < dim; k++) {
+                W += 0.5 * xd[k] * f[k];
+                D[k] += 0.5 * xd[k] * f[k];
+            }
         }
     }
     nlist_free(&nl);
+    if (diag)
+        memcpy(diag, D, sizeof D);
     return W;
 }
 

@@ -1078,7 +1078,7 @@ static double muller_surface_tension(const void *state)
  * f_ij = -m_i m_j (p_i + p_j) / (2 rho_i rho_j) grad W_spiky + mu m_i m_j
  * (v_j - v_i) / (rho_i rho_j) lap W_visc.  The colour-field force (eq. 19) is
  * not a pair force and is left out. */
-static double muller_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, int axis)
+static double muller_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[3])
 {
     const muller_state *s = state;
     const pfb_particles *p = &sim->p;
@@ -1091,27 +1091,34 @@ static double muller_pair_virial(const void *state, const pfb_sim *sim, const un
         return NAN;
     }
     const double *rho = p->field[s->f_rho].data, *pr = p->field[s->f_p].data;
-    double W = 0.0;
+    double W = 0.0, D[3] = {0.0, 0.0, 0.0};
     for (size_t i = 0; i < p->n; i++) {
         if (!in[i])
             continue;
         for (size_t q = nl.start[i]; q < nl.start[i + 1]; q++) {
             const size_t j = nl.idx[q];
-            double d[3];
+            double d[3], dv[3] = {0.0, 0.0, 0.0};
             sim_pair_diff(sim, i, j, d);
             const double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
             const double mm = p->m[i] * p->m[j] / (rho[i] * rho[j]);
-            double rv = 0.0; /* r_ij . (v_j - v_i), or its axis-th term */
-            for (int k = 0; k < dim; k++)
-                rv += axis < 0 || axis == k ? d[k] * (p->v[k][j] - p->v[k][i]) : 0.0;
+            double rv = 0.0; /* r_ij . (v_j - v_i), and its terms dv */
+            for (int k = 0; k < dim; k++) {
+                dv[k] = d[k] * (p->v[k][j] - p->v[k][i]);
+                rv += dv[k];
+            }
             if (!(r > 0.0))
                 continue;
-            const double re = axis < 0 ? r : d[axis] * d[axis] / r; /* r_ij . e_ij, or its axis-th term */
             const double dwdr = s->ds * (s->h - r) * (s->h - r); /* spiky dW/dr */
-            W += 0.5 * (-mm * 0.5 * (pr[i] + pr[j]) * dwdr * re + s->mu * mm * s->lv * (s->h - r) * rv);
+            /* f_ij = cp r_ij / r + cv (v_j - v_i) */
+            const double cp = -mm * 0.5 * (pr[i] + pr[j]) * dwdr, cv = s->mu * mm * s->lv * (s->h - r);
+            W += 0.5 * (cp * r + cv * rv);
+            for (int k = 0; k < dim; k++)
+                D[k] += 0.5 * (cp * d[k] * d[k] / r + cv * dv[k]);
         }
     }
     nlist_free(&nl);
+    if (diag)
+        memcpy(diag, D, sizeof D);
     return W;
 }
 

@@ -58,9 +58,10 @@ typedef struct pfb_solver_ops {
     const char *const *timer_names;
     void (*timers)(const void *state, double *seconds);
     /* The pair virial of the particles marked in[i]: sum over them of
-     * sum_j (1/2) r_ij . f_ij (J) when axis < 0, or of its axis-th term
-     * (1/2) r_ij,k f_ij,k when axis = k (the diagonal of the virial tensor,
-     * whose terms sum to the first), r_ij = x_i - x_j by the minimum image and
+     * sum_j (1/2) r_ij . f_ij (J), and, when diag is not NULL, its axis terms
+     * diag[k] = the same sum of (1/2) r_ij,k f_ij,k (the diagonal of the
+     * virial tensor, whose terms sum to the first; zero beyond dim), in the
+     * same pass, r_ij = x_i - x_j by the minimum image and
      * f_ij the method's force on i from j at the current state (for a
      * position-based method, m times the velocity change its pair displacement
      * makes per step, over dt); with the particles' kinetic term it gives the
@@ -68,7 +69,7 @@ typedef struct pfb_solver_ops {
      * experiment), the one pressure every method has.  Pair forces only: a force
      * that is not pairwise (muller's colour-field surface force) is left out, so
      * a region must keep clear of where it acts.  May be NULL. */
-    double (*pair_virial)(const void *state, const pfb_sim *sim, const unsigned char *in, int axis);
+    double (*pair_virial)(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[3]);
 } pfb_solver_ops;
 
 /* Look up a solver by name; NULL if unknown. */
