@@ -42,6 +42,17 @@
  * density is not the scene's.  rho_rel: the slab's mass over its volume, over
  * the scene's density rho (the summary: the mean over the slabs), which says
  * the latter (a pool that packs denser than its lattice weighs more).
+ * p_weight: the weight above the slab's centre over the span's area (each
+ * particle's mass spread over a layer one spacing thick), the stress a column at
+ * rest must carry whatever its density; err_weight = mean over the slabs of
+ * |p_vert - p_weight| / p_weight (order case hydrostatic_weight), which leaves
+ * the density out: a pool that packs denser than the scene (rho_rel > 1) has a
+ * p_vert above rho g d and still carries its own weight.
+ * surface_rise (the summary, the last third's mean): the highest particle less
+ * the lowest of the highest particles of the 0.1 m columns over the slabs'
+ * span; a fluid at rest settles flat (rise about a spacing), a material with a
+ * yield stress can hold a heap, under which the depths from the highest
+ * particle are too small and the stresses carry part of the heap's weight.
  * Resolutions D / dx: 25, 50, 100 in 2D; 10, 20 in 3D (quick: 8, 12 in 2D and
  * 5, 6 in 3D, where a 0.1 m slab is one or two layers: plumbing, not numbers).
  *
@@ -87,15 +98,17 @@
  *   validation_dam_break.csv  solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,
  *                             wall_seconds
  *   validation_hydrostatic.csv solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,
- *                             rel_err_vert,rho_rel
- *   validation_hydrostatic_summary.csv solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel
+ *                             rel_err_vert,rho_rel,p_weight,rel_err_weight
+ *   validation_hydrostatic_summary.csv solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,
+ *                             err_weight,surface_rise
  *   validation_viscous.csv    solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,
  *                             shear_modulus,status
  *   validation_drop.csv       solver,dim,R_dx,dx,n,status,reason,sigma_source,sigma,omega_rayleigh,omega,
  *                             omega_err,omega_rel_err,beta_viscous,beta,beta_err,beta_rel_err
  *   validation_drop_signal.csv solver,dim,R_dx,t,deformation
  *   validation_order.csv      case,solver,dim,nres,order,order_err,err_coarse,err_fine
- *                             (case: dam_break, hydrostatic, hydrostatic_vertical, viscous, drop,
+ *                             (case: dam_break, hydrostatic, hydrostatic_vertical, hydrostatic_weight,
+ *                             viscous, drop,
  *                             drop_damping) */
 #include <math.h>
 #include <stdio.h>
@@ -150,10 +163,11 @@ static void front_row(void *vctx, const pfb_sim *sim, double *values)
 #define HYD_NSLAB 3
 #define HYD_RHO 1000.0 /* the pool scene's density (kg/m^3) */
 static const double slab_depth[HYD_NSLAB] = {0.15, 0.25, 0.35};
-/* per slab the pressure, then the vertical normal stress, then the density
- * over the scene's */
-static const char *const slab_names[] = {"p_d15",   "p_d25",   "p_d35",   "pv_d15", "pv_d25",
-                                         "pv_d35",  "rho_d15", "rho_d25", "rho_d35", NULL};
+/* per slab the pressure, then the vertical normal stress, the density over
+ * the scene's and the weight above its centre; last the surface's rise over
+ * the slabs' span */
+static const char *const slab_names[] = {"p_d15",   "p_d25",   "p_d35", "pv_d15", "pv_d25", "pv_d35", "rho_d15",
+                                         "rho_d25", "rho_d35", "w_d15", "w_d25",  "w_d35",  "rise",   NULL};
 
 typedef struct slab_ctx {
     unsigned char *in;
@@ -166,7 +180,7 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
     slab_ctx *c = vctx;
     const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
-    for (int k = 0; k < 3 * HYD_NSLAB; k++)
+    for (int k = 0; k <= 4 * HYD_NSLAB; k++)
         values[k] = NAN;
     if (!so->pair_virial || p->n == 0)
         return;
@@ -180,6 +194,26 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
             whi[d] = fmax(whi[d], p->x[d][i]);
         }
     }
+    /* the rise: the highest particle less the lowest of the highest particles
+     * of the 0.1 m columns across the slabs' span (x, and in 3D z, 0.1 m clear
+     * of the walls) */
+    enum { NCOL = 64 };
+    double col[NCOL * NCOL];
+    for (int k = 0; k < NCOL * NCOL; k++)
+        col[k] = -INFINITY;
+    for (size_t i = 0; i < p->n; i++) {
+        int a = (int)floor((p->x[0][i] - wlo[0] - 0.1) / 0.1), b = 0;
+        if (dim == 3)
+            b = (int)floor((p->x[2][i] - wlo[2] - 0.1) / 0.1);
+        if (a >= 0 && b >= 0 && a < NCOL && b < NCOL && p->x[0][i] <= whi[0] - 0.1 &&
+            (dim != 3 || p->x[2][i] <= whi[2] - 0.1))
+            col[a * NCOL + b] = fmax(col[a * NCOL + b], p->x[1][i]);
+    }
+    double low = INFINITY;
+    for (int k = 0; k < NCOL * NCOL; k++)
+        if (col[k] > -INFINITY)
+            low = fmin(low, col[k]);
+    values[4 * HYD_NSLAB] = top - low;
     top += 0.5 * sim->spacing;
     double V = 0.1; /* the slab: 0.1 m thick, the fluid's width less 0.1 m per side */
     for (int d = 0; d < dim; d++)
@@ -201,6 +235,21 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
         for (size_t i = 0; i < p->n; i++)
             mass += c->in[i] ? p->m[i] : 0.0;
         values[2 * HYD_NSLAB + k] = mass / (V * HYD_RHO);
+        /* the weight above the slab's centre over the span's area, each
+         * particle's mass spread over a layer one spacing thick centred on it
+         * (counted by the part of that layer above the plane: a plane through a
+         * layer of the lattice takes half of it, not all or none) */
+        double above = 0.0;
+        const double yc = 0.5 * (ylo + yhi);
+        for (size_t i = 0; i < p->n; i++) {
+            int span = 1;
+            for (int d = 0; d < dim; d++)
+                if (d != 1)
+                    span &= p->x[d][i] >= wlo[d] + 0.1 && p->x[d][i] <= whi[d] - 0.1;
+            const double f = (p->x[1][i] - yc) / sim->spacing + 0.5;
+            above += span ? p->m[i] * fmin(fmax(f, 0.0), 1.0) : 0.0;
+        }
+        values[3 * HYD_NSLAB + k] = above * fabs(sim->g[1]) * 0.1 / V;
     }
 }
 
@@ -266,7 +315,7 @@ static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, ex
     int rc = PFB_OK;
     for (size_t k = 0; k < sizeof hyd_resolutions / sizeof hyd_resolutions[0] && !rc; k++) {
         const val_res *vr = &hyd_resolutions[k];
-        double dxs[3], errs[3], errsv[3];
+        double dxs[3], errs[3], errsv[3], errsw[3];
         int nres = 0;
         for (int j = 0; j < 3 && vr->a_dx[q][j] > 0 && !rc; j++) {
             const double D_dx = vr->a_dx[q][j], dx = HYD_DEPTH / D_dx;
@@ -285,24 +334,37 @@ static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, ex
             if (rc)
                 break;
             const int ct = csv_table_col(&out.series, "t");
-            double pm[HYD_NSLAB], pv[HYD_NSLAB], pr[HYD_NSLAB], ph[HYD_NSLAB], err_sum = 0.0, errv_sum = 0.0,
-                                                                                 rho_sum = 0.0;
+            double pm[HYD_NSLAB], pv[HYD_NSLAB], pr[HYD_NSLAB], pw[HYD_NSLAB], ph[HYD_NSLAB], err_sum = 0.0,
+                                                                                 errv_sum = 0.0, errw_sum = 0.0,
+                                                                                 rho_sum = 0.0, rise = 0.0;
+            const int crise = csv_table_col(&out.extra, "rise");
+            size_t nrise = 0;
+            for (size_t r = 0; r < out.extra.nrow && r < out.series.nrow; r++)
+                if (csv_table_get(&out.series, r, ct) >= 2.0 / 3.0 * t_end - 1e-12) {
+                    rise += csv_table_get(&out.extra, r, crise);
+                    nrise++;
+                }
+            rise = nrise ? rise / (double)nrise : NAN;
             for (int sl = 0; sl < HYD_NSLAB; sl++) {
                 const int cp = csv_table_col(&out.extra, slab_names[sl]),
                           cv = csv_table_col(&out.extra, slab_names[HYD_NSLAB + sl]),
-                          cr = csv_table_col(&out.extra, slab_names[2 * HYD_NSLAB + sl]);
-                double sum = 0.0, sumv = 0.0, sumr = 0.0;
+                          cr = csv_table_col(&out.extra, slab_names[2 * HYD_NSLAB + sl]),
+                          cw = csv_table_col(&out.extra, slab_names[3 * HYD_NSLAB + sl]);
+                double sum = 0.0, sumv = 0.0, sumr = 0.0, sumw = 0.0;
                 size_t n = 0;
                 for (size_t r = 0; r < out.extra.nrow && r < out.series.nrow; r++)
                     if (csv_table_get(&out.series, r, ct) >= 2.0 / 3.0 * t_end - 1e-12) {
                         sum += csv_table_get(&out.extra, r, cp);
                         sumv += csv_table_get(&out.extra, r, cv);
                         sumr += csv_table_get(&out.extra, r, cr);
+                        sumw += csv_table_get(&out.extra, r, cw);
                         n++;
                     }
                 pm[sl] = n ? sum / (double)n : NAN;
                 pv[sl] = n ? sumv / (double)n : NAN;
                 pr[sl] = n ? sumr / (double)n : NAN;
+                pw[sl] = n ? sumw / (double)n : NAN;
+                errw_sum += fabs(pv[sl] - pw[sl]) / pw[sl];
                 rho_sum += pr[sl];
                 ph[sl] = HYD_RHO * VAL_G * slab_depth[sl];
                 err_sum += fabs(pm[sl] - ph[sl]) / ph[sl];
@@ -311,19 +373,22 @@ static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, ex
             char reason[320];
             exp_reason(&out, reason, sizeof reason);
             for (int sl = 0; sl < HYD_NSLAB; sl++)
-                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%g,%.8g,%.8g,%.6g,%.8g,%.6g,%.6g\n", so->name, vr->dim,
-                        D_dx, dx, out.n, exp_status_word(&out), reason, slab_depth[sl], pm[sl], ph[sl],
-                        fabs(pm[sl] - ph[sl]) / ph[sl], pv[sl], fabs(pv[sl] - ph[sl]) / ph[sl], pr[sl]);
+                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%g,%.8g,%.8g,%.6g,%.8g,%.6g,%.6g,%.8g,%.6g\n", so->name,
+                        vr->dim, D_dx, dx, out.n, exp_status_word(&out), reason, slab_depth[sl], pm[sl], ph[sl],
+                        fabs(pm[sl] - ph[sl]) / ph[sl], pv[sl], fabs(pv[sl] - ph[sl]) / ph[sl], pr[sl], pw[sl],
+                        fabs(pv[sl] - pw[sl]) / pw[sl]);
             double b, berr;
             exp_line_slope(slab_depth, pm, HYD_NSLAB, &b, &berr);
             const double e = err_sum / HYD_NSLAB, ev = errv_sum / HYD_NSLAB;
             double bv, bverr;
             exp_line_slope(slab_depth, pv, HYD_NSLAB, &bv, &bverr);
-            fprintf(summary->f, "%s,%d,%g,%.10g,%.6g,%.6g,%.6g,%.6g,%.6g\n", so->name, vr->dim, D_dx, dx, e,
-                    b / (HYD_RHO * VAL_G), ev, bv / (HYD_RHO * VAL_G), rho_sum / HYD_NSLAB);
+            fprintf(summary->f, "%s,%d,%g,%.10g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", so->name, vr->dim, D_dx, dx, e,
+                    b / (HYD_RHO * VAL_G), ev, bv / (HYD_RHO * VAL_G), rho_sum / HYD_NSLAB, errw_sum / HYD_NSLAB,
+                    rise);
             dxs[nres] = dx;
             errs[nres] = e;
             errsv[nres] = ev;
+            errsw[nres] = errw_sum / HYD_NSLAB;
             nres++;
             exp_run_out_free(&out);
         }
@@ -331,6 +396,7 @@ static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, ex
             break;
         order_row(order, "hydrostatic", so, vr->dim, dxs, errs, nres);
         order_row(order, "hydrostatic_vertical", so, vr->dim, dxs, errsv, nres);
+        order_row(order, "hydrostatic_weight", so, vr->dim, dxs, errsw, nres);
     }
     free(sc.in);
     return rc;
@@ -547,9 +613,10 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
                           "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds", err);
     if (!rc)
         rc = exp_csv_open(&hyd, ctx, "validation_hydrostatic.csv",
-                          "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,rel_err_vert,rho_rel", err);
+                          "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,rel_err_vert,rho_rel,p_weight,"
+                          "rel_err_weight", err);
     if (!rc)
-        rc = exp_csv_open(&hyds, ctx, "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel", err);
+        rc = exp_csv_open(&hyds, ctx, "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,err_weight,surface_rise", err);
     if (!rc)
         rc = exp_csv_open(&visc, ctx, "validation_viscous.csv",
                           "solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,shear_modulus,status",

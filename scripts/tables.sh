@@ -9,6 +9,7 @@
 # and validation/ as `pfbench exp` writes them (data or data/quick); GENDIR receives
 #   volume.tex stability.tex drop.tex scaling.tex properties.tex calibration.tex
 #   validation_dam_break.tex validation_hydrostatic.tex validation_hydrostatic_vertical.tex
+#   validation_hydrostatic_weight.tex
 #   validation_viscous.tex validation_drop.tex validation_drop_damping.tex
 #                    tabular environments
 #   numbers.tex      \newcommand macros the text quotes (the best and worst method by
@@ -294,6 +295,7 @@ valtable() {
 valtable "$data/validation/validation_dam_break.csv" a_dx err_mean dam_break '$a/\Delta x$' > "$tmp/validation_dam_break.tex"
 valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err hydrostatic '$D/\Delta x$' > "$tmp/validation_hydrostatic.tex"
 valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err_vert hydrostatic_vertical '$D/\Delta x$' > "$tmp/validation_hydrostatic_vertical.tex"
+valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err_weight hydrostatic_weight '$D/\Delta x$' > "$tmp/validation_hydrostatic_weight.tex"
 valtable "$data/validation/validation_viscous.csv" cells err viscous '$L/\Delta x$' > "$tmp/validation_viscous.tex"
 valtable "$data/validation/validation_drop.csv" R_dx omega_rel_err drop '$R/\Delta x$' > "$tmp/validation_drop.tex"
 valtable "$data/validation/validation_drop.csv" R_dx beta_rel_err drop_damping '$R/\Delta x$' > "$tmp/validation_drop_damping.tex"
@@ -308,7 +310,8 @@ function def(n, x) { printf "\\newcommand{\\%s}{%s}\n", n, x }
   r = (c == "dam_break") ? v("a_dx") : (c == "hydrostatic") ? v("D_dx") : (c == "viscous") ? v("cells") : v("R_dx")
   e = (c == "dam_break") ? v("err_mean") : (c == "drop") ? v("omega_rel_err") : v("err")
   fin[c] = (fin[c] == "" || r + 0 > fin[c] + 0) ? r : fin[c]
-  key = c SUBSEP r SUBSEP v("solver"); err[key] = e; sec[key] = v("wall_seconds"); cases[c] = 1; sols[v("solver")] = 1 }
+  key = c SUBSEP r SUBSEP v("solver"); err[key] = e; sec[key] = v("wall_seconds"); cases[c] = 1; sols[v("solver")] = 1
+  if (c == "hydrostatic") { rise[key] = v("surface_rise"); rdx[key] = v("dx") } }
 END {
   n = split("dam_break hydrostatic viscous drop", cs, " "); split("Dam Hyd Visc Drop", mac, " ")
   for (i = 1; i <= n; i++) { c = cs[i]; best = ""
@@ -318,6 +321,13 @@ END {
     def("Val" mac[i] "BestErr", best == "" ? "--" : sprintf("%.1f", 100 * be))
     def("Val" mac[i] "Res", fin[c] == "" ? "--" : fin[c])
     if (c == "dam_break") def("ValDamBestSec", (best == "" || !isnum(bs)) ? "--" : sprintf("%.0f", bs)) }
+  # the surface rise of the settled pools at the finest 2D resolution, in spacings, per method
+  list = ""; m = 0
+  for (k = 1; k <= nsol; k++) { s = order[k]; key = "hydrostatic" SUBSEP fin["hydrostatic"] SUBSEP s
+    if ((key in rise) && isnum(rise[key]) && isnum(rdx[key]) && rdx[key] > 0) {
+      item[++m] = sprintf("%s %.1f", name(s), rise[key] / rdx[key]) } }
+  for (k = 1; k <= m; k++) list = list (k == 1 ? "" : (k == m ? " and " : ", ")) item[k]
+  def("ValHydRise", m ? list : "--")
 }' "$data/validation/validation_dam_break.csv" "$data/validation/validation_hydrostatic_summary.csv" \
    "$data/validation/validation_viscous.csv" "$data/validation/validation_drop.csv" > "$tmp/validation_numbers.tex"
 
@@ -541,7 +551,7 @@ END {
 } > "$tmp/sources.tex"
 
 for f in volume stability drop scaling properties calibration calibration_reasons numbers appendix sources \
-         validation_dam_break validation_hydrostatic validation_hydrostatic_vertical validation_viscous \
+         validation_dam_break validation_hydrostatic validation_hydrostatic_vertical validation_hydrostatic_weight validation_viscous \
          validation_drop validation_drop_damping validation_numbers; do
   mv "$tmp/$f.tex" "$gen/$f.tex"
 done

@@ -127,8 +127,9 @@ static void fixture(void)
                "clavet,2,25,0.01,100,ok,,0.1,0.2,-0.1,9,100,5\n"
                "clavet,2,50,0.005,400,unstable,energy growth,nan,nan,nan,9,150,30\n");
     write_file("data/validation/validation_hydrostatic_summary.csv",
-               "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert\nmuller,2,25,0.02,0.048,0.98,0.04,0.99\n"
-               "muller,2,50,0.01,0.012,1,0.01,1\nclavet,2,25,0.02,0.3,0.7,0.03,1.01\nclavet,2,50,0.01,0.2,0.8,0.02,1\n");
+               "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,err_weight,surface_rise\n"
+               "muller,2,25,0.02,0.048,0.98,0.04,0.99,1,0.03,0.006\nmuller,2,50,0.01,0.012,1,0.01,1,1,0.02,0.005\n"
+               "clavet,2,25,0.02,0.3,0.7,0.03,1.01,0.98,0.5,0.07\nclavet,2,50,0.01,0.2,0.8,0.02,1,0.98,0.4,0.07\n");
     write_file("data/validation/validation_viscous.csv",
                "solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,shear_modulus,status\n"
                "muller,2,20,0.04,viscous,0.0105,1e-06,0.0110736,0.05,0.0128,0.18,nan,ok\n"
@@ -146,6 +147,7 @@ static void fixture(void)
                "dam_break,muller,2,2,1,nan,0.04,0.02\ndam_break,clavet,2,2,nan,nan,0.1,nan\n"
                "hydrostatic,muller,2,2,2,nan,0.048,0.012\nhydrostatic,clavet,2,2,0.585,nan,0.3,0.2\n"
                "hydrostatic_vertical,muller,2,2,2,nan,0.04,0.01\nhydrostatic_vertical,clavet,2,2,0.5,nan,0.03,0.02\n"
+               "hydrostatic_weight,muller,2,2,0.58,nan,0.03,0.02\nhydrostatic_weight,clavet,2,2,0.32,nan,0.5,0.4\n"
                "viscous,muller,2,2,1,nan,0.05,0.025\nviscous,clavet,2,2,nan,nan,nan,nan\n"
                "drop,muller,2,2,1,nan,0.18,0.09\ndrop_damping,muller,2,2,0.17,nan,0.55,0.49\n"
                "drop,clavet,2,1,nan,nan,nan,nan\ndrop_damping,clavet,2,1,nan,nan,nan,nan\n");
@@ -243,6 +245,9 @@ START_TEST(test_tables_numbers)
     char *vh = read_gen("validation_hydrostatic_vertical.tex");
     contains(vh, "Clavet & 3.0 & 2.0 & $0.50$ \\\\", "validation_hydrostatic_vertical.tex");
     free(vh);
+    char *vw = read_gen("validation_hydrostatic_weight.tex");
+    contains(vw, "Clavet & 50.0 & 40.0 & $0.32$ \\\\", "validation_hydrostatic_weight.tex");
+    free(vw);
     char *vv = read_gen("validation_viscous.tex");
     contains(vv, "Clavet & -- & -- & -- \\\\", "validation_viscous.tex");
     free(vv);
@@ -253,6 +258,8 @@ START_TEST(test_tables_numbers)
     contains(vn, "\\newcommand{\\ValDamBest}{M\\\"uller}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValDamBestErr}{2.0}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValDamRes}{50}", "validation_numbers.tex");
+    /* the surface rise at the finest 2D resolution (D/dx 50, dx 0.01 m) in spacings */
+    contains(vn, "\\newcommand{\\ValHydRise}{M\\\"uller 0.5 and Clavet 7.0}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValDamBestSec}{90}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValHydBestErr}{1.2}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValViscBestErr}{2.5}", "validation_numbers.tex");
