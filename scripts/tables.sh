@@ -310,6 +310,7 @@ function def(n, x) { printf "\\newcommand{\\%s}{%s}\n", n, x }
   r = (c == "dam_break") ? v("a_dx") : (c == "hydrostatic") ? v("D_dx") : (c == "viscous") ? v("cells") : v("R_dx")
   e = (c == "dam_break") ? v("err_mean") : (c == "drop") ? v("omega_rel_err") : v("err")
   fin[c] = (fin[c] == "" || r + 0 > fin[c] + 0) ? r : fin[c]
+  if (c == "dam_break" && isnum(v("Re"))) re = v("Re")
   key = c SUBSEP r SUBSEP v("solver"); err[key] = e; sec[key] = v("wall_seconds"); cases[c] = 1; sols[v("solver")] = 1
   if (c == "hydrostatic") { rise[key] = v("surface_rise"); rdx[key] = v("dx") } }
 END {
@@ -328,6 +329,8 @@ END {
       item[++m] = sprintf("%s %.1f", name(s), rise[key] / rdx[key]) } }
   for (k = 1; k <= m; k++) list = list (k == 1 ? "" : (k == m ? " and " : ", ")) item[k]
   def("ValHydRise", m ? list : "--")
+  # the Reynolds number of the reference fluid at the scale of the dam-break column
+  def("ValDamRe", re == "" ? "--" : sprintf("%.0f", re))
 }' "$data/validation/validation_dam_break.csv" "$data/validation/validation_hydrostatic_summary.csv" \
    "$data/validation/validation_viscous.csv" "$data/validation/validation_drop.csv" > "$tmp/validation_numbers.tex"
 

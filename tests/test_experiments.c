@@ -247,7 +247,7 @@ START_TEST(test_quick_experiments)
         {"properties", "properties_drops.csv", "solver,dim,radius,n,status,p_virial,p_err"},
         {"validation", "validation_front.csv", "solver,dim,a_dx,dx,t,T,Z"},
         {"validation", "validation_dam_break.csv",
-         "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds"},
+         "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds,Re"},
         {"validation", "validation_hydrostatic.csv", "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,rel_err_vert,rho_rel,p_weight,rel_err_weight"},
         {"validation", "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,err_weight,surface_rise"},
         {"validation", "validation_order.csv", "case,solver,dim,nres,order,order_err,err_coarse,err_fine"},

@@ -121,11 +121,11 @@ static void fixture(void)
      * clavet's finer run blew up; the hydrostatic, viscous and drop errors per
      * resolution; clavet's drop has no surface tension (a skipped row) */
     write_file("data/validation/validation_dam_break.csv",
-               "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds\n"
-               "muller,2,25,0.01,100,ok,,0.04,0.1,-0.02,9,100,12\n"
-               "muller,2,50,0.005,400,ok,,0.02,0.05,-0.01,9,200,90\n"
-               "clavet,2,25,0.01,100,ok,,0.1,0.2,-0.1,9,100,5\n"
-               "clavet,2,50,0.005,400,unstable,energy growth,nan,nan,nan,9,150,30\n");
+               "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds,Re\n"
+               "muller,2,25,0.01,100,ok,,0.04,0.1,-0.02,9,100,12,35.36\n"
+               "muller,2,50,0.005,400,ok,,0.02,0.05,-0.01,9,200,90,35.36\n"
+               "clavet,2,25,0.01,100,ok,,0.1,0.2,-0.1,9,100,5,35.36\n"
+               "clavet,2,50,0.005,400,unstable,energy growth,nan,nan,nan,9,150,30,35.36\n");
     write_file("data/validation/validation_hydrostatic_summary.csv",
                "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,err_weight,surface_rise\n"
                "muller,2,25,0.02,0.048,0.98,0.04,0.99,1,0.03,0.006\nmuller,2,50,0.01,0.012,1,0.01,1,1,0.02,0.005\n"
@@ -260,6 +260,7 @@ START_TEST(test_tables_numbers)
     contains(vn, "\\newcommand{\\ValDamRes}{50}", "validation_numbers.tex");
     /* the surface rise at the finest 2D resolution (D/dx 50, dx 0.01 m) in spacings */
     contains(vn, "\\newcommand{\\ValHydRise}{M\\\"uller 0.5 and Clavet 7.0}", "validation_numbers.tex");
+    contains(vn, "\\newcommand{\\ValDamRe}{35}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValDamBestSec}{90}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValHydBestErr}{1.2}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValViscBestErr}{2.5}", "validation_numbers.tex");
