@@ -312,7 +312,7 @@ function def(n, x) { printf "\\newcommand{\\%s}{%s}\n", n, x }
   fin[c] = (fin[c] == "" || r + 0 > fin[c] + 0) ? r : fin[c]
   if (c == "dam_break" && isnum(v("Re"))) re = v("Re")
   key = c SUBSEP r SUBSEP v("solver"); err[key] = e; sec[key] = v("wall_seconds"); cases[c] = 1; sols[v("solver")] = 1
-  if (c == "hydrostatic") { rise[key] = v("surface_rise"); rdx[key] = v("dx") } }
+  if (c == "hydrostatic") { rise[key] = v("surface_rise"); rdx[key] = v("dx"); ew[key] = v("err_weight") } }
 END {
   n = split("dam_break hydrostatic viscous drop", cs, " "); split("Dam Hyd Visc Drop", mac, " ")
   for (i = 1; i <= n; i++) { c = cs[i]; best = ""
@@ -329,6 +329,11 @@ END {
       item[++m] = sprintf("%s %.1f", name(s), rise[key] / rdx[key]) } }
   for (k = 1; k <= m; k++) list = list (k == 1 ? "" : (k == m ? " and " : ", ")) item[k]
   def("ValHydRise", m ? list : "--")
+  # the largest error of the vertical stress against the weight above, over the methods, same resolution
+  wmax = ""; wn = 0
+  for (k = 1; k <= nsol; k++) { s = order[k]; key = "hydrostatic" SUBSEP fin["hydrostatic"] SUBSEP s
+    if (key in ew) { wn++; if (isnum(ew[key]) && (wmax == "" || ew[key] + 0 > wmax + 0)) wmax = ew[key]; else if (!isnum(ew[key])) wbad = 1 } }
+  def("ValHydWeightMax", (wn == 0 || wbad || wmax == "") ? "--" : sprintf("%.1f", 100 * wmax))
   # the Reynolds number of the reference fluid at the scale of the dam-break column
   def("ValDamRe", re == "" ? "--" : sprintf("%.0f", re))
 }' "$data/validation/validation_dam_break.csv" "$data/validation/validation_hydrostatic_summary.csv" \

@@ -261,6 +261,8 @@ START_TEST(test_tables_numbers)
     /* the surface rise at the finest 2D resolution (D/dx 50, dx 0.01 m) in spacings */
     contains(vn, "\\newcommand{\\ValHydRise}{M\\\"uller 0.5 and Clavet 7.0}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValDamRe}{35}", "validation_numbers.tex");
+    /* the largest err_weight at D/dx 50: clavet's 0.4 */
+    contains(vn, "\\newcommand{\\ValHydWeightMax}{40.0}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValDamBestSec}{90}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValHydBestErr}{1.2}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValViscBestErr}{2.5}", "validation_numbers.tex");
