@@ -206,3 +206,50 @@ double validate_mm_interp(const validate_mm_series *s, double T)
             return s->Z[k] + (s->Z[k + 1] - s->Z[k]) * (T - s->T[k]) / (s->T[k + 1] - s->T[k]);
     return NAN;
 }
+
+/* whether particle i lies in the span (validate.h) */
+static int in_span(const double *const x[3], size_t i, int dim, const double lo[3], const double hi[3])
+{
+    for (int k = 0; k < dim; k++)
+        if (k != 1 && !(x[k][i] >= lo[k] && x[k][i] <= hi[k]))
+            return 0;
+    return 1;
+}
+
+double validate_mass_above(const double *const x[3], const double *m, size_t n, int dim, double yc, double dy,
+                           const double lo[3], const double hi[3])
+{
+    double above = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double f = (x[1][i] - yc) / dy + 0.5; /* the part of i's layer above yc */
+        above += in_span(x, i, dim, lo, hi) ? m[i] * fmin(fmax(f, 0.0), 1.0) : 0.0;
+    }
+    return above;
+}
+
+double validate_surface_rise(const double *const x[3], size_t n, int dim, const double lo[3], const double hi[3],
+                             double w)
+{
+    const size_t na = hi[0] > lo[0] ? (size_t)ceil((hi[0] - lo[0]) / w) + 1 : 1,
+                 nb = dim == 3 && hi[2] > lo[2] ? (size_t)ceil((hi[2] - lo[2]) / w) + 1 : 1;
+    double *col = malloc(na * nb * sizeof *col);
+    if (!col)
+        return NAN;
+    for (size_t k = 0; k < na * nb; k++)
+        col[k] = -INFINITY;
+    double top = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        top = fmax(top, x[1][i]);
+        if (!in_span(x, i, dim, lo, hi))
+            continue;
+        size_t a = (size_t)floor((x[0][i] - lo[0]) / w), b = dim == 3 ? (size_t)floor((x[2][i] - lo[2]) / w) : 0;
+        a = a < na ? a : na - 1;
+        b = b < nb ? b : nb - 1;
+        col[a * nb + b] = fmax(col[a * nb + b], x[1][i]);
+    }
+    double low = INFINITY;
+    for (size_t k = 0; k < na * nb; k++)
+        low = fmin(low, col[k] > -INFINITY ? col[k] : INFINITY);
+    free(col);
+    return low < INFINITY ? top - low : NAN;
+}

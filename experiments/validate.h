@@ -65,6 +65,20 @@ int validate_mm_parse(const char *text, const char *name, validate_mm_data *d, p
 int validate_mm_builtin(validate_mm_data *d, pfb_err *err);
 void validate_mm_free(validate_mm_data *d);
 
+/* The settled pool (validation.c's hydrostatic case).  Axis 1 is vertical;
+ * the span is [lo[k], hi[k]] on the other axes of dim (2 or 3).
+ * validate_mass_above: the mass above the plane y = yc of the particles in the
+ * span, each particle's mass spread over a layer dy thick centred on it (a
+ * plane through a layer of a lattice of spacing dy takes half of it), so a
+ * lattice's result is exact for any yc.  validate_surface_rise: the highest y
+ * of all n particles less the lowest of the highest y of the columns of width
+ * w on the span's axes from lo (columns with no particle left out); NAN when
+ * no particle lies in the span or there is no memory for the columns. */
+double validate_mass_above(const double *const x[3], const double *m, size_t n, int dim, double yc, double dy,
+                           const double lo[3], const double hi[3]);
+double validate_surface_rise(const double *const x[3], size_t n, int dim, const double lo[3], const double hi[3],
+                             double w);
+
 /* Z of series s at T by linear interpolation; NAN outside its range. */
 double validate_mm_interp(const validate_mm_series *s, double T);
 

@@ -198,26 +198,14 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
             whi[d] = fmax(whi[d], p->x[d][i]);
         }
     }
-    /* the rise: the highest particle less the lowest of the highest particles
-     * of the 0.1 m columns across the slabs' span (x, and in 3D z, 0.1 m clear
-     * of the walls) */
-    enum { NCOL = 64 };
-    double col[NCOL * NCOL];
-    for (int k = 0; k < NCOL * NCOL; k++)
-        col[k] = -INFINITY;
-    for (size_t i = 0; i < p->n; i++) {
-        int a = (int)floor((p->x[0][i] - wlo[0] - 0.1) / 0.1), b = 0;
-        if (dim == 3)
-            b = (int)floor((p->x[2][i] - wlo[2] - 0.1) / 0.1);
-        if (a >= 0 && b >= 0 && a < NCOL && b < NCOL && p->x[0][i] <= whi[0] - 0.1 &&
-            (dim != 3 || p->x[2][i] <= whi[2] - 0.1))
-            col[a * NCOL + b] = fmax(col[a * NCOL + b], p->x[1][i]);
+    /* the slabs' span: 0.1 m clear of the walls (the fluid's extent) */
+    double slo[3], shi[3];
+    for (int d = 0; d < 3; d++) {
+        slo[d] = wlo[d] + 0.1;
+        shi[d] = whi[d] - 0.1;
     }
-    double low = INFINITY;
-    for (int k = 0; k < NCOL * NCOL; k++)
-        if (col[k] > -INFINITY)
-            low = fmin(low, col[k]);
-    values[4 * HYD_NSLAB] = top - low;
+    const double *const *xs = (const double *const *)p->x;
+    values[4 * HYD_NSLAB] = validate_surface_rise(xs, p->n, dim, slo, shi, 0.1);
     top += 0.5 * sim->spacing;
     double V = 0.1; /* the slab: 0.1 m thick, the fluid's width less 0.1 m per side */
     for (int d = 0; d < dim; d++)
@@ -229,7 +217,7 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
             int in = p->x[1][i] >= ylo && p->x[1][i] < yhi;
             for (int d = 0; d < dim; d++)
                 if (d != 1)
-                    in &= p->x[d][i] >= wlo[d] + 0.1 && p->x[d][i] <= whi[d] - 0.1;
+                    in &= p->x[d][i] >= slo[d] && p->x[d][i] <= shi[d];
             c->in[i] = (unsigned char)in;
         }
         double normal[3];
@@ -239,20 +227,8 @@ static void slab_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, c
         for (size_t i = 0; i < p->n; i++)
             mass += c->in[i] ? p->m[i] : 0.0;
         values[2 * HYD_NSLAB + k] = mass / (V * HYD_RHO);
-        /* the weight above the slab's centre over the span's area, each
-         * particle's mass spread over a layer one spacing thick centred on it
-         * (counted by the part of that layer above the plane: a plane through a
-         * layer of the lattice takes half of it, not all or none) */
-        double above = 0.0;
-        const double yc = 0.5 * (ylo + yhi);
-        for (size_t i = 0; i < p->n; i++) {
-            int span = 1;
-            for (int d = 0; d < dim; d++)
-                if (d != 1)
-                    span &= p->x[d][i] >= wlo[d] + 0.1 && p->x[d][i] <= whi[d] - 0.1;
-            const double f = (p->x[1][i] - yc) / sim->spacing + 0.5;
-            above += span ? p->m[i] * fmin(fmax(f, 0.0), 1.0) : 0.0;
-        }
+        /* the weight above the slab's centre over the span's area (validate.h) */
+        const double above = validate_mass_above(xs, p->m, p->n, dim, 0.5 * (ylo + yhi), sim->spacing, slo, shi);
         values[3 * HYD_NSLAB + k] = above * fabs(sim->g[1]) * 0.1 / V;
     }
 }

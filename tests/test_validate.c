@@ -1,7 +1,8 @@
 /* test_validate.c — the validation's measurements on data with a known answer:
  * the front locator and its spray gap, the observed order, Martin & Moyce's
- * units (the Ritter front is Z = 1 + 2 T in them, and a sqrt(2) slip breaks it)
- * and the reference data's loader, good and bad files. */
+ * units (the Ritter front is Z = 1 + 2 T in them, and a sqrt(2) slip breaks it),
+ * the reference data's loader, good and bad files, and the settled pool's
+ * weight above a plane and surface rise on lattices. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -162,6 +163,81 @@ START_TEST(test_mm_bad)
 }
 END_TEST
 
+/* A lattice pool: nx columns (and nz in 3D) of ny particles of spacing dx and
+ * mass m, centres at (k + 1/2) dx; extra particles stacked on column (ra, rb).
+ * Returns the count. */
+static size_t lattice_pool(double *x[3], double *m, int dim, int nx, int ny, int nz, double dx, int ra, int rb,
+                           int extra)
+{
+    size_t n = 0;
+    for (int a = 0; a < nx; a++)
+        for (int b = 0; b < (dim == 3 ? nz : 1); b++)
+            for (int c = 0; c < ny + (a == ra && b == rb ? extra : 0); c++) {
+                x[0][n] = (a + 0.5) * dx;
+                x[1][n] = (c + 0.5) * dx;
+                x[2][n] = dim == 3 ? (b + 0.5) * dx : 0.0;
+                m[n++] = 2.5;
+            }
+    return n;
+}
+
+/* The mass above a plane of a lattice pool is the mass of its layers above the
+ * plane, exactly: columns in the span times m (ny dx - yc) / dx for any yc
+ * between the lowest and the highest layer's centre, all of it below, none
+ * above.  The columns in the span are counted by hand (their centres inside
+ * [lo, hi]).  Each particle's share is one rounding, the sum of at most 1,200
+ * terms: 1e-12 of the result. */
+START_TEST(test_mass_above_lattice)
+{
+    enum { NX = 10, NY = 20, NZ = 6 };
+    static double xb[3][NX * (NY + 3) * NZ], m[NX * (NY + 3) * NZ];
+    double *x[3] = {xb[0], xb[1], xb[2]};
+    const double dx = 0.05;
+    for (int dim = 2; dim <= 3; dim++) {
+        const size_t n = lattice_pool(x, m, dim, NX, NY, NZ, dx, -1, -1, 0);
+        /* x in [0.1, 0.4]: centres 0.125 .. 0.375, 6 columns; z in [0.05, 0.2]: 0.075 .. 0.175, 3 */
+        const double lo[3] = {0.1, 0.0, 0.05}, hi[3] = {0.4, 0.0, 0.2};
+        const double cols = dim == 3 ? 18.0 : 6.0;
+        const double ycs[3] = {0.5 * dx, 0.3123, (NY - 0.5) * dx};
+        for (int k = 0; k < 3; k++) {
+            const double want = cols * 2.5 * (NY * dx - ycs[k]) / dx;
+            const double got = validate_mass_above((const double *const *)x, m, n, dim, ycs[k], dx, lo, hi);
+            ck_assert_msg(fabs(got - want) <= 1e-12 * want, "%dD, yc %g: mass above %.15g, want %.15g", dim, ycs[k],
+                          got, want);
+        }
+        ck_assert_double_eq(validate_mass_above((const double *const *)x, m, n, dim, NY * dx + dx, dx, lo, hi), 0.0);
+        const double all = validate_mass_above((const double *const *)x, m, n, dim, -dx, dx, lo, hi);
+        ck_assert_msg(fabs(all - cols * NY * 2.5) <= 1e-12 * all, "%dD: all below %.15g", dim, all);
+    }
+}
+END_TEST
+
+/* A flat lattice pool rises 0 exactly; three particles stacked on one column in
+ * the span make it 3 dx (the stack's top less the other columns' top, exact
+ * for these binary-exact positions up to one rounding); stacked on a column
+ * outside the span they still set the highest particle (the depth reference),
+ * so the rise is 3 dx too; with no particle in the span it is NaN. */
+START_TEST(test_surface_rise_lattice)
+{
+    enum { NX = 10, NY = 20, NZ = 6 };
+    static double xb[3][NX * (NY + 3) * NZ], m[NX * (NY + 3) * NZ];
+    double *x[3] = {xb[0], xb[1], xb[2]};
+    const double dx = 0.0625, lo[3] = {0.1, 0.0, 0.1}, hi[3] = {0.5, 0.0, 0.3};
+    for (int dim = 2; dim <= 3; dim++) {
+        size_t n = lattice_pool(x, m, dim, NX, NY, NZ, dx, -1, -1, 0);
+        ck_assert_double_eq(validate_surface_rise((const double *const *)x, n, dim, lo, hi, 0.1), 0.0);
+        n = lattice_pool(x, m, dim, NX, NY, NZ, dx, 3, dim == 3 ? 2 : 0, 3); /* x = 0.21875 (z 0.15625): in the span */
+        double r = validate_surface_rise((const double *const *)x, n, dim, lo, hi, 0.1);
+        ck_assert_msg(fabs(r - 3 * dx) <= 1e-15, "%dD: rise %.17g, want %g", dim, r, 3 * dx);
+        n = lattice_pool(x, m, dim, NX, NY, NZ, dx, 9, 0, 3); /* x = 0.59375: outside */
+        r = validate_surface_rise((const double *const *)x, n, dim, lo, hi, 0.1);
+        ck_assert_msg(fabs(r - 3 * dx) <= 1e-15, "%dD: rise %.17g with the stack outside, want %g", dim, r, 3 * dx);
+        const double far_lo[3] = {5.0, 0.0, 5.0}, far_hi[3] = {6.0, 0.0, 6.0};
+        ck_assert(isnan(validate_surface_rise((const double *const *)x, n, dim, far_lo, far_hi, 0.1)));
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("validate");
@@ -171,6 +247,8 @@ int main(void)
     tcase_add_test(tc, test_mm_units);
     tcase_add_test(tc, test_mm_data);
     tcase_add_test(tc, test_mm_bad);
+    tcase_add_test(tc, test_mass_above_lattice);
+    tcase_add_test(tc, test_surface_rise_lattice);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
