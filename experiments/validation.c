@@ -40,12 +40,13 @@
  * normal[1], from the same pass), with err_vert and slope_rel_vert alike: the
  * weight above a slab rests on its vertical stress in any material at rest,
  * while the pressure, the mean of the normal stresses, equals it only where
- * the material holds no shear stress at rest.  So p_vert near rho g d with p away from it says that the method's
- * pool is not a fluid at rest (it carries a deviatoric stress, as a packed
- * solid does), and p_vert away from it that the pool has not settled or its
- * density is not the scene's.  rho_rel: the slab's mass over its volume, over
- * the scene's density rho (the summary: the mean over the slabs), which says
- * the latter (a pool that packs denser than its lattice weighs more).
+ * the material holds no shear stress at rest.  So p_vert near rho g d with p
+ * away from it says that the method's pool is not a fluid at rest (it carries
+ * a deviatoric stress, as a packed solid does), and p_vert away from it that
+ * the pool has not settled or its density is not the scene's.  rho_rel: the
+ * slab's mass over its volume, over the scene's density rho (the summary: the
+ * mean over the slabs), which says the latter (a pool that packs denser than
+ * its lattice weighs more).
  * p_weight: the weight above the slab's centre over the span's area (each
  * particle's mass spread over a layer one spacing thick), the stress a column at
  * rest must carry whatever its density; err_weight = mean over the slabs of
@@ -112,8 +113,7 @@
  *   validation_drop_signal.csv solver,dim,R_dx,t,deformation
  *   validation_order.csv      case,solver,dim,nres,order,order_err,err_coarse,err_fine
  *                             (case: dam_break, hydrostatic, hydrostatic_vertical, hydrostatic_weight,
- *                             viscous, drop,
- *                             drop_damping) */
+ *                             viscous, drop, drop_damping) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +285,21 @@ static const val_res hyd_resolutions[] = {
     {3, {{10, 20, 0}, {5, 6, 0}}},
 };
 
+/* The mean of column col of a run's extra values over the frames of the last
+ * third (t >= 2 t_end / 3); NaN without one. */
+static double last_third_mean(const exp_run_out *out, const char *col, double t_end)
+{
+    const int ct = csv_table_col(&out->series, "t"), c = csv_table_col(&out->extra, col);
+    double sum = 0.0;
+    size_t n = 0;
+    for (size_t r = 0; r < out->extra.nrow && r < out->series.nrow; r++)
+        if (csv_table_get(&out->series, r, ct) >= 2.0 / 3.0 * t_end - 1e-12) {
+            sum += csv_table_get(&out->extra, r, c);
+            n++;
+        }
+    return n ? sum / (double)n : NAN;
+}
+
 /* The hydrostatic case for one solver (the header's definitions). */
 static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, exp_csv *rows, exp_csv *summary,
                             exp_csv *order, pfb_err *err)
@@ -313,42 +328,19 @@ static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, ex
             rc = exp_run(ctx, &spec, &out, err);
             if (rc)
                 break;
-            const int ct = csv_table_col(&out.series, "t");
-            double pm[HYD_NSLAB], pv[HYD_NSLAB], pr[HYD_NSLAB], pw[HYD_NSLAB], ph[HYD_NSLAB], err_sum = 0.0,
-                                                                                 errv_sum = 0.0, errw_sum = 0.0,
-                                                                                 rho_sum = 0.0, rise = 0.0;
-            const int crise = csv_table_col(&out.extra, "rise");
-            size_t nrise = 0;
-            for (size_t r = 0; r < out.extra.nrow && r < out.series.nrow; r++)
-                if (csv_table_get(&out.series, r, ct) >= 2.0 / 3.0 * t_end - 1e-12) {
-                    rise += csv_table_get(&out.extra, r, crise);
-                    nrise++;
-                }
-            rise = nrise ? rise / (double)nrise : NAN;
+            double pm[HYD_NSLAB], pv[HYD_NSLAB], pr[HYD_NSLAB], pw[HYD_NSLAB], ph[HYD_NSLAB];
+            double err_sum = 0.0, errv_sum = 0.0, errw_sum = 0.0, rho_sum = 0.0;
+            const double rise = last_third_mean(&out, "rise", t_end);
             for (int sl = 0; sl < HYD_NSLAB; sl++) {
-                const int cp = csv_table_col(&out.extra, slab_names[sl]),
-                          cv = csv_table_col(&out.extra, slab_names[HYD_NSLAB + sl]),
-                          cr = csv_table_col(&out.extra, slab_names[2 * HYD_NSLAB + sl]),
-                          cw = csv_table_col(&out.extra, slab_names[3 * HYD_NSLAB + sl]);
-                double sum = 0.0, sumv = 0.0, sumr = 0.0, sumw = 0.0;
-                size_t n = 0;
-                for (size_t r = 0; r < out.extra.nrow && r < out.series.nrow; r++)
-                    if (csv_table_get(&out.series, r, ct) >= 2.0 / 3.0 * t_end - 1e-12) {
-                        sum += csv_table_get(&out.extra, r, cp);
-                        sumv += csv_table_get(&out.extra, r, cv);
-                        sumr += csv_table_get(&out.extra, r, cr);
-                        sumw += csv_table_get(&out.extra, r, cw);
-                        n++;
-                    }
-                pm[sl] = n ? sum / (double)n : NAN;
-                pv[sl] = n ? sumv / (double)n : NAN;
-                pr[sl] = n ? sumr / (double)n : NAN;
-                pw[sl] = n ? sumw / (double)n : NAN;
-                errw_sum += fabs(pv[sl] - pw[sl]) / pw[sl];
-                rho_sum += pr[sl];
+                pm[sl] = last_third_mean(&out, slab_names[sl], t_end);
+                pv[sl] = last_third_mean(&out, slab_names[HYD_NSLAB + sl], t_end);
+                pr[sl] = last_third_mean(&out, slab_names[2 * HYD_NSLAB + sl], t_end);
+                pw[sl] = last_third_mean(&out, slab_names[3 * HYD_NSLAB + sl], t_end);
                 ph[sl] = HYD_RHO * VAL_G * slab_depth[sl];
                 err_sum += fabs(pm[sl] - ph[sl]) / ph[sl];
                 errv_sum += fabs(pv[sl] - ph[sl]) / ph[sl];
+                errw_sum += fabs(pv[sl] - pw[sl]) / pw[sl];
+                rho_sum += pr[sl];
             }
             char reason[320];
             exp_reason(&out, reason, sizeof reason);
@@ -594,10 +586,13 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
                           err);
     if (!rc)
         rc = exp_csv_open(&hyd, ctx, "validation_hydrostatic.csv",
-                          "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,rel_err_vert,rho_rel,p_weight,"
-                          "rel_err_weight", err);
+                          "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,rel_err_vert,rho_rel,"
+                          "p_weight,rel_err_weight",
+                          err);
     if (!rc)
-        rc = exp_csv_open(&hyds, ctx, "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,err_weight,surface_rise", err);
+        rc = exp_csv_open(&hyds, ctx, "validation_hydrostatic_summary.csv",
+                          "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,err_weight,surface_rise",
+                          err);
     if (!rc)
         rc = exp_csv_open(&visc, ctx, "validation_viscous.csv",
                           "solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,shear_modulus,status",

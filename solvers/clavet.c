@@ -909,12 +909,12 @@ static void relax_prefetch(const clavet_state *s, const uint32_t *fs, const uint
 }
 
 /* The virial of the displacements a sweep applies (relax_sweep with vir): per
- * exchange, m |d|^2 c / dt^2 / 2 for each end that is marked, in total and per
- * axis (pair_virial's sums, solver.h). */
+ * exchange, m d_k^2 c / dt^2 / 2 for each end that is marked, per axis k (the
+ * pair virial's diagonal, solver.h; its trace is the sum). */
 typedef struct relax_virial {
     const unsigned char *in;
     const double *m;
-    double idt2, W, D[3];
+    double idt2, D[3];
 } relax_virial;
 
 /* Algorithm 2: eqs. 1, 4 (densities), 2, 5 (pressures), 6 (displacements); neighbours
@@ -922,8 +922,9 @@ typedef struct relax_virial {
  * over the full list's rows fs, fj (pairs beyond h skipped at their current
  * distance), nb room for the longest row.  The step stores the densities
  * (rho_f, rho_near_f); the pair virial (vir) passes NULL for them and sums the
- * virial of every exchange instead. */
-static void relax_sweep(const clavet_state *s, const pfb_period *period, pfb_particles *p, int dim,
+ * virial of every exchange instead.  Inlined at both calls, so the step's copy
+ * has no trace of the virial (its tests fold away). */
+static inline __attribute__((always_inline)) void relax_sweep(const clavet_state *s, const pfb_period *period, pfb_particles *p, int dim,
                         const uint32_t *fs, const uint32_t *fj, relax_pair *restrict nb, double dt, double *rho_f,
                         double *rho_near_f, relax_virial *vir)
 {
@@ -975,11 +976,9 @@ static void relax_sweep(const clavet_state *s, const pfb_period *period, pfb_par
             }
             if (vir) {
                 const double e = 0.5 * c * vir->idt2 * ((vir->in[i] ? vir->m[i] : 0.0) + (vir->in[j] ? vir->m[j] : 0.0));
-                const double dd[3] = {nb[b].d0 * nb[b].d0, nb[b].d1 * nb[b].d1, nb[b].d2 * nb[b].d2};
-                for (int k = 0; k < dim; k++) {
-                    vir->W += e * dd[k];
-                    vir->D[k] += e * dd[k];
-                }
+                vir->D[0] += e * nb[b].d0 * nb[b].d0;
+                vir->D[1] += e * nb[b].d1 * nb[b].d1;
+                vir->D[2] += e * nb[b].d2 * nb[b].d2; /* (0 in 2D) */
             }
         }
         x0[i] += dx0;
@@ -1444,15 +1443,15 @@ static double sweep_virial(const clavet_state *s, const pfb_sim *sim, const unsi
     double W = NAN, move2 = 0.0;
     if (!xs || !fs)
         goto out;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 3; k++)
         c.x[k] = xs + (size_t)k * n;
-        for (size_t i = 0; i < n; i++)
-            c.x[k][i] = p->x[k][i] + (k < dim ? dt * (p->v[k][i] + dt * sim->g[k]) : 0.0);
-    }
     for (size_t i = 0; i < n; i++) {
         double d2 = 0.0;
-        for (int k = 0; k < dim; k++)
-            d2 += (c.x[k][i] - p->x[k][i]) * (c.x[k][i] - p->x[k][i]);
+        for (int k = 0; k < 3; k++) {
+            const double mv = k < dim ? dt * (p->v[k][i] + dt * sim->g[k]) : 0.0;
+            c.x[k][i] = p->x[k][i] + mv;
+            d2 += mv * mv;
+        }
         move2 = fmax(move2, d2);
     }
     /* every pair within h at the predicted positions is within h + 2 max move now */
@@ -1466,9 +1465,9 @@ static double sweep_virial(const clavet_state *s, const pfb_sim *sim, const unsi
     }
     if (!(nb = malloc((longest + 1) * sizeof *nb)))
         goto out;
-    relax_virial vir = {in, p->m, 1.0 / (dt * dt), 0.0, {0.0, 0.0, 0.0}};
+    relax_virial vir = {in, p->m, 1.0 / (dt * dt), {0.0, 0.0, 0.0}};
     relax_sweep(s, &sim->period, &c, dim, fs, nl.idx, nb, dt, NULL, NULL, &vir);
-    W = vir.W;
+    W = vir.D[0] + vir.D[1] + vir.D[2];
     if (diag)
         memcpy(diag, vir.D, sizeof vir.D);
 out:

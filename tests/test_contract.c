@@ -306,8 +306,8 @@ END_TEST
 
 /* The thread count changes no bit: every parallel loop computes each particle's
  * (or row's) result on one thread in a fixed order, and reductions are integer
- * or serial.  A 3D dam break, the 3D float (bodies) and periodic boxes on 1, 2 and 3 threads,
- * run.threads forcing the parallel paths at this size (muller builds its list
+ * or serial.  A 3D dam break, the 3D float (bodies) and periodic boxes on 1, 2
+ * and 3 threads, run.threads forcing the parallel paths at this size (muller builds its list
  * in one pass on 1 and 2 threads, from both ends on 2, and in two on 3). */
 START_TEST(test_threads)
 {
