@@ -495,3 +495,55 @@ int halflist_ensure(pfb_halflist *L, pfb_sim *sim, double box2, uint64_t skip, i
     *built = 1;
     return build(L, sim, err);
 }
+
+int halflist_full(const pfb_halflist *L, size_t n, pfb_fulllist *F, pfb_err *err)
+{
+    if (F->builds == L->builds)
+        return PFB_OK;
+    const size_t pairs = L->ls[n];
+    if (n + 1 > F->cap_fs) {
+        uint32_t *fs = realloc(F->fs, (n + 1) * sizeof *fs), *fc = fs ? realloc(F->fc, (n + 1) * sizeof *fc) : NULL;
+        if (fs)
+            F->fs = fs;
+        if (!fc)
+            return pfb_err_set(err, PFB_ENOMEM, "neighbour list: out of memory for the rows of %zu particles", n);
+        F->fc = fc;
+        F->cap_fs = n + 1;
+    }
+    if (2 * pairs > F->cap_fj) {
+        free(F->fj);
+        F->cap_fj = 2 * pairs + pairs / 4 + 1;
+        if (!(F->fj = malloc(F->cap_fj * sizeof *F->fj))) {
+            F->cap_fj = 0;
+            return pfb_err_set(err, PFB_ENOMEM, "neighbour list: out of memory for a full list of %zu pairs", pairs);
+        }
+    }
+    uint32_t *fs = F->fs, *fj = F->fj;
+    memset(fs, 0, (n + 1) * sizeof *fs);
+    for (size_t q = 0; q < pairs; q++) /* each i's count of entries below it */
+        fs[L->lj[q] + 1]++;
+    for (size_t i = 0; i < n; i++) /* row starts: below-i entries, then the half row */
+        fs[i + 1] += fs[i] + (uint32_t)(L->ls[i + 1] - L->ls[i]);
+    uint32_t *cur = F->fc; /* the below-i parts, i ascending, by a cursor per row */
+    memcpy(cur, fs, n * sizeof *cur);
+    for (size_t i = 0; i < n; i++)
+        for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++)
+            fj[cur[L->lj[q]]++] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++) /* then i's own half row */
+        if (L->ls[i + 1] > L->ls[i])
+            memcpy(fj + cur[i], L->lj + L->ls[i], (L->ls[i + 1] - L->ls[i]) * sizeof *fj);
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++)
+        longest = fs[i + 1] - fs[i] > longest ? fs[i + 1] - fs[i] : longest;
+    F->longest = longest;
+    F->builds = L->builds;
+    return PFB_OK;
+}
+
+void fulllist_free(pfb_fulllist *F)
+{
+    free(F->fs);
+    free(F->fj);
+    free(F->fc);
+    *F = (pfb_fulllist)PFB_FULLLIST_EMPTY;
+}

@@ -143,4 +143,23 @@ int halflist_is_sort(const pfb_halflist *L, const pfb_sim *sim);
  * more than UINT32_MAX pairs. */
 int halflist_ensure(pfb_halflist *L, pfb_sim *sim, double box2, uint64_t skip, int *built, pfb_err *err);
 
+/* The full form of a half list, for a solver that walks every particle's whole
+ * neighbourhood (a Gauss-Seidel sweep, a gather, a matrix row): row i is fj[fs[i]
+ * .. fs[i+1]-1], every listed partner of i, first those below i (the half rows
+ * that hold i, in row order), then i's own half row; so each row ascends (on a
+ * ring, the partners around the end break the order).  Pairs at h or beyond (the
+ * skin) are listed: the caller skips them by their distance, as with the half
+ * list.  8 bytes per pair. */
+typedef struct pfb_fulllist {
+    uint32_t *fs, *fj; /* the rows */
+    uint32_t *fc;      /* the rows' cursors while it is made */
+    size_t cap_fs, cap_fj;
+    size_t longest;    /* the longest row */
+    long builds;       /* L->builds it was made from (-1: none yet) */
+} pfb_fulllist;
+#define PFB_FULLLIST_EMPTY {NULL, NULL, NULL, 0, 0, 0, -1}
+/* Make F the full form of L (for its n = sim's particles), unless it already is
+ * (F->builds == L->builds).  Fails on out of memory. */
+int halflist_full(const pfb_halflist *L, size_t n, pfb_fulllist *F, pfb_err *err);
+void fulllist_free(pfb_fulllist *F);
 #endif

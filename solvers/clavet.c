@@ -338,12 +338,9 @@ typedef struct clavet_state {
     spring_set sp;
     pfb_halflist L;       /* pairs within h (1 + list_skin), core/halflist.h */
     pfb_pairtasks T;      /* the jacobi passes' schedule, core/pairtasks.h */
-    uint32_t *fs, *fj;    /* the sequential relaxation's full list: rows fs[i] .. fs[i+1]-1 of fj, ascending */
-    uint32_t *fc;         /* its rows' cursors while it is made */
+    pfb_fulllist F;       /* the sequential relaxation's full list (core/halflist.h) */
     relax_pair *rbuf;     /* a row's neighbours within h (the longest full row's room) */
     size_t cap_rbuf;
-    size_t cap_fs, cap_fj;
-    long full_builds;     /* L.builds when the full list was made (-1: never) */
     uint32_t *cl, *cn;    /* jacobi: per particle its listed pairs within h (at ls[i], cn[i] of them) */
     size_t cap_cl, cap_cn;
     pfb_row_buffers cj;   /* jacobi: per thread, a row's pairs within h */
@@ -366,9 +363,7 @@ static void clavet_destroy(void *state)
     springs_free(&s->sp);
     halflist_free(&s->L);
     pairtasks_free(&s->T);
-    free(s->fs);
-    free(s->fj);
-    free(s->fc);
+    fulllist_free(&s->F);
     free(s->rbuf);
     free(s->pk);
     free(s->cl);
@@ -486,7 +481,7 @@ static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     const double h = hf * sim->spacing;
     s->h = h;
     halflist_init(&s->L, sim, h, halflist_skin(sim, h, params_get(p, "list_skin"), params_is_set(p, "list_skin"))); /* the run's sorts on the list's grid */
-    s->full_builds = -1;
+    s->F = (pfb_fulllist)PFB_FULLLIST_EMPTY;
     s->simd = params_get_int(p, "simd");
     for (int k = 0; k < 3; k++) {
         s->per_L[k] = sim->period.L[k];
@@ -991,7 +986,7 @@ static inline __attribute__((always_inline)) void relax_sweep(const clavet_state
 static void double_density_relaxation(const clavet_state *s, pfb_sim *sim, double dt)
 {
     pfb_particles *p = &sim->p;
-    relax_sweep(s, &sim->period, p, sim->dim, s->fs, s->fj, s->rbuf, dt, p->field[s->f_rho].data,
+    relax_sweep(s, &sim->period, p, sim->dim, s->F.fs, s->F.fj, s->rbuf, dt, p->field[s->f_rho].data,
                 p->field[s->f_rho_near].data, NULL);
 }
 
@@ -1090,44 +1085,12 @@ static int ensure_list(clavet_state *s, pfb_sim *sim, int full, pfb_err *err)
         if (rc)
             return rc;
     }
-    if (!full || s->full_builds == s->L.builds)
+    if (!full || s->F.builds == s->L.builds)
         return PFB_OK;
-    const size_t n = sim->p.n, pairs = s->L.ls[n];
-    if (n + 1 > s->cap_fs) {
-        uint32_t *fs = realloc(s->fs, (n + 1) * sizeof *fs), *fc = fs ? realloc(s->fc, (n + 1) * sizeof *fc) : NULL;
-        if (fs)
-            s->fs = fs;
-        if (!fc)
-            return pfb_err_set(err, PFB_ENOMEM, "clavet: out of memory for the rows of %zu particles", n);
-        s->fc = fc;
-        s->cap_fs = n + 1;
-    }
-    if (2 * pairs > s->cap_fj) {
-        free(s->fj);
-        s->cap_fj = 2 * pairs + pairs / 4 + 1;
-        s->fj = malloc(s->cap_fj * sizeof *s->fj);
-        if (!s->fj) {
-            s->cap_fj = 0;
-            return pfb_err_set(err, PFB_ENOMEM, "clavet: out of memory for a full list of %zu pairs", pairs);
-        }
-    }
-    uint32_t *fs = s->fs, *fj = s->fj;
-    memset(fs, 0, (n + 1) * sizeof *fs);
-    for (size_t q = 0; q < pairs; q++) /* each i's count of entries below it */
-        fs[s->L.lj[q] + 1]++;
-    for (size_t i = 0; i < n; i++) /* row starts: below-i entries, then the half row */
-        fs[i + 1] += fs[i] + (uint32_t)(s->L.ls[i + 1] - s->L.ls[i]);
-    uint32_t *cur = s->fc; /* the below-i parts, i ascending, by a cursor per row */
-    memcpy(cur, fs, n * sizeof *cur);
-    for (size_t i = 0; i < n; i++)
-        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++)
-            fj[cur[s->L.lj[q]]++] = (uint32_t)i;
-    for (size_t i = 0; i < n; i++) /* then i's own half row */
-        if (s->L.ls[i + 1] > s->L.ls[i])
-            memcpy(fj + cur[i], s->L.lj + s->L.ls[i], (s->L.ls[i + 1] - s->L.ls[i]) * sizeof *fj);
-    size_t longest = 0;
-    for (size_t i = 0; i < n; i++)
-        longest = fs[i + 1] - fs[i] > longest ? fs[i + 1] - fs[i] : longest;
+    rc = halflist_full(&s->L, sim->p.n, &s->F, err);
+    if (rc)
+        return rc;
+    const size_t longest = s->F.longest;
     if (longest > s->cap_rbuf) {
         free(s->rbuf);
         s->cap_rbuf = longest + longest / 4 + 8;
@@ -1136,7 +1099,6 @@ static int ensure_list(clavet_state *s, pfb_sim *sim, int full, pfb_err *err)
             return pfb_err_set(err, PFB_ENOMEM, "clavet: out of memory for a row of %zu pairs", longest);
         }
     }
-    s->full_builds = s->L.builds;
     return PFB_OK;
 }
 

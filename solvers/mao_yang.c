@@ -208,6 +208,8 @@
 #endif
 
 #include "../core/diag.h"
+#include "../core/halflist.h"
+#include "../core/pairtasks.h"
 #include "../core/kernels.h"
 #include "../core/timing.h"
 #include "mao_yang_resample.h"
@@ -241,6 +243,7 @@ static const pfb_param_spec mao_yang_params[] = {
     {"wall_restitution", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "normal restitution of the wall projection", NULL},
     {"wall_friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "tangential velocity removed by the wall projection", NULL},
     {"cfl", PFB_PARAM_DOUBLE, 0.25, 0.01, 2.0, "1", "CFL number of the suggested time step", NULL},
+    {"list_skin", PFB_PARAM_DOUBLE, 0.1, 0.01, 1.0, "1", "neighbour list radius h (1 + skin), kept until the moves since its build could bring a pair from beyond it within h (core/halflist.h)", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 /* A mirror particle: image of real particle src across one to three planes. */
@@ -253,7 +256,7 @@ typedef struct my_ghost {
 
 typedef struct my_state {
     int dim;
-    double h, rho0, m0, mu, mu_e, lambda, gamma, kappa, beta, tol, e, fric, margin, cfl;
+    double h, hh, rho0, m0, mu, mu_e, lambda, gamma, kappa, beta, tol, e, fric, margin, cfl;
     int rot, corr, no_slip, max_iter, precond, pform, pos_only;
     double corr_min, eps_art, w_d; /* w_d: W_cubic(D), the artificial stress's reference */
     long resample_every;
@@ -263,15 +266,27 @@ typedef struct my_state {
     pfb_kernel cubic, spiky, visc;
     double w0;                 /* W_cubic(0): self term of eq. 4 */
     int f_rho, f_p, f_pd, f_T, f_ref, f_mue, f_lam;
-    /* mirrors and the combined (real + mirror) neighbour list */
+    /* the real particles' pairs: the framework's kept list (core/halflist.h) in
+     * its full form */
+    pfb_halflist L;
+    pfb_fulllist F;
+    pfb_pairtasks T;           /* the symmetric passes' schedule over L (core/pairtasks.h) */
+    /* mirrors, and each real particle's mirrors within h (rows ms[i] .. ms[i+1]-1
+     * of mj, mirror indices ascending) */
     my_ghost *g;
     size_t ng, cap_g;
-    double *xc[3], *vc[3];     /* combined positions and velocities */
+    double *xc[3], *vc[3];     /* combined positions and velocities: real i at i, mirror q at n + q */
     pfb_period per;            /* the scene's periodic axes (sim->period), for the minimum image */
     int pinned;                /* no free surface: one particle held at p = 0 (surface_flags) */
     size_t cap_c;
-    pfb_grid grid;
+    unsigned char *near;       /* real particles that can be within h of a mirror (build_ghosts) */
+    double *cx[3];             /* the mirror search's points: the near particles, then the mirrors */
+    uint32_t *cidx;            /* the near particles' indices */
+    size_t cap_cx;
+    pfb_grid grid;             /* the mirror search's grid and list */
     pfb_nlist nl;
+    uint32_t *ms, *mj;
+    size_t cap_ms, cap_mj;
     /* per-particle workspace */
     double *acc;               /* 3 n */
     double *gradv;             /* 9 n velocity gradients */
@@ -326,13 +341,19 @@ static int ensure_particles(my_state *s, size_t n, pfb_err *err)
     unsigned char *dt = realloc(s->detached, nc);
     if (dt)
         s->detached = dt;
+    unsigned char *nr = realloc(s->near, nc);
+    if (nr)
+        s->near = nr;
+    uint32_t *ms = realloc(s->ms, (nc + 1) * sizeof *ms);
+    if (ms)
+        s->ms = ms;
     long *u = realloc(s->unk, nc * sizeof *u);
     if (u)
         s->unk = u;
     size_t *mk = realloc(s->mark, nc * sizeof *mk);
     if (mk)
         s->mark = mk;
-    if (!a || !gv || !bv || !ra || !rn || !sf || !dt || !u || !mk)
+    if (!a || !gv || !bv || !ra || !rn || !sf || !dt || !nr || !ms || !u || !mk)
         return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu particles", n);
     s->cap_n = nc;
     return PFB_OK;
@@ -389,7 +410,12 @@ static void mirror_velocity(const my_state *s, int dim, const double n[3], const
 
 /* Mirrors of every particle within h of a wall (across its tangent plane; across
  * each near face of a box container and each combination of them at corners),
- * then the combined real + mirror coordinate arrays. */
+ * then the combined real + mirror coordinate arrays.  Marks, in s->near, every
+ * particle that can be within h of a mirror: a mirror across a box face lies
+ * within h beyond it, so such a particle is within h of the face (its distance
+ * below h, of either sign); a mirror across the tangent plane of a wall or body
+ * at distance phi < h from it has sdf at most 3 phi (the sdf changes by at most
+ * the distance moved, 2 phi), so such a particle has sdf below 4 h. */
 static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
 {
     pfb_particles *p = &sim->p;
@@ -398,6 +424,7 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
     for (size_t i = 0; i < p->n; i++) {
         const double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
         const double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
+        unsigned char near = 0;
         for (size_t w = 0; w < sim->walls.n; w++) {
             const pfb_shape *sh = &sim->walls.s[w];
             double vw[3];
@@ -410,6 +437,7 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
                     double lo = c[k] - sh->half[k], hi = c[k] + sh->half[k];
                     double dlo = x[k] - lo, dhi = hi - x[k];
                     double d = dlo <= dhi ? dlo : dhi;
+                    near |= d < s->h;
                     if (d >= 0 && d < s->h) {
                         face[k] = dlo <= dhi ? lo : hi;
                         axes[na++] = k;
@@ -435,6 +463,7 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
             } else {
                 double gr[3] = {0, 0, 0};
                 double phi = shape_sdf(sh, dim, t, x, gr);
+                near |= phi < 4.0 * s->h;
                 if (!(phi >= 0 && phi < s->h))
                     continue;
                 double M[9], xg[3] = {0, 0, 0}, vg[3] = {v[0], v[1], v[2]};
@@ -455,6 +484,7 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
             const pfb_body *B = &sim->bodies.b[b];
             double gr[3] = {0, 0, 0};
             double phi = body_sdf(B, dim, x, gr);
+            near |= phi < 4.0 * s->h;
             if (!(phi >= 0 && phi < s->h))
                 continue;
             double M[9], xg[3] = {0, 0, 0}, vg[3] = {v[0], v[1], v[2]}, vb[3];
@@ -468,6 +498,7 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
             if (rc)
                 return rc;
         }
+        s->near[i] = near;
     }
     size_t ntot = p->n + s->ng;
     if (ntot > s->cap_c) {
@@ -495,19 +526,85 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
     return PFB_OK;
 }
 
-/* The combined (real + mirror) neighbour list at the current positions. */
-static int neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err)
+/* Each real particle's mirrors within h (s->ms, s->mj): the full list, radius h,
+ * of the near particles and the mirrors together (core/grid.h, or the
+ * minimum-image list on periodic axes), whose rows ascend. */
+static int mirror_rows(my_state *s, pfb_sim *sim, pfb_err *err)
 {
-    int rc = build_ghosts(s, sim, t, err);
-    if (!rc)
-        rc = ensure_particles(s, sim->p.n, err);
+    const size_t n = sim->p.n;
+    size_t nn = 0;
+    for (size_t i = 0; i < n; i++)
+        nn += s->near[i];
+    memset(s->ms, 0, (n + 1) * sizeof *s->ms);
+    if (s->ng == 0 || nn == 0)
+        return PFB_OK;
+    const size_t nc = nn + s->ng;
+    if (nc > s->cap_cx) {
+        const size_t cap = nc + nc / 4 + 64;
+        for (int k = 0; k < 3; k++) {
+            double *a = realloc(s->cx[k], cap * sizeof *a);
+            if (!a)
+                return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror search points", nc);
+            s->cx[k] = a;
+        }
+        uint32_t *ci = realloc(s->cidx, cap * sizeof *ci);
+        if (!ci)
+            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror search points", nc);
+        s->cidx = ci;
+        s->cap_cx = cap;
+    }
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s->near[i]) {
+            s->cidx[c] = (uint32_t)i;
+            for (int k = 0; k < 3; k++)
+                s->cx[k][c] = s->xc[k][i];
+            c++;
+        }
+    for (int k = 0; k < 3; k++)
+        memcpy(s->cx[k] + nn, s->xc[k] + n, s->ng * sizeof(double));
+    int rc = sim_periodic(sim) ? sim_periodic_list(sim, s->h, (const double *const *)s->cx, nc, &s->nl, err)
+                               : grid_build(&s->grid, (const double *const *)s->cx, nc, err);
+    if (!rc && !sim_periodic(sim))
+        rc = grid_neighbours(&s->grid, (const double *const *)s->cx, &s->nl, err);
     if (rc)
         return rc;
-    if (sim_periodic(sim)) /* the minimum-image list (core/periodic.h) */
-        return sim_periodic_list(sim, s->h, (const double *const *)s->xc, sim->p.n + s->ng, &s->nl, err);
-    rc = grid_build(&s->grid, (const double *const *)s->xc, sim->p.n + s->ng, err);
+    const pfb_nlist *nl = &s->nl;
+    size_t m = 0;
+    for (c = 0; c < nn; c++)
+        for (size_t q = nl->start[c]; q < nl->start[c + 1]; q++)
+            m += nl->idx[q] >= nn;
+    rc = pfb_grow((void **)&s->mj, &s->cap_mj, m, sizeof *s->mj, err);
+    if (rc)
+        return rc;
+    m = 0;
+    for (c = 0; c < nn; c++) {
+        const size_t i = s->cidx[c];
+        for (size_t q = nl->start[c]; q < nl->start[c + 1]; q++)
+            if (nl->idx[q] >= nn)
+                s->mj[m++] = (uint32_t)(nl->idx[q] - nn);
+        s->ms[i + 1] = (uint32_t)m;
+    }
+    for (size_t i = 0; i < n; i++) /* rows of particles that are not near: empty */
+        s->ms[i + 1] = s->ms[i + 1] > s->ms[i] ? s->ms[i + 1] : s->ms[i];
+    return PFB_OK;
+}
+
+/* The pairs at the current positions: the kept list of the real particles (a
+ * rebuild sorts the storage, so it comes first), then the mirrors and their
+ * rows. */
+static int neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err)
+{
+    int built;
+    int rc = halflist_ensure(&s->L, sim, -1.0, 0, &built, err);
     if (!rc)
-        rc = grid_neighbours(&s->grid, (const double *const *)s->xc, &s->nl, err);
+        rc = halflist_full(&s->L, sim->p.n, &s->F, err);
+    if (!rc)
+        rc = ensure_particles(s, sim->p.n, err);
+    if (!rc)
+        rc = build_ghosts(s, sim, t, err);
+    if (!rc)
+        rc = mirror_rows(s, sim, err);
     return rc;
 }
 
@@ -524,6 +621,36 @@ static inline double pair_r(const my_state *s, int dim, size_t i, size_t j)
 {
     return sqrt(period_dist2(&s->per, dim, (const double *const *)s->xc, i, j));
 }
+
+/* Whether real particles i and j are within h (the kept list also holds the
+ * pairs of its skin), with their distance in *r. */
+static inline int within(const my_state *s, size_t i, size_t j, double *r)
+{
+    const double r2 = period_dist2(&s->per, s->dim, (const double *const *)s->xc, i, j);
+    if (!(r2 < s->hh))
+        return 0;
+    *r = sqrt(r2);
+    return 1;
+}
+
+/* The body (a statement list, which may `continue`) for every neighbour of real
+ * particle i within h, as combined index j at distance r: the real ones in the
+ * row's order, then the mirrors in theirs (n the real particles). */
+#define MY_FOR_NEIGHBOURS(s, i, n, j, r, ...)                                                                   \
+    do {                                                                                                        \
+        for (size_t q_ = (s)->F.fs[i]; q_ < (s)->F.fs[(i) + 1]; q_++) {                                         \
+            const size_t j = (s)->F.fj[q_];                                                                     \
+            double r;                                                                                           \
+            if (!within(s, i, j, &r))                                                                           \
+                continue;                                                                                       \
+            __VA_ARGS__                                                                                         \
+        }                                                                                                       \
+        for (size_t q_ = (s)->ms[i]; q_ < (s)->ms[(i) + 1]; q_++) {                                             \
+            const size_t j = (n) + (s)->mj[q_];                                                                 \
+            const double r = pair_r(s, (s)->dim, i, j);                                                         \
+            __VA_ARGS__                                                                                         \
+        }                                                                                                       \
+    } while (0)
 
 /* The real particle behind combined index j. */
 static inline size_t src_of(const my_state *s, size_t n, size_t j)
@@ -552,22 +679,146 @@ static void tensor_of(const my_state *s, size_t n, const double *X, size_t j, do
 
 /* ---- SPH sums ------------------------------------------------------------------ */
 
-/* eq. 4: rho_i = sum_j m_j W(r_ij) with the cubic spline, self and mirrors included. */
-static void compute_density(my_state *s, pfb_sim *sim)
+/* The symmetric passes run over the kept half list (core/halflist.h) on the
+ * blocked schedule (core/pairtasks.h): each real pair once, its term added to
+ * both particles, every sum receiving its terms in one order whatever the
+ * threads.  Each pass is three stages: zero the sums of a block, the pairs of
+ * its rows, then per particle the self term, the mirrors (which act on real
+ * particles only) and what follows from the complete sums. */
+static double inverse_clamped(int dim, const double B[9], double lmin, double Bi[9]);
+
+typedef struct my_pass {
+    my_state *s;
+    pfb_sim *sim;
+    int grad;              /* the density pass also sums eq. 16's gradient and B */
+    const double *pr;      /* the pressure pass's pressure */
+} my_pass;
+
+static int run_pass(my_state *s, pfb_sim *sim, const pfb_stage st[3], my_pass *c, pfb_err *err)
 {
-    const pfb_particles *p = &sim->p;
-    const size_t n = p->n;
+    return pairtasks_run(&s->T, &s->L, st, 3, c, pairtasks_threads(sim), sim_parallel_pairs(sim, sim->p.n), err);
+}
+
+static void density_zero(void *ctx, size_t b)
+{
+    const my_pass *c = ctx;
+    my_state *s = c->s;
+    const size_t lo = s->L.blk[b], hi = s->L.blk[b + 1];
+    memset(c->sim->p.field[s->f_rho].data + lo, 0, (hi - lo) * sizeof(double));
+    if (c->grad) {
+        memset(s->gradv + 9 * lo, 0, 9 * (hi - lo) * sizeof(double));
+        memset(s->binv + 9 * lo, 0, 9 * (hi - lo) * sizeof(double));
+    }
+}
+
+/* eq. 4's pair terms m_j W(r_ij), and with grad eq. 16's sums before their
+ * division by rho_i: G_i += m_j (v_j - v_i) (x) grad_i W_ij and B_i += m_j (x_j
+ * - x_i) (x) grad_i W_ij; for j both products are the same (each factor
+ * changes sign), times m_i. */
+static void density_pairs(void *ctx, size_t b)
+{
+    const my_pass *c = ctx;
+    my_state *s = c->s;
+    const pfb_particles *p = &c->sim->p;
+    const int dim = s->dim;
     double *restrict rho = p->field[s->f_rho].data;
-    const pfb_nlist *nl = &s->nl;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
-    for (size_t i = 0; i < n; i++) {
-        double sum = p->m[i] * s->w0;
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            const size_t j = nl->idx[q];
-            sum += p->m[src_of(s, n, j)] * kernel_w(&s->cubic, pair_r(s, sim->dim, i, j));
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
+        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
+            const size_t j = s->L.lj[q];
+            double r;
+            if (!within(s, i, j, &r))
+                continue;
+            const double w = kernel_w(&s->cubic, r), mi = p->m[i], mj = p->m[j];
+            rho[i] += mj * w;
+            rho[j] += mi * w;
+            if (!c->grad || !(r > 0))
+                continue;
+            const double f = kernel_dw(&s->cubic, r) / r;
+            double gw[3], dx[3];
+            for (int k = 0; k < 3; k++) {
+                dx[k] = k < dim ? -pair_d(s, k, i, j) : 0.0; /* x_j - x_i */
+                gw[k] = -f * dx[k];                            /* grad_i W(x_i - x_j) */
+            }
+            double *Gi = s->gradv + 9 * i, *Gj = s->gradv + 9 * j, *Bi = s->binv + 9 * i, *Bj = s->binv + 9 * j;
+            for (int a = 0; a < dim; a++) {
+                const double dv = s->vc[a][j] - s->vc[a][i];
+                for (int e = 0; e < dim; e++) {
+                    const double g = dv * gw[e], bb = dx[a] * gw[e];
+                    Gi[3 * a + e] += mj * g;
+                    Gj[3 * a + e] += mi * g;
+                    Bi[3 * a + e] += mj * bb;
+                    Bj[3 * a + e] += mi * bb;
+                }
+            }
+        }
+}
+
+/* The self term and the mirrors' terms; with grad, then B_i and G_i divided by
+ * rho_i (the weight m_j / rho_i, see the header), B_i's clamped inverse (or I
+ * when grad_correction is off), the detached flag and G_i B_i^-1. */
+static void density_finish(void *ctx, size_t b)
+{
+    const my_pass *c = ctx;
+    my_state *s = c->s;
+    const pfb_particles *p = &c->sim->p;
+    const size_t n = p->n;
+    const int dim = s->dim;
+    double *restrict rho = p->field[s->f_rho].data;
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
+        double sum = rho[i] + p->m[i] * s->w0;
+        double *G = s->gradv + 9 * i, *Bi = s->binv + 9 * i;
+        for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
+            const size_t j = n + s->mj[q], js = s->g[s->mj[q]].src;
+            const double r = pair_r(s, dim, i, j);
+            sum += p->m[js] * kernel_w(&s->cubic, r);
+            if (!c->grad || !(r > 0))
+                continue;
+            const double f = kernel_dw(&s->cubic, r) / r;
+            double gw[3], dx[3];
+            for (int k = 0; k < 3; k++) {
+                dx[k] = k < dim ? -pair_d(s, k, i, j) : 0.0;
+                gw[k] = -f * dx[k];
+            }
+            for (int a = 0; a < dim; a++) {
+                const double dv = s->vc[a][j] - s->vc[a][i];
+                for (int e = 0; e < dim; e++) {
+                    G[3 * a + e] += p->m[js] * dv * gw[e];
+                    Bi[3 * a + e] += p->m[js] * dx[a] * gw[e];
+                }
+            }
         }
         rho[i] = sum;
+        if (!c->grad)
+            continue;
+        double B[9], Gs[9], Bc[9];
+        for (int k = 0; k < 9; k++) {
+            B[k] = Bi[k] / sum;
+            Gs[k] = G[k] / sum;
+        }
+        s->detached[i] = inverse_clamped(dim, B, s->corr_min, Bc) < s->corr_min;
+        if (s->corr) {
+            memcpy(Bi, Bc, sizeof Bc);
+        } else {
+            memset(Bi, 0, 9 * sizeof *Bi);
+            for (int a = 0; a < dim; a++)
+                Bi[4 * a] = 1.0;
+        }
+        for (int a = 0; a < 3; a++)
+            for (int e = 0; e < 3; e++)
+                G[3 * a + e] = Gs[3 * a] * Bi[e] + Gs[3 * a + 1] * Bi[3 + e] + Gs[3 * a + 2] * Bi[6 + e];
     }
+}
+
+static const pfb_stage density_stages[3] = {{0, density_zero}, {1, density_pairs}, {0, density_finish}};
+
+/* eq. 4: rho_i = sum_j m_j W(r_ij) with the cubic spline, self and mirrors
+ * included; with grad also eq. 16's velocity gradient G_i into s->gradv, times
+ * B_i^-1 (s->binv) when grad_correction is on (exact for linear velocity
+ * fields), and s->detached. */
+static int compute_density(my_state *s, pfb_sim *sim, int grad, pfb_err *err)
+{
+    my_pass c = {s, sim, grad, NULL};
+    return run_pass(s, sim, density_stages, &c, err);
 }
 
 /* Eigenvalues e and eigenvectors (columns of V) of the symmetric part of the dim x
@@ -640,6 +891,7 @@ static void artificial_stress(my_state *s, pfb_sim *sim)
     const pfb_particles *p = &sim->p;
     const double *restrict T = p->field[s->f_T].data;
     const double *restrict rho = p->field[s->f_rho].data;
+#pragma omp parallel for schedule(dynamic, 2048) num_threads(sim_threads(sim)) if (sim_parallel(sim, p->n))
     for (size_t i = 0; i < p->n; i++) {
         double *R = s->rart + 9 * i, e[3], V[3][3];
         memset(R, 0, 9 * sizeof *R);
@@ -675,54 +927,6 @@ static void surface_flags(my_state *s, pfb_sim *sim)
     s->pinned = nsurf == 0 && p->n > 0;
     if (s->pinned)
         s->surface[pin] = 1;
-}
-
-/* eq. 16: G_i^{ab} = dv^a/dr^b = sum_j V_j (v_j^a - v_i^a) dW/dr^b, times B_i^{-1}
- * when grad_correction is on (exact for linear velocity fields). */
-static void velocity_gradient(my_state *s, pfb_sim *sim)
-{
-    const pfb_particles *p = &sim->p;
-    const size_t n = p->n;
-    const int dim = sim->dim;
-    const double *restrict rho = p->field[s->f_rho].data;
-    const pfb_nlist *nl = &s->nl;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
-    for (size_t i = 0; i < n; i++) {
-        double G[9] = {0}, B[9] = {0};
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q], js = src_of(s, n, j);
-            double r = pair_r(s, dim, i, j);
-            if (!(r > 0))
-                continue;
-            double V = p->m[js] / rho[i]; /* m_j / rho_i: the adjoint of the force's m_j / rho_i^2 */
-            double f = kernel_dw(&s->cubic, r) / r;
-            double gw[3], dx[3];
-            for (int b = 0; b < 3; b++) {
-                dx[b] = b < dim ? -pair_d(s, b, i, j) : 0.0; /* x_j - x_i */
-                gw[b] = -f * dx[b];                                /* grad_i W(x_i - x_j) */
-            }
-            for (int a = 0; a < dim; a++) {
-                double dv = s->vc[a][j] - s->vc[a][i];
-                for (int b = 0; b < dim; b++) {
-                    G[3 * a + b] += V * dv * gw[b];
-                    B[3 * a + b] += V * dx[a] * gw[b];
-                }
-            }
-        }
-        double *out = s->gradv + 9 * i, *Bi = s->binv + 9 * i;
-        double Bc[9];
-        s->detached[i] = inverse_clamped(dim, B, s->corr_min, Bc) < s->corr_min;
-        if (s->corr) {
-            memcpy(Bi, Bc, sizeof Bc);
-        } else {
-            memset(Bi, 0, 9 * sizeof *Bi);
-            for (int a = 0; a < dim; a++)
-                Bi[4 * a] = 1.0;
-        }
-        for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++)
-                out[3 * a + b] = G[3 * a] * Bi[b] + G[3 * a + 1] * Bi[3 + b] + G[3 * a + 2] * Bi[6 + b];
-    }
 }
 
 /* eqs. 9-15 and 17: dT/dt = Omega + mu_e/2 D' - T'/lambda for one particle. */
@@ -820,27 +1024,99 @@ static inline void nonpressure_pair(const my_state *s, const pfb_particles *p, c
     }
 }
 
-static void nonpressure_accel(my_state *s, pfb_sim *sim)
+static void acc_zero(void *ctx, size_t b)
 {
+    const my_pass *c = ctx;
+    my_state *s = c->s;
+    const size_t lo = s->L.blk[b], hi = s->L.blk[b + 1];
+    memset(s->acc + 3 * lo, 0, 3 * (hi - lo) * sizeof(double));
+}
+
+/* nonpressure_pair for a real pair, added to both: every term is m_j X for i
+ * and -m_i X for j (X antisymmetric in i and j: the velocity difference, and
+ * the symmetric stress and artificial-stress sums times grad_i W = -grad_j W). */
+static void nonpressure_pairs(void *ctx, size_t b)
+{
+    const my_pass *c = ctx;
+    my_state *s = c->s;
+    const pfb_particles *p = &c->sim->p;
+    const int dim = s->dim;
+    const double *restrict rho = p->field[s->f_rho].data, *restrict T = p->field[s->f_T].data;
+    double *restrict acc = s->acc;
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
+        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
+            const size_t j = s->L.lj[q];
+            double r;
+            if (!within(s, i, j, &r))
+                continue;
+            const double mi = p->m[i], mj = p->m[j];
+            double X[3] = {0, 0, 0};
+            const double cv = s->mu * 2.0 / (rho[i] + rho[j]) / s->rho0 * kernel_lap(&s->visc, r);
+            for (int k = 0; k < dim; k++)
+                X[k] = cv * (s->vc[k][j] - s->vc[k][i]);
+            if (r > 0) {
+                const double *Ti = T + 9 * i, *Tj = T + 9 * j, *Bi = s->binv + 9 * i, *Bj = s->binv + 9 * j;
+                const double f = kernel_dw(&s->cubic, r) / r;
+                double gw[3], gi[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
+                for (int e = 0; e < 3; e++)
+                    gw[e] = e < dim ? f * pair_d(s, e, i, j) : 0.0;
+                for (int e = 0; e < dim; e++)
+                    for (int h = 0; h < dim; h++) {
+                        gi[e] += Bi[3 * e + h] * gw[h]; /* corrected gradients, B symmetric */
+                        gj[e] += Bj[3 * e + h] * gw[h];
+                    }
+                const double ci = 1.0 / (rho[i] * rho[i]), cj = 1.0 / (rho[j] * rho[j]);
+                for (int k = 0; k < dim; k++)
+                    for (int e = 0; e < dim; e++)
+                        X[k] += ci * Ti[3 * k + e] * gi[e] + cj * Tj[3 * k + e] * gj[e];
+                if (s->eps_art > 0) {
+                    const double fr = kernel_w(&s->cubic, r) / s->w_d, f4 = fr * fr * fr * fr;
+                    const double *Ri = s->rart + 9 * i, *Rj = s->rart + 9 * j;
+                    for (int k = 0; k < dim; k++)
+                        for (int e = 0; e < dim; e++)
+                            X[k] += f4 * (Ri[3 * k + e] + Rj[3 * k + e]) * gw[e];
+                }
+            }
+            for (int k = 0; k < dim; k++) {
+                acc[3 * i + (size_t)k] += mj * X[k];
+                acc[3 * j + (size_t)k] -= mi * X[k];
+            }
+        }
+}
+
+/* The mirrors' terms (nonpressure_pair) and gravity. */
+static void nonpressure_finish(void *ctx, size_t b)
+{
+    const my_pass *c = ctx;
+    my_state *s = c->s;
+    const pfb_sim *sim = c->sim;
     const pfb_particles *p = &sim->p;
     const size_t n = p->n;
-    const int dim = sim->dim;
     const double *restrict rho = p->field[s->f_rho].data;
-    const pfb_nlist *nl = &s->nl;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
-    for (size_t i = 0; i < n; i++) {
-        double a[3] = {0, 0, 0}, Ti[9], Ri[9] = {0};
-        const double *Bi = s->binv + 9 * i;
-        tensor_of(s, n, p->field[s->f_T].data, i, Ti);
-        if (s->eps_art > 0)
-            tensor_of(s, n, s->rart, i, Ri);
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q];
-            nonpressure_pair(s, p, rho, n, i, j, src_of(s, n, j), pair_r(s, dim, i, j), Ti, Bi, Ri, a);
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
+        double *a = s->acc + 3 * i;
+        if (s->ms[i + 1] > s->ms[i]) {
+            double Ti[9], Ri[9] = {0};
+            tensor_of(s, n, p->field[s->f_T].data, i, Ti);
+            if (s->eps_art > 0)
+                tensor_of(s, n, s->rart, i, Ri);
+            for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
+                const size_t j = n + s->mj[q];
+                nonpressure_pair(s, p, rho, n, i, j, s->g[s->mj[q]].src, pair_r(s, s->dim, i, j), Ti, s->binv + 9 * i,
+                                 Ri, a);
+            }
         }
-        for (int k = 0; k < 3; k++)
-            s->acc[3 * i + (size_t)k] = k < dim ? a[k] + sim->g[k] : 0.0;
+        for (int k = 0; k < s->dim; k++)
+            a[k] += sim->g[k];
     }
+}
+
+static const pfb_stage nonpressure_stages[3] = {{0, acc_zero}, {1, nonpressure_pairs}, {0, nonpressure_finish}};
+
+static int nonpressure_accel(my_state *s, pfb_sim *sim, pfb_err *err)
+{
+    my_pass c = {s, sim, 0, NULL};
+    return run_pass(s, sim, nonpressure_stages, &c, err);
 }
 
 /* The bodies' share of the non-pressure forces: minus what every particle's
@@ -852,15 +1128,14 @@ static void body_nonpressure_impulse(my_state *s, pfb_sim *sim, double dt)
     const size_t n = p->n;
     const int dim = sim->dim;
     const double *restrict rho = p->field[s->f_rho].data;
-    const pfb_nlist *nl = &s->nl;
     if (sim->bodies.n == 0)
         return;
     for (size_t i = 0; i < n; i++) {
         double Ti[9], Ri[9] = {0};
         int have = 0;
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q];
-            if (j < n || s->g[j - n].body < 0)
+        for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
+            size_t j = n + s->mj[q];
+            if (s->g[j - n].body < 0)
                 continue;
             if (!have) {
                 tensor_of(s, n, p->field[s->f_T].data, i, Ti);
@@ -930,7 +1205,6 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     const pfb_particles *p = &sim->p;
     const size_t n = p->n;
     const double *restrict rho = p->field[s->f_rho].data;
-    const pfb_nlist *nl = &s->nl;
     size_t nu = 0, nz = 0, nsurf = 0;
     for (size_t i = 0; i < n; i++) {
         s->mark[i] = (size_t)-1;
@@ -940,7 +1214,7 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
             continue;
         }
         s->unk[i] = (long)nu++;
-        nz += 1 + (nl->start[i + 1] - nl->start[i]);
+        nz += 1 + (s->F.fs[i + 1] - s->F.fs[i]) + (s->ms[i + 1] - s->ms[i]);
     }
     s->n_surface = nsurf;
     int rc = ensure_unknowns(s, nu, nz, err);
@@ -959,12 +1233,12 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         A->col[e] = u;
         A->val[e++] = 0.0;
         double dsurf = 0.0;
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q], js = src_of(s, n, j);
+        MY_FOR_NEIGHBOURS(s, i, n, j, r, {
+            const size_t js = src_of(s, n, j);
             if (js == i)
                 continue; /* i's own mirror: p_mirror = p_i */
             double c = s->kappa * (p->m[i] + p->m[js]) / (2.0 * (rho[i] + rho[js]) * (rho[i] + rho[js])) *
-                       kernel_w(&s->cubic, pair_r(s, sim->dim, i, j)); /* eq. 8 */
+                       kernel_w(&s->cubic, r); /* eq. 8 */
             if (s->unk[js] < 0) {
                 dsurf += c; /* p_j = 0 (air pressure) */
                 continue;
@@ -975,7 +1249,7 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
                 A->val[e++] = 0.0;
             }
             A->val[s->mark[js]] -= c;
-        }
+        });
         /* sort the row's off-diagonal entries by column (mirrors come after the real
          * neighbours) and clear the marks */
         for (size_t a = A->start[u] + 2; a < e; a++) {
@@ -989,8 +1263,10 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
             A->col[k] = c;
             A->val[k] = v;
         }
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++)
-            s->mark[src_of(s, n, nl->idx[q])] = (size_t)-1;
+        for (size_t q = s->F.fs[i]; q < s->F.fs[i + 1]; q++)
+            s->mark[s->F.fj[q]] = (size_t)-1;
+        for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++)
+            s->mark[s->g[s->mj[q]].src] = (size_t)-1;
         s->dsurf[u] = dsurf;
         s->b[u] = (rho[i] - p->field[s->f_ref].data[i]) * src; /* eq. 7 */
         s->x[u] = p->field[s->f_p].data[i];  /* warm start */
@@ -1093,48 +1369,96 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
 /* eq. 5's pair term (with its minus sign, the spiky gradient of eq. 6) between
  * particle i and neighbour j (source js) at distance r > 0: particle i's
  * acceleration gains the returned coefficient times (x_i - x_j). */
-static inline double pressure_pair(const my_state *s, const pfb_particles *p, const double *restrict rho,
-                                   const double *restrict pr, size_t i, size_t js, double r)
+static inline void pressure_coeffs(const my_state *s, const double *restrict rho, const double *restrict pr,
+                                   size_t i, size_t js, double r, double *A, double *S)
 {
-    double dw = kernel_dw(&s->spiky, r) / r, c = 0.0;
+    const double dw = kernel_dw(&s->spiky, r) / r;
+    double a = 0.0, d = 0.0;
     if (s->eps_art > 0 && s->pform == MY_PFORM_SUM) { /* Monaghan 2000: negative pressures */
         double fr = kernel_w(&s->cubic, r) / s->w_d;
         double ra = s->eps_art * (fmax(-pr[i], 0.0) / (rho[i] * rho[i]) + fmax(-pr[js], 0.0) / (rho[js] * rho[js]));
-        c = -p->m[js] * fr * fr * fr * fr * ra * dw;
+        a = -fr * fr * fr * fr * ra * dw;
     }
     if (s->pform == MY_PFORM_DIFFERENCE)
-        return c - p->m[js] / rho[js] * (pr[js] - pr[i]) / rho[i] * dw;
-    if (s->pform == MY_PFORM_SUM)
-        return c - p->m[js] * (pr[i] / (rho[i] * rho[i]) + pr[js] / (rho[js] * rho[js])) * dw;
-    /* split: eq. 5's sum of the positive parts, the difference of the negative parts */
-    return c - p->m[js] * (fmax(pr[i], 0.0) / (rho[i] * rho[i]) + fmax(pr[js], 0.0) / (rho[js] * rho[js])) * dw -
-           p->m[js] / rho[js] * (fmin(pr[js], 0.0) - fmin(pr[i], 0.0)) / rho[i] * dw;
+        d = -(pr[js] - pr[i]) / (rho[i] * rho[js]) * dw;
+    else if (s->pform == MY_PFORM_SUM)
+        a -= (pr[i] / (rho[i] * rho[i]) + pr[js] / (rho[js] * rho[js])) * dw;
+    else { /* split: eq. 5's sum of the positive parts, the difference of the negative parts */
+        a -= (fmax(pr[i], 0.0) / (rho[i] * rho[i]) + fmax(pr[js], 0.0) / (rho[js] * rho[js])) * dw;
+        d = -(fmin(pr[js], 0.0) - fmin(pr[i], 0.0)) / (rho[i] * rho[js]) * dw;
+    }
+    *A = a;
+    *S = d;
+}
+
+/* eq. 5's pair term (with its minus sign, the spiky gradient of eq. 6) between
+ * particle i and neighbour j (source js) at distance r > 0: particle i's
+ * acceleration gains the returned coefficient times (x_i - x_j).  It is m_j (A
+ * + D) with pressure_coeffs' A, the part symmetric in i and j (eq. 5's sum, the
+ * artificial pressure) and D, the difference form's part, antisymmetric in the
+ * pressures: for j the coefficient of x_j - x_i is m_i (A - D). */
+static inline double pressure_pair(const my_state *s, const pfb_particles *p, const double *restrict rho,
+                                   const double *restrict pr, size_t i, size_t js, double r)
+{
+    double A, D;
+    pressure_coeffs(s, rho, pr, i, js, r, &A, &D);
+    return p->m[js] * (A + D);
 }
 
 /* eq. 5 (with its minus sign) with the spiky gradient of eq. 6: a_i = -grad p / rho,
  * mirrors carrying p and rho of their particle; into s->acc. */
-static void pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr)
+static void pressure_pairs(void *ctx, size_t b)
 {
-    const pfb_particles *p = &sim->p;
+    const my_pass *c = ctx;
+    my_state *s = c->s;
+    const pfb_particles *p = &c->sim->p;
+    const int dim = s->dim;
+    const double *restrict rho = p->field[s->f_rho].data, *restrict pr = c->pr;
+    double *restrict acc = s->acc;
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
+        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
+            const size_t j = s->L.lj[q];
+            double r;
+            if (!within(s, i, j, &r) || !(r > 0))
+                continue;
+            double A, D;
+            pressure_coeffs(s, rho, pr, i, j, r, &A, &D);
+            const double fi = p->m[j] * (A + D), fj = p->m[i] * (A - D);
+            for (int k = 0; k < dim; k++) {
+                const double d = pair_d(s, k, i, j);
+                acc[3 * i + (size_t)k] += fi * d;
+                acc[3 * j + (size_t)k] -= fj * d;
+            }
+        }
+}
+
+static void pressure_finish(void *ctx, size_t b)
+{
+    const my_pass *c = ctx;
+    my_state *s = c->s;
+    const pfb_particles *p = &c->sim->p;
     const size_t n = p->n;
-    const int dim = sim->dim;
     const double *restrict rho = p->field[s->f_rho].data;
-    const pfb_nlist *nl = &s->nl;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(sim_threads(sim)) if (sim_parallel_pairs(sim, n))
-    for (size_t i = 0; i < n; i++) {
-        double a[3] = {0, 0, 0};
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q], js = src_of(s, n, j);
-            double r = pair_r(s, dim, i, j);
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
+        for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
+            const size_t j = n + s->mj[q];
+            const double r = pair_r(s, s->dim, i, j);
             if (!(r > 0))
                 continue;
-            double f = pressure_pair(s, p, rho, pr, i, js, r);
-            for (int k = 0; k < dim; k++)
-                a[k] += f * pair_d(s, k, i, j);
+            const double f = pressure_pair(s, p, rho, c->pr, i, s->g[s->mj[q]].src, r);
+            for (int k = 0; k < s->dim; k++)
+                s->acc[3 * i + (size_t)k] += f * pair_d(s, k, i, j);
         }
-        for (int k = 0; k < 3; k++)
-            s->acc[3 * i + (size_t)k] = k < dim ? a[k] : 0.0;
-    }
+}
+
+static const pfb_stage pressure_stages[3] = {{0, acc_zero}, {1, pressure_pairs}, {0, pressure_finish}};
+
+/* eq. 5 (with its minus sign) with the spiky gradient of eq. 6: a_i = -grad p / rho,
+ * mirrors carrying p and rho of their particle; into s->acc. */
+static int pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr, pfb_err *err)
+{
+    my_pass c = {s, sim, 0, pr};
+    return run_pass(s, sim, pressure_stages, &c, err);
 }
 
 /* The pressure impulse on the rigid bodies: minus what every particle's
@@ -1147,13 +1471,12 @@ static void body_pressure_impulse(my_state *s, pfb_sim *sim, const double *restr
     const size_t n = p->n;
     const int dim = sim->dim;
     const double *restrict rho = p->field[s->f_rho].data;
-    const pfb_nlist *nl = &s->nl;
     if (sim->bodies.n == 0)
         return;
     for (size_t i = 0; i < n; i++)
-        for (size_t q = nl->start[i]; q < nl->start[i + 1]; q++) {
-            size_t j = nl->idx[q];
-            if (j < n || s->g[j - n].body < 0)
+        for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
+            size_t j = n + s->mj[q];
+            if (s->g[j - n].body < 0)
                 continue;
             double r = pair_r(s, dim, i, j);
             if (!(r > 0))
@@ -1183,18 +1506,19 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
             ref[i] = s->rho0;
     /* 1. at x_n: density, velocity gradient, non-pressure accelerations */
     int rc = neighbours(s, sim, sim->t, err);
+    if (!rc)
+        rc = compute_density(s, sim, 1, err);
     if (rc)
         return rc;
-    compute_density(s, sim);
-    memcpy(s->rho_n, p->field[s->f_rho].data, p->n * sizeof *s->rho_n);
-    velocity_gradient(s, sim);
     /* 2. stress, eq. 9, before the force it exerts: T_{n+1} from v_n, then v from
      * T_{n+1} (symplectic Euler; both from the old values is forward Euler on an
      * oscillator, whose amplitude grows by (1 + (c_s k dt)^2)^(1/2) per step) */
     update_stress(s, sim, dt);
     if (s->eps_art > 0)
         artificial_stress(s, sim);
-    nonpressure_accel(s, sim);
+    rc = nonpressure_accel(s, sim, err);
+    if (rc)
+        return rc;
     body_nonpressure_impulse(s, sim, dt);
     /* 3. prediction */
     for (int k = 0; k < dim; k++)
@@ -1204,11 +1528,15 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
         }
     sim_project_walls(sim, t1, s->margin, s->e, s->fric);
     sim_bodies_couple(sim, dt, t1, s->margin, s->fric); /* rigid bodies: see core/sim.h and the header */
-    /* 4. pressure at x* */
+    /* 4. pressure at x*: the list kept or made again (a rebuild sorts the
+     * storage; the density field, still rho_n, moves with the particles) */
     rc = neighbours(s, sim, t1, err);
     if (rc)
         return rc;
-    compute_density(s, sim);
+    memcpy(s->rho_n, p->field[s->f_rho].data, p->n * sizeof *s->rho_n);
+    rc = compute_density(s, sim, 0, err);
+    if (rc)
+        return rc;
     surface_flags(s, sim);
     const double t_p = pfb_now();
     rc = solve_pressure(s, sim, dt, err);
@@ -1218,7 +1546,9 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     /* 5. correction: positions by the whole pressure, velocities by the whole
      * pressure (the paper) or by its divergence part only (density_correction =
      * position, see the header) */
-    pressure_accel(s, sim, p->field[s->f_p].data);
+    rc = pressure_accel(s, sim, p->field[s->f_p].data, err);
+    if (rc)
+        return rc;
     for (int k = 0; k < dim; k++)
         for (size_t i = 0; i < p->n; i++) {
             double du = dt * s->acc[3 * i + (size_t)k];
@@ -1227,7 +1557,9 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
                 p->v[k][i] += du;
         }
     if (s->pos_only) {
-        pressure_accel(s, sim, p->field[s->f_pd].data);
+        rc = pressure_accel(s, sim, p->field[s->f_pd].data, err);
+        if (rc)
+            return rc;
         for (int k = 0; k < dim; k++)
             for (size_t i = 0; i < p->n; i++)
                 p->v[k][i] += dt * s->acc[3 * i + (size_t)k];
@@ -1249,7 +1581,9 @@ int my_pressure_system(void *state, pfb_sim *sim, double dt, const pfb_csr **A, 
     int rc = neighbours(s, sim, sim->t, err);
     if (rc)
         return rc;
-    compute_density(s, sim);
+    rc = compute_density(s, sim, 0, err);
+    if (rc)
+        return rc;
     surface_flags(s, sim);
     rc = assemble_pressure(s, sim, dt, err);
     if (rc)
@@ -1266,8 +1600,9 @@ int my_stress_update(void *state, pfb_sim *sim, double dt, pfb_err *err)
     int rc = neighbours(s, sim, sim->t, err);
     if (rc)
         return rc;
-    compute_density(s, sim);
-    velocity_gradient(s, sim);
+    rc = compute_density(s, sim, 1, err);
+    if (rc)
+        return rc;
     update_stress(s, sim, dt);
     return PFB_OK;
 }
@@ -1291,9 +1626,10 @@ static int resample_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
         return PFB_OK;
     /* densities for eq. 19 at the current positions */
     int rc = neighbours(s, sim, sim->t, err);
+    if (!rc)
+        rc = compute_density(s, sim, 0, err);
     if (rc)
         return rc;
-    compute_density(s, sim);
     size_t merged = s->rs.merged, inserted = s->rs.inserted;
     rc = my_downsample(sim, &s->rp, &s->rs, err);
     if (!rc)
@@ -1308,12 +1644,14 @@ static int resample_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
     /* the density field holds the densities before (or, for new particles, eq. 18's
      * interpolation of them); rescale rho_ref by after / before */
     pfb_particles *p = &sim->p;
-    double *before = s->acc; /* 3 n doubles of scratch */
-    memcpy(before, p->field[s->f_rho].data, p->n * sizeof *before);
-    rc = neighbours(s, sim, sim->t, err);
+    rc = neighbours(s, sim, sim->t, err); /* (a sort moves the density field with the particles) */
     if (rc)
         return rc;
-    compute_density(s, sim);
+    double *before = s->acc; /* 3 n doubles of scratch */
+    memcpy(before, p->field[s->f_rho].data, p->n * sizeof *before);
+    rc = compute_density(s, sim, 0, err);
+    if (rc)
+        return rc;
     const double *after = p->field[s->f_rho].data;
     double *ref = p->field[s->f_ref].data;
     for (size_t i = 0; i < p->n; i++)
@@ -1345,6 +1683,15 @@ static void mao_yang_destroy(void *state)
     }
     grid_free(&s->grid);
     nlist_free(&s->nl);
+    halflist_free(&s->L);
+    fulllist_free(&s->F);
+    pairtasks_free(&s->T);
+    for (int k = 0; k < 3; k++)
+        free(s->cx[k]);
+    free(s->cidx);
+    free(s->near);
+    free(s->ms);
+    free(s->mj);
     free(s->acc);
     free(s->gradv);
     free(s->binv);
@@ -1402,6 +1749,7 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     const double D = sim->spacing;
     s->dim = sim->dim;
     s->h = params_get(pp, "h_factor") * D;
+    s->hh = s->h * s->h;
     s->mu = params_get(pp, "viscosity");
     s->mu_e = params_get(pp, "mu_e");
     s->lambda = params_get(pp, "lambda");
@@ -1476,6 +1824,8 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
         return rc;
     }
     s->per = sim->period;
+    halflist_init(&s->L, sim, s->h, halflist_skin(sim, s->h, params_get(pp, "list_skin"), params_is_set(pp, "list_skin")));
+    s->F = (pfb_fulllist)PFB_FULLLIST_EMPTY;
     rc = grid_init(&s->grid, sim->dim, s->h, err);
     if (!rc)
         rc = ensure_particles(s, sim->p.n, err);

@@ -52,8 +52,9 @@ static void rigid_pose(pfb_sim *sim, const double *x0, double th, double w)
 {
     double c = cos(th), s = sin(th);
     for (size_t i = 0; i < sim->p.n; i++) {
-        /* particles keep their slot: the solver never reorders storage */
-        double x = x0[3 * i], y = x0[3 * i + 1];
+        /* by id: the solver's list sorts the storage (ids 0 .. n-1 in x0's order) */
+        const size_t k = (size_t)sim->p.id[i];
+        double x = x0[3 * k], y = x0[3 * k + 1];
         sim->p.x[0][i] = c * x - s * y;
         sim->p.x[1][i] = s * x + c * y;
         sim->p.v[0][i] = -w * sim->p.x[1][i];
