@@ -296,7 +296,8 @@ typedef struct my_state {
     unsigned char *surface;
     unsigned char *detached;   /* lambda_min(B) < grad_correction_min: carries no stress */
     long *unk;                 /* unknown index of a particle, -1 if surface */
-    size_t *mark;              /* matrix entry of a column in the row being assembled */
+    uint32_t *mark;            /* per thread (cap_n each), a column's entry in the row being assembled, or UINT32_MAX */
+    int mark_threads;
     size_t cap_n;
     pfb_csr A;
     pfb_amg amg;                /* the multigrid hierarchy of A (pcg_precond amg) */
@@ -350,10 +351,10 @@ static int ensure_particles(my_state *s, size_t n, pfb_err *err)
     long *u = realloc(s->unk, nc * sizeof *u);
     if (u)
         s->unk = u;
-    size_t *mk = realloc(s->mark, nc * sizeof *mk);
-    if (mk)
-        s->mark = mk;
-    if (!a || !gv || !bv || !ra || !rn || !sf || !dt || !nr || !ms || !u || !mk)
+    free(s->mark); /* made again by assemble_pressure */
+    s->mark = NULL;
+    s->mark_threads = 0;
+    if (!a || !gv || !bv || !ra || !rn || !sf || !dt || !nr || !ms || !u)
         return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu particles", n);
     s->cap_n = nc;
     return PFB_OK;
@@ -1200,78 +1201,139 @@ static int ensure_unknowns(my_state *s, size_t nu, size_t nz, pfb_err *err)
  * approximately, so the off-diagonal entries are symmetrised, and each diagonal
  * entry is the sum of its row's off-diagonal magnitudes plus its couplings to
  * surface particles: a symmetric, diagonally dominant M-matrix. */
+/* The number of off-diagonal entries of particle i's row: its real neighbours
+ * within h that are unknowns, and the unknown sources of its mirrors that are
+ * neither i nor among them (mark: the thread's, all UINT32_MAX, left so). */
+static size_t count_row(const my_state *s, size_t i, uint32_t *mark)
+{
+    const int mirrors = s->ms[i + 1] > s->ms[i];
+    size_t c = 0;
+    for (size_t q = s->F.fs[i]; q < s->F.fs[i + 1]; q++) {
+        const size_t j = s->F.fj[q];
+        if (s->unk[j] < 0 || !(period_dist2(&s->per, s->dim, (const double *const *)s->xc, i, j) < s->hh))
+            continue;
+        c++;
+        if (mirrors)
+            mark[j] = 0;
+    }
+    if (!mirrors)
+        return c;
+    for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
+        const size_t js = s->g[s->mj[q]].src;
+        if (js != i && s->unk[js] >= 0 && mark[js] == UINT32_MAX) {
+            mark[js] = 0;
+            c++;
+        }
+    }
+    for (size_t q = s->F.fs[i]; q < s->F.fs[i + 1]; q++)
+        mark[s->F.fj[q]] = UINT32_MAX;
+    for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++)
+        mark[s->g[s->mj[q]].src] = UINT32_MAX;
+    return c;
+}
+
+/* Row u (particle i) of the matrix at A->start[u]: the diagonal slot first,
+ * then the off-diagonal entries sorted by column; its couplings to surface
+ * particles into s->dsurf[u]. */
+static void fill_row(my_state *s, const pfb_particles *p, size_t u, size_t i, uint32_t *mark)
+{
+    const size_t n = p->n;
+    const double *restrict rho = p->field[s->f_rho].data;
+    pfb_csr *A = &s->A;
+    const size_t e0 = A->start[u];
+    size_t e = e0;
+    A->col[e] = u;
+    A->val[e++] = 0.0;
+    double dsurf = 0.0;
+    MY_FOR_NEIGHBOURS(s, i, n, j, r, {
+        const size_t js = src_of(s, n, j);
+        if (js == i)
+            continue; /* i's own mirror: p_mirror = p_i */
+        double c = s->kappa * (p->m[i] + p->m[js]) / (2.0 * (rho[i] + rho[js]) * (rho[i] + rho[js])) *
+                   kernel_w(&s->cubic, r); /* eq. 8 */
+        if (s->unk[js] < 0) {
+            dsurf += c; /* p_j = 0 (air pressure) */
+            continue;
+        }
+        if (mark[js] == UINT32_MAX) {
+            mark[js] = (uint32_t)(e - e0);
+            A->col[e] = (size_t)s->unk[js];
+            A->val[e++] = 0.0;
+        }
+        A->val[e0 + mark[js]] -= c;
+    });
+    /* sort the off-diagonal entries by column (mirrors come after the real
+     * neighbours) and clear the marks */
+    for (size_t a = e0 + 2; a < e; a++) {
+        size_t c = A->col[a];
+        double v = A->val[a];
+        size_t k = a;
+        for (; k > e0 + 1 && A->col[k - 1] > c; k--) {
+            A->col[k] = A->col[k - 1];
+            A->val[k] = A->val[k - 1];
+        }
+        A->col[k] = c;
+        A->val[k] = v;
+    }
+    for (size_t q = s->F.fs[i]; q < s->F.fs[i + 1]; q++)
+        mark[s->F.fj[q]] = UINT32_MAX;
+    for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++)
+        mark[s->g[s->mj[q]].src] = UINT32_MAX;
+    s->dsurf[u] = dsurf;
+}
+
 static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
 {
     const pfb_particles *p = &sim->p;
     const size_t n = p->n;
     const double *restrict rho = p->field[s->f_rho].data;
-    size_t nu = 0, nz = 0, nsurf = 0;
+    const int nt = sim_threads(sim), par = sim_parallel_pairs(sim, n);
+    size_t nu = 0, nsurf = 0;
     for (size_t i = 0; i < n; i++) {
-        s->mark[i] = (size_t)-1;
         if (s->surface[i]) {
             s->unk[i] = -1;
             nsurf++;
             continue;
         }
         s->unk[i] = (long)nu++;
-        nz += 1 + (s->F.fs[i + 1] - s->F.fs[i]) + (s->ms[i + 1] - s->ms[i]);
     }
     s->n_surface = nsurf;
-    int rc = ensure_unknowns(s, nu, nz, err);
+    int rc = ensure_unknowns(s, nu, 0, err);
     if (rc)
         return rc;
+    if (s->mark_threads < nt) { /* each thread's marks, all clear */
+        free(s->mark);
+        if (!(s->mark = malloc((size_t)nt * s->cap_n * sizeof *s->mark))) {
+            s->mark_threads = 0;
+            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for the matrix rows of %zu particles", n);
+        }
+        memset(s->mark, 0xff, (size_t)nt * s->cap_n * sizeof *s->mark);
+        s->mark_threads = nt;
+    }
     pfb_csr *A = &s->A;
     A->n = nu;
-    size_t e = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s->unk[i] >= 0)
+            s->rows[s->unk[i]] = i;
+    /* the rows' lengths, then their starts, then the rows, each row on one thread */
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nt) if (par)
+    for (size_t u = 0; u < nu; u++)
+        A->start[u + 1] = 1 + count_row(s, s->rows[u], s->mark + (size_t)pfb_thread_num() * s->cap_n);
+    A->start[0] = 0;
+    for (size_t u = 0; u < nu; u++)
+        A->start[u + 1] += A->start[u];
+    rc = csr_reserve(A, A->start[nu], err);
+    if (rc)
+        return rc;
     const double src = 1.0 / (s->rho0 * dt * dt); /* eq. 7 */
-    for (size_t i = 0; i < n; i++) {
-        if (s->unk[i] < 0)
-            continue;
-        size_t u = (size_t)s->unk[i];
-        s->rows[u] = i;
-        A->start[u] = e;
-        A->col[e] = u;
-        A->val[e++] = 0.0;
-        double dsurf = 0.0;
-        MY_FOR_NEIGHBOURS(s, i, n, j, r, {
-            const size_t js = src_of(s, n, j);
-            if (js == i)
-                continue; /* i's own mirror: p_mirror = p_i */
-            double c = s->kappa * (p->m[i] + p->m[js]) / (2.0 * (rho[i] + rho[js]) * (rho[i] + rho[js])) *
-                       kernel_w(&s->cubic, r); /* eq. 8 */
-            if (s->unk[js] < 0) {
-                dsurf += c; /* p_j = 0 (air pressure) */
-                continue;
-            }
-            if (s->mark[js] == (size_t)-1) {
-                s->mark[js] = e;
-                A->col[e] = (size_t)s->unk[js];
-                A->val[e++] = 0.0;
-            }
-            A->val[s->mark[js]] -= c;
-        });
-        /* sort the row's off-diagonal entries by column (mirrors come after the real
-         * neighbours) and clear the marks */
-        for (size_t a = A->start[u] + 2; a < e; a++) {
-            size_t c = A->col[a];
-            double v = A->val[a];
-            size_t k = a;
-            for (; k > A->start[u] + 1 && A->col[k - 1] > c; k--) {
-                A->col[k] = A->col[k - 1];
-                A->val[k] = A->val[k - 1];
-            }
-            A->col[k] = c;
-            A->val[k] = v;
-        }
-        for (size_t q = s->F.fs[i]; q < s->F.fs[i + 1]; q++)
-            s->mark[s->F.fj[q]] = (size_t)-1;
-        for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++)
-            s->mark[s->g[s->mj[q]].src] = (size_t)-1;
-        s->dsurf[u] = dsurf;
-        s->b[u] = (rho[i] - p->field[s->f_ref].data[i]) * src; /* eq. 7 */
-        s->x[u] = p->field[s->f_p].data[i];  /* warm start */
+    const double *ref = p->field[s->f_ref].data, *pr = p->field[s->f_p].data;
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nt) if (par)
+    for (size_t u = 0; u < nu; u++) {
+        const size_t i = s->rows[u];
+        fill_row(s, p, u, i, s->mark + (size_t)pfb_thread_num() * s->cap_n);
+        s->b[u] = (rho[i] - ref[i]) * src; /* eq. 7 */
+        s->x[u] = pr[i];                   /* warm start */
     }
-    A->start[nu] = e;
     if (s->pinned && nu > 0) {
         /* the singular system's source made consistent: the uniform part of the
          * density error is no pressure gradient's to remove (sum b = 0) */
@@ -1282,7 +1344,9 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         for (size_t u = 0; u < nu; u++)
             s->b[u] -= mean;
     }
-    /* symmetrise the off-diagonal entries, then the diagonals */
+    /* symmetrise the off-diagonal entries, then the diagonals (row u alone
+     * reads and writes the pairs (u, v) and (v, u) with v > u: any threads) */
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nt) if (par)
     for (size_t u = 0; u < nu; u++)
         for (size_t a = A->start[u] + 1; a < A->start[u + 1]; a++) {
             size_t v = A->col[a];
@@ -1305,6 +1369,7 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
                 A->val[a] = 0.0;
             }
         }
+#pragma omp parallel for schedule(dynamic, 2048) num_threads(nt) if (par)
     for (size_t u = 0; u < nu; u++) {
         double d = s->dsurf[u];
         for (size_t a = A->start[u] + 1; a < A->start[u + 1]; a++)
