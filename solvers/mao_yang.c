@@ -170,6 +170,19 @@
  *    2 D and symplectic Euler needs c_s k dt < 2), lambda / 2 (explicit Euler of
  *    -T/lambda), the viscous limit 0.125 h^2 rho_0 / mu and the force limit
  *    0.25 sqrt(h / |g|).
+ *  - Pairs (the framework's, as for every solver): the real particles' pairs come
+ *    from the kept half list of core/halflist.h (radius h (1 + list_skin), checked
+ *    at x_n and at x*; a rebuild sorts the storage, the density field carrying
+ *    rho_n across the second).  The SPH sums (eq. 4 with eq. 16's gradient and B
+ *    in one pass), the non-pressure and the pressure accelerations visit each
+ *    real pair once on the blocked schedule of core/pairtasks.h and add to both
+ *    particles (every term is m_j X for i and -m_i X or, for the difference
+ *    form's part, +m_i X for j), so the sums do not depend on the thread count.
+ *    Mirrors act on real particles only: each particle's mirrors within h come
+ *    from a search over the mirrors and the particles that can reach one
+ *    (build_ghosts), added per particle after the real pairs.  The pressure
+ *    matrix's rows walk the list's full form (halflist_full), each row on one
+ *    thread.
  *  - PCG: warm-started from the previous step's pressure, relative residual 1e-6;
  *    parallel, with every sum formed over fixed blocks in a fixed order, so the
  *    bits do not depend on the thread count.  Preconditioner: by default an
@@ -177,12 +190,14 @@
  *    matrix, whose iterations do not grow with N (3D dam break, 8k to 524k
  *    particles: 16-18 per solve; Jacobi's, 117 to 445, grew like N^0.32 and made
  *    the solver's cost per step grow like N^1.16); pcg_precond=jacobi gives the
- *    former default.
+ *    former default.  The hierarchy is not kept across steps: its aggregates
+ *    number the unknowns, and in a flow the unknowns (the particles not at the
+ *    surface) change from one step to the next.
  *    With the position correction there are two solves per step (p and p_div,
  *    one matrix); the pcg_iters diagnostic counts both and pcg_residual is the
  *    larger final residual.
- *  - Periodic axes (core/periodic.h; the paper has none): the combined list is
- *    the minimum-image one and every pair term takes the minimum-image
+ *  - Periodic axes (core/periodic.h; the paper has none): the lists are the
+ *    minimum-image ones and every pair term takes the minimum-image
  *    displacement.  A fluid without a free surface (a periodic box) leaves eq. 7's
  *    system singular (p up to a constant); the particle of smallest id is then
  *    held at p = 0, the source is made consistent (its mean removed: a uniform
@@ -609,15 +624,15 @@ static int neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err)
     return rc;
 }
 
-/* x_i - x_j of the pair (i, j) of the combined list on axis b, by the minimum
+/* x_i - x_j of the pair (i, j) (combined indices) on axis b, by the minimum
  * image on periodic axes. */
 static inline double pair_d(const my_state *s, int b, size_t i, size_t j)
 {
     return period_delta(&s->per, b, s->xc[b][i] - s->xc[b][j]);
 }
 
-/* The distance of the pair (i, j) of the combined list: pfb_dist2 of the
- * combined positions the list was made from (the list keeps no distances). */
+/* The distance of the pair (i, j) (combined indices), from the combined
+ * positions (the lists keep no distances). */
 static inline double pair_r(const my_state *s, int dim, size_t i, size_t j)
 {
     return sqrt(period_dist2(&s->per, dim, (const double *const *)s->xc, i, j));
@@ -1669,6 +1684,21 @@ int my_stress_update(void *state, pfb_sim *sim, double dt, pfb_err *err)
     if (rc)
         return rc;
     update_stress(s, sim, dt);
+    return PFB_OK;
+}
+
+int my_mirror_pairs(void *state, pfb_sim *sim, double *h, const uint32_t **ms, const uint32_t **mj, size_t *ng,
+                    const double *const **x, pfb_err *err)
+{
+    my_state *s = state;
+    int rc = neighbours(s, sim, sim->t, err);
+    if (rc)
+        return rc;
+    *h = s->h;
+    *ms = s->ms;
+    *mj = s->mj;
+    *ng = s->ng;
+    *x = (const double *const *)s->xc;
     return PFB_OK;
 }
 

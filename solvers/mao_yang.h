@@ -6,6 +6,7 @@
 #define PFB_MAO_YANG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../core/error.h"
 #include "../core/pcg.h"
@@ -22,5 +23,12 @@ int my_pressure_system(void *state, pfb_sim *sim, double dt, const pfb_csr **A, 
  * gradient (eq. 16) at the current positions and velocities; the stress is the
  * 9-component particle field "stress" (row-major 3x3). */
 int my_stress_update(void *state, pfb_sim *sim, double dt, pfb_err *err);
+
+/* The pairs between particles and mirrors at the current positions (made as a
+ * step makes them): real particle i's mirrors within h are mj[ms[i] ..
+ * ms[i+1]-1], mirror q (of *ng) at x[k][n + q], particle i at x[k][i].  The
+ * arrays stay owned by the state. */
+int my_mirror_pairs(void *state, pfb_sim *sim, double *h, const uint32_t **ms, const uint32_t **mj, size_t *ng,
+                    const double *const **x, pfb_err *err);
 
 #endif

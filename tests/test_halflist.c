@@ -126,9 +126,48 @@ static void check_blocks(const pfb_halflist *L, size_t n)
     }
 }
 
+/* The full form (halflist_full) of a just-built list is the brute-force full
+ * list within hl: row i holds every j != i within hl exactly once, ascending
+ * but on a ring; and it is made again only after a rebuild. */
+static void check_full(const pfb_halflist *L, const pfb_sim *sim)
+{
+    const size_t n = sim->p.n;
+    pfb_fulllist F = PFB_FULLLIST_EMPTY;
+    pfb_err err;
+    ck_assert_msg(halflist_full(L, n, &F, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(F.fs[n], 2 * L->ls[n]);
+    unsigned char *seen = calloc(n, 1);
+    ck_assert_ptr_nonnull(seen);
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t want = 0;
+        for (size_t j = 0; j < n; j++)
+            want += j != i && dist2(sim, i, j) < L->hl * L->hl;
+        ck_assert_uint_eq(F.fs[i + 1] - F.fs[i], want);
+        longest = want > longest ? want : longest;
+        for (size_t q = F.fs[i]; q < F.fs[i + 1]; q++) {
+            const size_t j = F.fj[q];
+            ck_assert_msg(j != i && !seen[j] && dist2(sim, i, j) < L->hl * L->hl, "row %zu holds %zu", i, j);
+            seen[j] = 1;
+            if (q > F.fs[i] && !L->ring)
+                ck_assert_msg(j > F.fj[q - 1], "full row %zu does not ascend", i);
+        }
+        for (size_t q = F.fs[i]; q < F.fs[i + 1]; q++)
+            seen[F.fj[q]] = 0;
+    }
+    ck_assert_uint_eq(F.longest, longest);
+    const uint32_t first = F.fj[0];
+    F.fj[0] = UINT32_MAX; /* the same builds: not made again */
+    ck_assert_msg(halflist_full(L, n, &F, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(F.fj[0], UINT32_MAX);
+    F.fj[0] = first;
+    free(seen);
+    fulllist_free(&F);
+}
+
 /* Just built, the list is exactly the pairs within hl = h (1 + skin), in 2D
  * and 3D, open and periodic (the minimum image across faces and corners), for
- * 1 and 2 threads alike. */
+ * 1 and 2 threads alike; and its full form. */
 START_TEST(test_built_list_is_brute_force)
 {
     const int dim = 2 + _i % 2, periodic = _i / 2;
@@ -150,6 +189,7 @@ START_TEST(test_built_list_is_brute_force)
         const size_t within = check_rows(&hl, &sim, hl.hl, 1);
         ck_assert_msg(within > 5 * n, "%zu pairs: too few to test anything", within);
         check_blocks(&hl, n);
+        check_full(&hl, &sim);
         if (threads == 1) {
             first_pairs = hl.ls[n];
             first = malloc(first_pairs * sizeof *first);

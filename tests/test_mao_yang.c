@@ -125,6 +125,78 @@ static void rotate_body(int dim, int rot)
     free(x0);
 }
 
+/* The mirrors each particle sees (build_ghosts' search over the mirrors and the
+ * particles that can reach one) against brute force: after every frame's
+ * steps and re-sampling, particle i lists mirror q exactly when they are within
+ * h.  A box container (2D and 3D dam break), a sphere wall (sphere_drip) and
+ * rigid bodies (float, tower), whose tangent-plane mirrors rest on the sdf
+ * bound of build_ghosts.  Returns the pairs within h. */
+static size_t check_mirror_pairs(void *st, pfb_sim *sim, long frame)
+{
+    double h;
+    const uint32_t *ms, *mj;
+    size_t ng;
+    const double *const *x;
+    pfb_err err;
+    ck_assert_msg(my_mirror_pairs(st, sim, &h, &ms, &mj, &ng, &x, &err) == 0, "%s", err.msg);
+    const size_t n = sim->p.n;
+    size_t within = 0;
+    unsigned char *seen = calloc(ng + 1, 1);
+    ck_assert_ptr_nonnull(seen);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t q = ms[i]; q < ms[i + 1]; q++) {
+            ck_assert_msg(mj[q] < ng && !seen[mj[q]], "frame %ld: particle %zu lists mirror %u twice", frame, i, mj[q]);
+            seen[mj[q]] = 1;
+        }
+        for (size_t q = 0; q < ng; q++) {
+            double r2 = 0.0;
+            for (int k = 0; k < sim->dim; k++)
+                r2 += (x[k][i] - x[k][n + q]) * (x[k][i] - x[k][n + q]);
+            ck_assert_msg((r2 < h * h) == seen[q], "frame %ld: particle %zu and mirror %zu at %g (h %g): listed %d",
+                          frame, i, q, sqrt(r2), h, seen[q]);
+            within += r2 < h * h;
+        }
+        for (size_t q = ms[i]; q < ms[i + 1]; q++)
+            seen[mj[q]] = 0;
+    }
+    free(seen);
+    return within;
+}
+
+START_TEST(test_mirror_pairs_brute_force)
+{
+    static const struct {
+        const char *scene, *dim, *spacing, *t_end;
+    } c[] = {{"dam_break", "run.dim=2", "run.spacing=0.02", "run.t_end=0.4"},
+             {"dam_break", "run.dim=3", "run.spacing=0.05", "run.t_end=0.3"},
+             {"sphere_drip", "run.dim=2", "run.spacing=0.01", "run.t_end=0.3"},
+             {"float", "run.dim=2", "run.spacing=0.04", "run.t_end=0.3"},
+             {"tower", "run.dim=2", "run.spacing=0.03", "run.t_end=0.3"}};
+    const int k = _i;
+    const char *const sets[] = {c[k].dim, c[k].spacing, c[k].t_end, NULL};
+    tu_run t;
+    tu_run_init(&t, "mao_yang", c[k].scene, sets);
+    pfb_sim sim;
+    void *st;
+    pfb_err err;
+    ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
+    double dt, t_end;
+    long sub, frames;
+    ck_assert_msg(run_timing(&t.cfg, &sim, st, &dt, &sub, &frames, &t_end, &err) == 0, "%s", err.msg);
+    size_t within = check_mirror_pairs(st, &sim, 0);
+    for (long f = 1; f <= frames; f++) {
+        for (long s = 0; s < sub; s++)
+            tu_step(&pfb_solver_mao_yang, st, &sim, dt);
+        ck_assert_msg(pfb_solver_mao_yang.frame(st, &sim, f, &err) == 0, "%s", err.msg);
+        within += check_mirror_pairs(st, &sim, f);
+    }
+    ck_assert_msg(within > 100, "%s: %zu particle-mirror pairs: too few to test anything", c[k].scene, within);
+    pfb_solver_mao_yang.destroy(st);
+    sim_free(&sim);
+    tu_run_free(&t);
+}
+END_TEST
+
 START_TEST(test_frame_indifference_2d)
 {
     rotate_body(2, 1);
@@ -648,6 +720,7 @@ int main(void)
     Suite *s = suite_create("mao_yang");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, test_mirror_pairs_brute_force, 0, 5);
     tcase_add_test(tc, test_frame_indifference_2d);
     tcase_add_test(tc, test_frame_indifference_3d);
     tcase_add_test(tc, test_uncorrected_gradient_lags);
