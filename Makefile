@@ -4,6 +4,7 @@
 #   make test         build and run the Check suites (alias: make check)
 #   make test SANITIZE=1   the same under AddressSanitizer + UBSan (separate build dir)
 #   make experiments  run the volume, stability, drop, scaling, snapshots and properties experiments into data/
+#                     (JOBS=N: each experiment's runs N at a time on the local pool)
 #                     (QUICK=1: the reduced versions into data/quick/); reruns resume
 #   make figures      draw every figure from the experiments into plots/out/ (PDF, PNG)
 #   make paper        everything above, the generated tables, then paper/paper.pdf
@@ -67,7 +68,7 @@ endif
 
 LIB_SRC := $(wildcard core/*.c) $(wildcard solvers/*.c) $(wildcard experiments/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CLI_OBJ := $(BUILD)/cli/main.o $(BUILD)/cli/bench.o
+CLI_OBJ := $(BUILD)/cli/main.o $(BUILD)/cli/bench.o $(BUILD)/cli/pool.o
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_STAMP := build/.deps-build
@@ -189,12 +190,24 @@ EPOCH = export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%c
 # runs are small 2D ones that keep one core busy), OpenMP threads waiting
 # passively so that two jobs share the cores without spinning; the scaling
 # experiment, which times 1 and 2 threads, runs alone after them.
+#
+# JOBS=N instead runs each experiment's runs on the local pool (pfbench exp
+# --jobs N: N runs at once, each its own process with 1/N of the threads, the
+# timings alone), the experiments one after another, the calibration included.
 EXP_JOBS ?= 2
+JOBS ?=
+ifneq ($(JOBS),)
+ifeq ($(shell echo '$(JOBS)' | grep -Ex '[1-9][0-9]*'),)
+$(error JOBS is '$(JOBS)'; valid: a number of runs at once, 1 or more)
+endif
+EXP_JOBS := 1
+EXP_FLAGS += --jobs $(JOBS)
+endif
 EXP_PARALLEL := $(filter-out scaling,$(EXPERIMENTS))
 EXP_TARGETS := $(EXPERIMENTS:%=exp-%)
 .PHONY: $(EXP_TARGETS)
 experiments: bin/pfbench
-	$(Q)bin/pfbench exp calibrate $(EXP_FLAGS) --out $(EXP_DIR)/calibrate
+	$(Q)OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive} bin/pfbench exp calibrate $(EXP_FLAGS) --out $(EXP_DIR)/calibrate
 	$(Q)$(MAKE) --no-print-directory -j$(EXP_JOBS) $(EXP_PARALLEL:%=exp-%)
 	$(Q)$(MAKE) --no-print-directory exp-scaling
 

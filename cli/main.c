@@ -2,6 +2,7 @@
  *
  * Exit status: 0 success, 1 bad input or I/O error (one line on stderr naming the
  * bad value and what is valid), 3 the run blew up (recorded in run.meta). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "../experiments/presets.h"
 #include "../solvers/solver.h"
 #include "bench.h"
+#include "pool.h"
 
 #define EXIT_BAD 1
 #define EXIT_UNSTABLE 3
@@ -312,7 +314,7 @@ static int cmd_run(int argc, char **argv)
 static void usage_exp(FILE *f)
 {
     fputs("usage: pfbench exp NAME [--solvers a,b,...] [--quick] [--force] [--presets DIR] [--preset P]\n"
-          "                  [--fluid FILE] --out DIR\n"
+          "                  [--fluid FILE] [--plan | --only ID | --jobs N] --out DIR\n"
           "\n"
           "  NAME                 volume, stability, drop, scaling, snapshots, properties,\n"
           "                       calibrate or validation ('pfbench list' describes them)\n"
@@ -324,9 +326,18 @@ static void usage_exp(FILE *f)
           "                       PRESETS/fluid.ini)\n"
           "  --preset P           material: calibrated (default), paper, none or an INI file\n"
           "  --out DIR            output directory: tidy CSVs, NAME_summary.csv, runs/<id>/\n"
+          "  --plan               print one command per run that is not current (each\n"
+          "                       `pfbench exp ... --only ID`) and run nothing; a timing\n"
+          "                       is marked '# timing: alone'\n"
+          "  --only ID            make only run ID (if not current); write no experiment file\n"
+          "  --jobs N             run the plan N runs at a time, each in its own process with\n"
+          "                       1/N of the threads (timings alone), planning again until\n"
+          "                       every run is current; then collect.  A failed run is listed\n"
+          "                       and the others kept (exit 1, no experiment file written)\n"
           "\n"
           "Runs whose run.meta records the same inputs (solver, scene, every parameter,\n"
-          "commit) are skipped, so an interrupted experiment resumes where it stopped.\n",
+          "commit) are skipped, so an interrupted experiment resumes where it stopped, and\n"
+          "running the experiment once every run is current collects: nothing reruns.\n",
           f);
 }
 
@@ -339,19 +350,38 @@ static void log_line(void *ctx, const char *line)
 static int cmd_exp(int argc, char **argv)
 {
     const char *name = NULL, *out = NULL, *solvers_arg = NULL, *presets = "scenes", *fluid_path = NULL,
-               *preset_arg = NULL;
-    int quick = 0, force = 0, rc = 0;
+               *preset_arg = NULL, *only = NULL, *jobs_arg = NULL;
+    int quick = 0, force = 0, plan = 0, jobs = 0, rc = 0;
     pfb_err err;
     pfb_err_clear(&err);
+    /* the options a planned run repeats: all but --plan, --only, --jobs and --force */
+    char **args = calloc((size_t)argc + 1, sizeof *args);
+    int nargs = 0;
+    if (!args) {
+        fprintf(stderr, "pfbench: out of memory\n");
+        return EXIT_BAD;
+    }
     for (int i = 2; i < argc && !rc; i++) {
         const char *a = argv[i];
+        const int first = i;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage_exp(stdout);
+            free(args);
             return 0;
+        } else if (!strcmp(a, "--plan")) {
+            plan = 1;
+            continue;
+        } else if (!strcmp(a, "--only")) {
+            only = need_value(argc, argv, &i, &err, &rc);
+            continue;
+        } else if (!strcmp(a, "--jobs")) {
+            jobs_arg = need_value(argc, argv, &i, &err, &rc);
+            continue;
         } else if (!strcmp(a, "--quick")) {
             quick = 1;
         } else if (!strcmp(a, "--force")) {
             force = 1;
+            continue;
         } else if (!strcmp(a, "--out")) {
             out = need_value(argc, argv, &i, &err, &rc);
         } else if (!strcmp(a, "--solvers")) {
@@ -363,8 +393,8 @@ static int cmd_exp(int argc, char **argv)
         } else if (!strcmp(a, "--preset")) {
             preset_arg = need_value(argc, argv, &i, &err, &rc);
         } else if (a[0] == '-') {
-            static const char *const opts[] = {"--quick", "--force", "--out", "--solvers", "--presets", "--fluid",
-                                               "--preset", "--help"};
+            static const char *const opts[] = {"--quick", "--force", "--out",  "--solvers", "--presets", "--fluid",
+                                               "--preset", "--help", "--plan", "--only",    "--jobs"};
             const char *near = pfb_nearest(a, opts, sizeof opts / sizeof opts[0]);
             rc = near ? pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; did you mean '%s'?", a, near)
                       : pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; see pfbench exp --help", a);
@@ -373,7 +403,21 @@ static int cmd_exp(int argc, char **argv)
         } else {
             rc = pfb_err_set(&err, PFB_EINVAL, "unexpected argument '%s'; valid: one experiment name", a);
         }
+        for (int k = first; k <= i && k < argc; k++)
+            args[nargs++] = argv[k];
     }
+    if (!rc && jobs_arg) {
+        char *end;
+        errno = 0;
+        const long j = strtol(jobs_arg, &end, 10);
+        if (*end || end == jobs_arg || errno || j < 1 || j > 256)
+            rc = pfb_err_set(&err, PFB_EINVAL, "--jobs '%s' is not a number of jobs; valid: 1 to 256", jobs_arg);
+        jobs = (int)j;
+    }
+    if (!rc && plan + (only != NULL) + (jobs_arg != NULL) > 1)
+        rc = pfb_err_set(&err, PFB_EINVAL, "--plan, --only and --jobs exclude each other; valid: at most one of them");
+    if (!rc && only && !*only)
+        rc = pfb_err_set(&err, PFB_EINVAL, "--only needs a run id; valid: an id that --plan lists");
     const pfb_experiment *ex = NULL;
     if (!rc)
         rc = experiment_lookup(name ? name : "", &ex, &err); /* names the valid ones */
@@ -413,9 +457,40 @@ static int cmd_exp(int argc, char **argv)
         snprintf(fpath, sizeof fpath, "%s/fluid.ini", presets);
         rc = fluid_load(fluid_path ? fluid_path : fpath, &fluid, &err);
     }
+    pfb_exp_ctx ctx = {.out_dir = out, .preset_dir = presets, .fluid = wants_fluid ? &fluid : NULL,
+                       .preset = calib ? NULL : &preset, .quick = quick, .force = force,
+                       .solvers = sel, .nsolvers = nsel, .log = log_line};
+    if (!rc && plan) { /* print the plan; run and write nothing */
+        pfb_plan p;
+        rc = plan_make(ex, &ctx, &p, &err);
+        if (!rc) {
+            plan_print(stdout, &p, argv[0], args, nargs);
+            if (fflush(stdout) || ferror(stdout))
+                rc = pfb_err_set(&err, PFB_EIO, "cannot write the plan to standard output");
+            plan_free(&p);
+        }
+        free(args);
+        if (rc) {
+            fprintf(stderr, "pfbench: %s\n", err.msg);
+            return EXIT_BAD;
+        }
+        return 0;
+    }
     if (!rc)
         rc = output_prepare_dir(out, &err);
-    if (!rc) {
+    if (!rc && jobs) { /* the pool; then the serial pass below collects */
+        rc = pool_run(ex, &ctx, jobs, args, nargs, force, &err);
+        ctx.force = 0;
+    }
+    if (!rc && only) { /* one run; no experiment file */
+        int seen = 0;
+        ctx.only = only;
+        ctx.only_seen = &seen;
+        rc = ex->run(&ctx, &err);
+        if (!rc && !seen)
+            rc = pfb_err_set(&err, PFB_EINVAL, "--only '%s' is no run of experiment '%s' with these options; "
+                             "valid: an id that --plan lists", only, ex->name);
+    } else if (!rc) {
         /* the ids of the runs this invocation used, written to OUT/manifest.csv only
          * when the experiment succeeds (with its CSVs) */
         char *mtext = NULL;
@@ -425,9 +500,7 @@ static int cmd_exp(int argc, char **argv)
             rc = pfb_err_set(&err, PFB_ENOMEM, "out of memory for the run manifest");
         else
             fputs("run_id\n", mf);
-        pfb_exp_ctx ctx = {.out_dir = out, .preset_dir = presets, .fluid = wants_fluid ? &fluid : NULL,
-                           .preset = calib ? NULL : &preset, .quick = quick, .force = force,
-                           .solvers = sel, .nsolvers = nsel, .log = log_line, .manifest = mf};
+        ctx.manifest = mf;
         if (!rc) {
             fprintf(stderr, "pfbench exp %s%s -> %s\n", ex->name, quick ? " --quick" : "", out);
             rc = ex->run(&ctx, &err);
@@ -440,6 +513,7 @@ static int cmd_exp(int argc, char **argv)
             rc = output_write_file(mpath, mtext, mlen, &err);
         free(mtext);
     }
+    free(args);
     if (rc) {
         fprintf(stderr, "pfbench: %s\n", err.msg);
         return EXIT_BAD;

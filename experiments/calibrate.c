@@ -172,6 +172,7 @@ static const cal_plan *plan_for(const char *solver)
 typedef struct cal_meas {
     double v[P_NPROP], err[P_NPROP];
     int unstable;
+    int pending;            /* a run not made (plan, only): the chain stops here */
     char why[P_NPROP][400]; /* what was measured instead, when v is NaN */
     char status[320];
 } cal_meas;
@@ -204,6 +205,7 @@ static int measure(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const char 
         snprintf(m->why[P_C], sizeof m->why[P_C], "no hydrostatic compression measured (%s)",
                  p.status[0] ? p.status : "the density does not grow with depth");
     m->unstable = w.unstable || p.unstable;
+    m->pending = !strcmp(w.status, "pending") || !strcmp(p.status, "pending");
     snprintf(m->status, sizeof m->status, "%s", w.unstable ? w.status : p.unstable ? p.status : "ok");
     return PFB_OK;
 }
@@ -299,7 +301,7 @@ static int calibrate_run(const pfb_exp_ctx *ctx, pfb_err *err)
             char tag[32];
             snprintf(tag, sizeof tag, "it%d", it);
             rc = measure(ctx, so, tag, dx, cells, t_wave, t_pool, sets, &m, err);
-            if (rc)
+            if (rc || m.pending) /* the next trial follows from this one's result */
                 break;
             for (size_t k = 0; k < pl->nknobs; k++) {
                 const int pr = pl->knobs[k].prop;
@@ -375,6 +377,8 @@ static int calibrate_run(const pfb_exp_ctx *ctx, pfb_err *err)
         }
         if (rc)
             break;
+        if (m.pending) /* the rest follows from the trials' outcome */
+            continue;
         if (!converged)
             for (size_t k = 0; k < pl->nknobs; k++) {
                 const int pr = pl->knobs[k].prop;

@@ -186,6 +186,7 @@ done:
 int exp_csv_open(exp_csv *c, const pfb_exp_ctx *ctx, const char *name, const char *header, pfb_err *err)
 {
     memset(c, 0, sizeof *c);
+    c->dry = ctx->plan || ctx->only;
     snprintf(c->path, sizeof c->path, "%s/%s", ctx->out_dir, name);
     c->f = open_memstream(&c->buf, &c->len);
     if (!c->f)
@@ -222,7 +223,7 @@ int exp_csv_close(exp_csv *c, pfb_err *err)
         return PFB_OK;
     fclose(c->f);
     c->f = NULL;
-    int rc = output_write_file(c->path, c->buf, c->len, err);
+    int rc = c->dry ? PFB_OK : output_write_file(c->path, c->buf, c->len, err);
     free(c->buf);
     c->buf = NULL;
     return rc;
@@ -394,6 +395,20 @@ static int extra_write(const extra_buf *b, const char *path, pfb_err *err)
 
 /* ---- runs ---------------------------------------------------------------------------- */
 
+/* Whether a run that is not current is left pending (plan, or only another
+ * run's); hands it to on_pending.  Marks the `only` run as met. */
+static int left_pending(const pfb_exp_ctx *ctx, const char *id, int current, int timing)
+{
+    const int mine = ctx->only && !strcmp(ctx->only, id);
+    if (mine && ctx->only_seen)
+        *ctx->only_seen = 1;
+    if (current || !(ctx->plan || (ctx->only && !mine)))
+        return 0;
+    if (ctx->plan && ctx->on_pending)
+        ctx->on_pending(ctx->pending_ctx, id, timing);
+    return 1;
+}
+
 void exp_run_out_free(exp_run_out *out)
 {
     csv_table_free(&out->series);
@@ -426,6 +441,12 @@ int exp_run(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_run_out *out, 
         char last[4300];
         snprintf(last, sizeof last, "%s/frames/frame_%05ld.csv", dir, (long)meta_double(meta, "frames_done"));
         current = access(last, R_OK) == 0;
+    }
+    if (left_pending(ctx, spec->id, current, 0)) {
+        tables_free(&t);
+        out->pending = out->unstable = 1;
+        snprintf(out->status, sizeof out->status, "pending");
+        return PFB_OK;
     }
     if (current) {
         out->skipped = 1;
@@ -543,7 +564,14 @@ int exp_time_steps(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double n, l
     snprintf(tpath, sizeof tpath, "%s/timing.csv", dir);
     snprintf(want, sizeof want, "%016llx", (unsigned long long)hash);
     meta_get(meta, "inputs", have, sizeof have);
-    if (!ctx->force && !strcmp(have, want) && access(tpath, R_OK) == 0) {
+    const int current = !ctx->force && !strcmp(have, want) && access(tpath, R_OK) == 0;
+    if (left_pending(ctx, spec->id, current, 1)) {
+        tables_free(&t);
+        out->pending = out->unstable = 1;
+        snprintf(out->status, sizeof out->status, "pending");
+        return PFB_OK;
+    }
+    if (current) {
         out->skipped = 1;
         exp_log(ctx, "  %-40s current, skipped", spec->id);
     } else {

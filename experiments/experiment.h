@@ -11,7 +11,21 @@
  * records `inputs = <hash>` of everything that determines the run (solver, scene,
  * every effective parameter, the code's commit); a rerun skips a run whose run.meta
  * has the same hash and whose files are all there (make-style), so an interrupted
- * experiment resumes where it stopped. */
+ * experiment resumes where it stopped.
+ *
+ * Plan, run, collect (issue 34).  With ctx->plan, nothing runs and nothing is
+ * written: each run that is not current is handed to ctx->on_pending and
+ * returns as pending (exp_run_out.pending, status "pending", no series; the
+ * drivers treat it as a run that gave nothing, and a chain of runs that
+ * depends on its result stops there).  With ctx->only, the run of that id runs
+ * (when not current) and every other run that is not current is pending; no
+ * experiment file is written.  So `pfbench exp NAME --only ID` runs one run of
+ * the plan, in its own directory, exactly as the whole experiment would (the
+ * same code and inputs: the same bits), and running the experiment again when
+ * every run is current collects: nothing reruns and the CSVs are written.  A
+ * driver whose later runs depend on earlier results (the calibration's
+ * iterations) plans one step of the chain at a time: plan again after the
+ * planned runs are done. */
 #ifndef PFB_EXPERIMENT_H
 #define PFB_EXPERIMENT_H
 
@@ -33,6 +47,14 @@ typedef struct pfb_exp_ctx {
     size_t nsolvers;
     void (*log)(void *ctx, const char *line); /* progress lines (may be NULL) */
     void *log_ctx;
+    int plan;                               /* run nothing, write nothing: hand the runs that are
+                                               not current to on_pending */
+    const char *only;                       /* run only the run of this id (NULL: all) */
+    int *only_seen;                         /* set to 1 when the run of id `only` is met (may be NULL) */
+    /* a run that is not current and was not run: its id, and whether it is a
+     * timing (to run alone: its figure depends on the machine's load) */
+    void (*on_pending)(void *ctx, const char *id, int timing);
+    void *pending_ctx;
     FILE *manifest;                         /* may be NULL: else exp_run and exp_time_steps
                                                append each run's id, one per line (the CLI
                                                writes them to OUT/manifest.csv, so the paper's
@@ -99,6 +121,8 @@ typedef struct exp_run_spec {
 
 typedef struct exp_run_out {
     int skipped;               /* 1 if the run was current and not rerun */
+    int pending;               /* 1 if it is not current and was not run (plan, only); unstable is
+                                  then 1 too, and the tables are empty */
     int unstable;
     char status[320];          /* "ok" or "unstable: REASON" */
     double dt, wall_seconds, t_end, length_ref, v_ref, gravity;
@@ -129,6 +153,7 @@ int exp_surface_tension(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double
  * same inputs and thread count reloads them instead of timing again. */
 typedef struct exp_timing_out {
     int skipped, unstable;
+    int pending;               /* as exp_run_out's */
     char status[320];
     csv_table timing;          /* timing.csv (free with csv_table_free) */
 } exp_timing_out;
@@ -141,6 +166,7 @@ int exp_time_steps(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double n, l
 /* A tidy CSV being built in memory; written atomically by exp_csv_close. */
 typedef struct exp_csv {
     FILE *f;
+    int dry;                   /* planning or running one run: exp_csv_close writes nothing */
     char *buf;
     size_t len;
     char path[4096];

@@ -1071,6 +1071,239 @@ END_TEST
 
 /* ------------------------------------------------------------------------- */
 
+/* ------------------------------------------------------------------------- */
+/* Plan, run, collect (issue 34)                                              */
+
+/* The quick volume experiment of muller alone (14 small runs) into out, with
+ * extra options. */
+static void args_volume(argv_list *a, const char *out)
+{
+    a->n = 0;
+    args_add(a, "exp", "volume", "--quick", "--solvers", "muller", "--out", out, END);
+}
+
+/* The ids of a plan's commands (the word after --only on each line). */
+static size_t plan_ids(const char *plan, char ids[][128], size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = strstr(plan, " --only "); p && n < cap; p = strstr(p + 1, " --only ")) {
+        p += strlen(" --only ");
+        size_t k = strcspn(p, " \n");
+        ck_assert(k < 128);
+        memcpy(ids[n], p, k);
+        ids[n++][k] = '\0';
+    }
+    return n;
+}
+
+/* Files a and b are the same but for the values of a column named
+ * wall_seconds (a run's wall time, which no two runs share). */
+static int same_but_wall(const char *a, const char *b)
+{
+    char *x = slurp(a, NULL), *y = slurp(b, NULL);
+    ck_assert_msg(x && y, "cannot read %s or %s", a, b);
+    int wall = -1, col = 0;
+    for (const char *h = x; *h && *h != '\n'; h++) /* the header's wall_seconds column */
+        if (*h == ',')
+            col++;
+        else if ((h == x || h[-1] == ',') && !strncmp(h, "wall_seconds", 12) && (h[12] == ',' || h[12] == '\n'))
+            wall = col;
+    int same = 1;
+    const char *p = x, *q = y;
+    while (*p && *q && same) {
+        int c = 0;
+        for (;;) { /* one line, cell by cell */
+            size_t lp = strcspn(p, ",\n"), lq = strcspn(q, ",\n");
+            if (c != wall && (lp != lq || memcmp(p, q, lp)))
+                same = 0;
+            const char ep = p[lp], eq = q[lq];
+            p += lp + (ep != '\0');
+            q += lq + (eq != '\0');
+            if (ep != eq)
+                same = 0;
+            if (ep != ',' || !same)
+                break;
+            c++;
+        }
+    }
+    same = same && !*p && !*q;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* --plan prints one self-contained command per run that is not current, and
+ * nothing else, and writes nothing; --only ID makes that run and no
+ * experiment file, after which the plan lists exactly the others; once all
+ * are made, the plan is empty and a serial pass collects without running. */
+START_TEST(test_exp_plan)
+{
+    char out[PATH_LEN], path[PATH_LEN];
+    wpath(out, sizeof out, "vol");
+    argv_list a;
+    args_volume(&a, out);
+    args_add(&a, "--plan", END);
+    char *before = tree_listing(work_dir);
+    cli_result r = cli_run(&a);
+    expect_code(&r, 0);
+    char *after = tree_listing(work_dir);
+    ck_assert_msg(!strcmp(before, after), "--plan wrote files:\n%s", after);
+    free(before);
+    free(after);
+    static char ids[64][128], ids2[64][128];
+    const size_t n = plan_ids(r.out, ids, 64);
+    ck_assert_uint_eq(n, 14); /* pool and dam break, 2D and 3D, and the 2D substep sweeps (5 each) */
+    ck_assert_uint_eq(count_char(r.out, '\n'), n);
+    char want[PATH_LEN];
+    fmt_path(want, sizeof want, "%s exp volume --quick --solvers muller --out %s --only %s\n", PFB_BIN, out, ids[0]);
+    ck_assert_msg(!strncmp(r.out, want, strlen(want)), "first command:\n%s\nwant:\n%s", r.out, want);
+    cli_free(&r);
+
+    args_volume(&a, out);
+    args_add(&a, "--only", ids[3], END);
+    r = cli_run(&a);
+    expect_code(&r, 0);
+    cli_free(&r);
+    fmt_path(path, sizeof path, "%s/runs/%s/series.csv", out, ids[3]);
+    ck_assert_msg(exists(path), "--only made no %s", path);
+    fmt_path(path, sizeof path, "%s/volume_summary.csv", out);
+    ck_assert_msg(!exists(path), "--only wrote the experiment's summary");
+
+    args_volume(&a, out);
+    args_add(&a, "--plan", END);
+    r = cli_run(&a);
+    expect_code(&r, 0);
+    const size_t n2 = plan_ids(r.out, ids2, 64);
+    ck_assert_uint_eq(n2, n - 1);
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (i != 3)
+            ck_assert_str_eq(ids2[k++], ids[i]);
+    cli_free(&r);
+
+    args_volume(&a, out); /* runs the other 13 and collects */
+    r = cli_run(&a);
+    expect_code(&r, 0);
+    ck_assert_msg(strstr(r.err, ids[3]) && strstr(r.err, "current, skipped"), "stderr:\n%s", r.err);
+    cli_free(&r);
+    args_volume(&a, out);
+    args_add(&a, "--plan", END);
+    r = cli_run(&a);
+    expect_code(&r, 0);
+    ck_assert_msg(r.out[0] == '\0', "the plan after every run: %s", r.out);
+    cli_free(&r);
+    args_volume(&a, out); /* collecting again: nothing reruns */
+    r = cli_run(&a);
+    expect_code(&r, 0);
+    ck_assert_msg(!strstr(r.err, " ok ("), "a current run ran again:\n%s", r.err);
+    cli_free(&r);
+}
+END_TEST
+
+/* The local pool: --jobs 2 and --jobs 1 give the serial experiment's files
+ * byte for byte (all but the runs' wall times), and after it the plan is empty. */
+START_TEST(test_exp_pool_same_bytes)
+{
+    static const char *files[] = {"volume_series.csv", "volume_substeps.csv", "volume_summary.csv", "manifest.csv"};
+    char ser[PATH_LEN], out[PATH_LEN], pa[PATH_LEN], pb[PATH_LEN];
+    wpath(ser, sizeof ser, "serial");
+    argv_list a;
+    args_volume(&a, ser);
+    cli_result r = cli_run(&a);
+    expect_code(&r, 0);
+    cli_free(&r);
+    for (int jobs = 2; jobs >= 1; jobs--) {
+        char name[16], j[8];
+        snprintf(name, sizeof name, "jobs%d", jobs);
+        snprintf(j, sizeof j, "%d", jobs);
+        wpath(out, sizeof out, name);
+        args_volume(&a, out);
+        args_add(&a, "--jobs", j, END);
+        r = cli_run(&a);
+        expect_code(&r, 0);
+        ck_assert_msg(strstr(r.err, "pool: volume round 1: 14 runs"), "stderr:\n%s", r.err);
+        ck_assert_msg(!strstr(r.err, "round 2"), "a second round:\n%s", r.err);
+        cli_free(&r);
+        for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+            fmt_path(pa, sizeof pa, "%s/%s", ser, files[f]);
+            fmt_path(pb, sizeof pb, "%s/%s", out, files[f]);
+            ck_assert_msg(same_but_wall(pa, pb), "--jobs %d: %s differs from the serial one", jobs, files[f]);
+        }
+        args_volume(&a, out);
+        args_add(&a, "--plan", END);
+        r = cli_run(&a);
+        expect_code(&r, 0);
+        ck_assert_msg(r.out[0] == '\0', "--jobs %d left runs: %s", jobs, r.out);
+        cli_free(&r);
+    }
+    /* the comparison can fail: a changed cell is seen */
+    fmt_path(pa, sizeof pa, "%s/volume_summary.csv", ser);
+    char *t = slurp(pa, NULL);
+    ck_assert_ptr_nonnull(t);
+    char *c = strstr(t, "\nmuller,pool,2,");
+    ck_assert_ptr_nonnull(c);
+    c[strlen("\nmuller,pool,2,")] ^= 1;
+    fmt_path(pb, sizeof pb, "%s/changed.csv", ser);
+    write_text(pb, t);
+    free(t);
+    ck_assert(!same_but_wall(pa, pb));
+}
+END_TEST
+
+/* A run that fails in the pool (its directory is a file) is listed, the
+ * others finish and stay current, nothing of the experiment is written, and
+ * the pool exits 1. */
+START_TEST(test_exp_pool_failure)
+{
+    char out[PATH_LEN], path[PATH_LEN];
+    wpath(out, sizeof out, "vol");
+    fmt_path(path, sizeof path, "%s/runs", out);
+    ck_assert_int_eq(mkdir(out, 0700), 0);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    fmt_path(path, sizeof path, "%s/runs/muller_pool_3d", out);
+    write_text(path, "not a directory\n");
+    argv_list a;
+    args_volume(&a, out);
+    args_add(&a, "--jobs", "2", END);
+    cli_result r = cli_run(&a);
+    expect_code(&r, 1);
+    ck_assert_msg(strstr(r.err, "pool: 1 of 14 runs failed") && strstr(r.err, "  muller_pool_3d (exit 1)"),
+                  "stderr:\n%s", r.err);
+    cli_free(&r);
+    fmt_path(path, sizeof path, "%s/volume_summary.csv", out);
+    ck_assert_msg(!exists(path), "a failed pool wrote the summary");
+    args_volume(&a, out);
+    args_add(&a, "--plan", END);
+    r = cli_run(&a);
+    expect_code(&r, 0);
+    static char ids[64][128];
+    ck_assert_uint_eq(plan_ids(r.out, ids, 64), 1);
+    ck_assert_str_eq(ids[0], "muller_pool_3d");
+    cli_free(&r);
+}
+END_TEST
+
+/* --jobs, --plan and --only refuse what is not valid, writing nothing. */
+START_TEST(test_bad_plan_options)
+{
+    char out[PATH_LEN];
+    wpath(out, sizeof out, "vol");
+    argv_list a;
+    args_volume(&a, out);
+    args_add(&a, "--jobs", "0", END);
+    expect_bad(&a, "'0'", "1 to 256", END);
+    args_volume(&a, out);
+    args_add(&a, "--jobs", "2x", END);
+    expect_bad(&a, "'2x'", END);
+    args_volume(&a, out);
+    args_add(&a, "--plan", "--jobs", "2", END);
+    expect_bad(&a, "--plan", END);
+    ck_assert_int_eq(mkdir(out, 0700), 0);
+    args_volume(&a, out);
+    args_add(&a, "--only", "nosuch_run", END);
+    expect_bad(&a, "'nosuch_run'", END);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -1097,6 +1330,7 @@ static Suite *cli_suite(void)
     tcase_add_test(bad, test_bad_preset);
     tcase_add_test(bad, test_bad_existing_out_stays_empty);
     tcase_add_test(bad, test_bad_lockstep);
+    tcase_add_test(bad, test_bad_plan_options);
     suite_add_tcase(s, bad);
 
     TCase *info = tcase_create("info");
@@ -1117,6 +1351,9 @@ static Suite *cli_suite(void)
     tcase_add_test(run, test_run_unstable_within_frame);
     tcase_add_test(run, test_run_deterministic);
     tcase_add_test(run, test_bench_lockstep);
+    tcase_add_test(run, test_exp_plan);
+    tcase_add_test(run, test_exp_pool_same_bytes);
+    tcase_add_test(run, test_exp_pool_failure);
     suite_add_tcase(s, run);
     return s;
 }
