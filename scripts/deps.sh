@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # deps.sh — install the Debian packages pfbench needs, only those missing.
 #
-#   scripts/deps.sh [build] [figures] [paper] [bench] [clang] [all]
+#   scripts/deps.sh [build] [figures] [paper] [bench] [clang] [slurm] [all]
 #
 # Idempotent: asks dpkg which packages are installed and installs only the rest,
 # with apt-get (through sudo when not root).  `build` (the default) is what
@@ -13,6 +13,7 @@ figures=(gnuplot-nox fonts-dejavu-core)
 paper=(texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern latexmk)
 bench=(hyperfine valgrind)
 clang=(clang libomp-dev)
+slurm=(slurm-wlm munge)
 
 want=()
 [ $# -eq 0 ] && set -- build
@@ -23,8 +24,9 @@ for group in "$@"; do
     paper)   want+=("${paper[@]}") ;;
     bench)   want+=("${bench[@]}") ;;
     clang)   want+=("${clang[@]}") ;;
-    all)     want+=("${build[@]}" "${figures[@]}" "${paper[@]}" "${bench[@]}" "${clang[@]}") ;;
-    *) echo "deps.sh: unknown group '$group'; valid: build, figures, paper, bench, clang, all" >&2; exit 1 ;;
+    slurm)   want+=("${slurm[@]}") ;;
+    all)     want+=("${build[@]}" "${figures[@]}" "${paper[@]}" "${bench[@]}" "${clang[@]}" "${slurm[@]}") ;;
+    *) echo "deps.sh: unknown group '$group'; valid: build, figures, paper, bench, clang, slurm, all" >&2; exit 1 ;;
   esac
 done
 
