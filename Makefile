@@ -73,7 +73,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_STAMP := build/.deps-build
 
-.PHONY: all test check clean deps experiments figures paper paper-deps bench bench-compare FORCE
+.PHONY: all test check clean deps experiments figures paper paper-deps bench bench-compare bench-history FORCE
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -241,6 +241,13 @@ paper: paper-deps figures
 bench: bin/pfbench
 	$(Q)bash scripts/deps.sh bench
 	$(Q)bash bench/run.sh $(if $(filter 1,$(QUICK)),--quick)
+
+# make bench-history [REVS=A..B]  each commit's quick figures (instructions and
+#                                 time) appended to bench/history.csv, drawn into data/bench/
+REVS ?= HEAD~20..HEAD
+bench-history:
+	$(Q)bash scripts/deps.sh bench figures
+	$(Q)bash bench/history.sh --revs '$(REVS)'
 
 bench-compare:
 	$(Q)test -n "$(BASE)" || { echo "make bench-compare: BASE is missing; valid: BASE=<commit>, e.g. BASE=HEAD~1" >&2; exit 1; }
