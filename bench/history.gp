@@ -8,6 +8,7 @@
 outdir = datadir
 name = 'history'
 load 'plots/style.gp'
+set datafile separator whitespace
 page_h = 14
 fi = datadir . '/history_instructions.dat'
 ft = datadir . '/history_time.dat'

@@ -104,8 +104,14 @@ for c in $commits; do
 done
 echo "bench/history.sh: $n_new commits added to $csv" >&2
 
-# the table of the range: instructions (millions) per case, one row per commit
-awk -F, -v list="$(for c in $commits; do git rev-parse --short=12 "$c"; done | tr '\n' ' ')" '
+# the table of the range (with --head: of the file's last 20 commits):
+# instructions (millions) per case, one row per commit
+if [ $head = 1 ]; then
+  shown=$(awk -F, 'NR > 1 && !seen[$1]++ { print $1 }' "$csv" | tail -n 20 | tr '\n' ' ')
+else
+  shown=$(for c in $commits; do git rev-parse --short=12 "$c"; done | tr '\n' ' ')
+fi
+awk -F, -v list="$shown" '
   BEGIN { n = split(list, order, " "); for (i = 1; i <= n; i++) want[order[i]] = i }
   NR > 1 && ($1 in want) { v[$1, $4] = $6; t[$1, $4] = $5; if (!($4 in seen)) { seen[$4] = 1; cases[++nc] = $4 } }
   END {
