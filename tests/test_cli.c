@@ -1212,7 +1212,7 @@ START_TEST(test_exp_pool_same_bytes)
     expect_code(&r, 0);
     cli_free(&r);
     for (int jobs = 2; jobs >= 1; jobs--) {
-        char name[16], j[8];
+        char name[32], j[16];
         snprintf(name, sizeof name, "jobs%d", jobs);
         snprintf(j, sizeof j, "%d", jobs);
         wpath(out, sizeof out, name);
