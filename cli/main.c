@@ -1,7 +1,8 @@
 /* main.c — the `pfbench` command: list, run.
  *
  * Exit status: 0 success, 1 bad input or I/O error (one line on stderr naming the
- * bad value and what is valid), 3 the run blew up (recorded in run.meta). */
+ * bad value and what is valid), 3 the run blew up (recorded in run.meta), 4 the
+ * run was stopped by SIGINT or SIGTERM (its checkpoint written: --resume). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 #define EXIT_BAD 1
 #define EXIT_UNSTABLE 3
+#define EXIT_INTERRUPTED 4
 
 static void usage_main(FILE *f)
 {
@@ -60,9 +62,16 @@ static void usage_run(FILE *f)
           "  --config FILE        INI file with [run], [scene] and [<solver>] sections (over the preset)\n"
           "  --set KEY=VALUE      set a parameter; KEY may be prefixed run., scene. or solver.\n"
           "  --quiet              no progress bar\n"
+          "  --checkpoint-every K write DIR/checkpoint.pfb every K frames (default 0: only\n"
+          "                       when stopped by SIGINT or SIGTERM)\n"
+          "  --resume DIR         go on from DIR/checkpoint.pfb with its solver, scene and\n"
+          "                       parameters (options given must agree with them)\n"
           "\n"
           "writes DIR/series.csv (one row per frame), DIR/run.meta (provenance and every\n"
-          "parameter) and DIR/frames/. Exit status 3 means the run blew up; run.meta says why.\n",
+          "parameter) and DIR/frames/. Exit status 3 means the run blew up; run.meta says why.\n"
+          "SIGINT or SIGTERM: the step in progress is finished, DIR/checkpoint.pfb,\n"
+          "DIR/series.partial.csv and run.meta (status = interrupted) are written, exit\n"
+          "status 4; --resume DIR then gives the uninterrupted run's files, bit for bit.\n",
           f);
 }
 
@@ -168,8 +177,12 @@ static const char *need_value(int argc, char **argv, int *i, pfb_err *err, int *
 
 static int cmd_run(int argc, char **argv)
 {
-    const char *solver_name = NULL, *scene_name = NULL, *out = NULL, *config = NULL, *preset_arg = NULL;
+    const char *solver_name = NULL, *scene_name = NULL, *out = NULL, *config = NULL, *preset_arg = NULL,
+               *resume = NULL, *ckpt_arg = NULL;
     int quiet = 0;
+    long ckpt_every = 0;
+    char *ckpt_params = NULL; /* --resume: the checkpoint's solver, scene and parameter lines */
+    char ck_solver[64] = "", ck_scene[64] = "";
     pfb_err err;
     pfb_err_clear(&err);
     int rc = 0;
@@ -191,6 +204,10 @@ static int cmd_run(int argc, char **argv)
             preset_arg = need_value(argc, argv, &i, &err, &rc);
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(a, "--resume")) {
+            resume = need_value(argc, argv, &i, &err, &rc);
+        } else if (!strcmp(a, "--checkpoint-every")) {
+            ckpt_arg = need_value(argc, argv, &i, &err, &rc);
         } else if (!strcmp(a, "--dim") || !strcmp(a, "--spacing") || !strcmp(a, "--dt") || !strcmp(a, "--t-end") ||
                    !strcmp(a, "--frames") || !strcmp(a, "--substeps") || !strcmp(a, "--seed") ||
                    !strcmp(a, "--snapshots") || !strcmp(a, "--set")) {
@@ -198,13 +215,38 @@ static int cmd_run(int argc, char **argv)
         } else {
             static const char *const opts[] = {"--solver", "--scene", "--out", "--config", "--preset", "--quiet", "--dim",
                                                "--spacing", "--dt", "--t-end", "--frames", "--substeps", "--seed",
-                                               "--snapshots", "--set", "--help"};
+                                               "--snapshots", "--set", "--help", "--resume", "--checkpoint-every"};
             const char *near = pfb_nearest(a, opts, sizeof opts / sizeof opts[0]);
             if (near)
                 rc = pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; did you mean '%s'?", a, near);
             else
                 rc = pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; see pfbench run --help", a);
         }
+    }
+    if (!rc && ckpt_arg) {
+        char *end;
+        errno = 0;
+        ckpt_every = strtol(ckpt_arg, &end, 10);
+        if (*end || end == ckpt_arg || errno || ckpt_every < 0)
+            rc = pfb_err_set(&err, PFB_EINVAL, "--checkpoint-every '%s' is not a number of frames; valid: 0 (only on "
+                             "a signal) or more", ckpt_arg);
+    }
+    if (!rc && resume) { /* the checkpoint's names and parameters, refused at once if unreadable */
+        if (out && strcmp(out, resume))
+            rc = pfb_err_set(&err, PFB_EINVAL, "--out '%s' is not --resume's directory '%s'; valid: no --out, or the "
+                             "same", out, resume);
+        out = resume;
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", resume, PFB_CHECKPOINT_FILE);
+        if (!rc)
+            rc = run_checkpoint_params(path, &ckpt_params, &err);
+        if (!rc && (sscanf(ckpt_params, "solver = %63s scene = %63s", ck_solver, ck_scene) != 2))
+            rc = pfb_err_set(&err, PFB_EINVAL, "the checkpoint '%s' names no solver and scene; valid: a checkpoint "
+                             "as written", path);
+        if (!rc && !solver_name)
+            solver_name = ck_solver;
+        if (!rc && !scene_name)
+            scene_name = ck_scene;
     }
     if (!rc && !solver_name)
         rc = pfb_err_set(&err, PFB_EINVAL, "missing --solver; 'pfbench list' shows the valid ones");
@@ -244,7 +286,29 @@ static int cmd_run(int argc, char **argv)
                 ignore[nign++] = pfb_solvers[i]->name;
         rc = params_load_ini(config, targets, 3, ignore, nign, &err);
     }
-    /* second pass: command-line values override the config */
+    /* --resume: the checkpoint's every parameter (options below must agree) */
+    for (char *line = ckpt_params, *next; !rc && line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        else
+            next = line + strlen(line);
+        char key[160], val[160], set[330], have[64] = "";
+        if (sscanf(line, "%159s = %159s", key, val) != 2 || !strcmp(key, "solver") || !strcmp(key, "scene"))
+            continue;
+        /* only the values that differ from the preset's and the defaults: a value
+         * given is a value set, and some pairs may not both be set */
+        const char *dot = strchr(key, '.');
+        const pfb_params *tab = !dot ? NULL : !strncmp(key, "run.", 4) ? &t.run : !strncmp(key, "scene.", 6) ? &t.scene
+                                                                                                      : &t.solver;
+        const int k = tab ? params_find(tab, dot + 1) : -1;
+        if (k >= 0)
+            params_format(tab, (size_t)k, have, sizeof have);
+        if (k >= 0 && !strcmp(have, val))
+            continue;
+        snprintf(set, sizeof set, "%s=%s", key, val);
+        rc = run_apply_setting(&t.run, &t.scene, &t.solver, set, &err);
+    }
     for (int i = 2; i < argc && !rc; i++) {
         const char *a = argv[i];
         static const struct {
@@ -263,7 +327,7 @@ static int cmd_run(int argc, char **argv)
         if (!strcmp(a, "--set"))
             rc = run_apply_setting(&t.run, &t.scene, &t.solver, argv[++i], &err);
         else if (!strcmp(a, "--solver") || !strcmp(a, "--scene") || !strcmp(a, "--out") || !strcmp(a, "--config") ||
-                 !strcmp(a, "--preset"))
+                 !strcmp(a, "--preset") || !strcmp(a, "--resume") || !strcmp(a, "--checkpoint-every"))
             i++;
     }
     int status = 0;
@@ -281,7 +345,10 @@ static int cmd_run(int argc, char **argv)
                               .scene_params = &t.scene,
                               .solver_params = &t.solver,
                               .out_dir = out,
-                              .command_line = cmdline};
+                              .command_line = cmdline,
+                              .checkpoint_every = ckpt_every,
+                              .catch_signals = 1,
+                              .resume = resume != NULL};
         if (!quiet && isatty(STDERR_FILENO)) {
             cfg.progress = show_progress;
             cfg.progress_ctx = &pc;
@@ -302,9 +369,10 @@ static int cmd_run(int argc, char **argv)
     params_free(&t.run);
     params_free(&t.scene);
     params_free(&t.solver);
+    free(ckpt_params);
     if (rc) {
         fprintf(stderr, "pfbench: %s\n", err.msg);
-        return EXIT_BAD;
+        return rc == PFB_EINTR ? EXIT_INTERRUPTED : EXIT_BAD;
     }
     return status;
 }
@@ -516,7 +584,7 @@ static int cmd_exp(int argc, char **argv)
     free(args);
     if (rc) {
         fprintf(stderr, "pfbench: %s\n", err.msg);
-        return EXIT_BAD;
+        return rc == PFB_EINTR ? EXIT_INTERRUPTED : EXIT_BAD;
     }
     return 0;
 }

@@ -13,7 +13,8 @@ enum {
     PFB_EINVAL = 1,   /* bad argument or input value */
     PFB_ENOMEM = 2,   /* allocation failed */
     PFB_EIO = 3,      /* file could not be read or written */
-    PFB_EUNSTABLE = 4 /* the simulation blew up (recorded, not fatal) */
+    PFB_EUNSTABLE = 4, /* the simulation blew up (recorded, not fatal) */
+    PFB_EINTR = 5      /* stopped by SIGINT or SIGTERM, its checkpoint written (resumable) */
 };
 
 typedef struct pfb_err {

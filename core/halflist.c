@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "pairtasks.h"
 
 void halflist_init(pfb_halflist *L, pfb_sim *sim, double h, double skin)
@@ -546,4 +547,34 @@ void fulllist_free(pfb_fulllist *F)
     free(F->fj);
     free(F->fc);
     *F = (pfb_fulllist)PFB_FULLLIST_EMPTY;
+}
+
+void halflist_save(const pfb_halflist *L, const pfb_sim *sim, pfb_ckpt_w *w)
+{
+    const int current = L->builds > 0 && L->gen == sim->grid_gen && halflist_is_sort(L, sim);
+    ckpt_put_many(w, "LIST", &L->builds, sizeof L->builds, &current, sizeof current, (void *)NULL);
+}
+
+int halflist_load(pfb_halflist *L, pfb_sim *sim, pfb_ckpt_r *r, int *rebuilt, pfb_err *err)
+{
+    long builds;
+    int current;
+    char buf[sizeof builds + sizeof current];
+    *rebuilt = 0;
+    int rc = ckpt_get_exact(r, "LIST", buf, sizeof buf, err);
+    if (rc)
+        return rc;
+    memcpy(&builds, buf, sizeof builds);
+    memcpy(&current, buf + sizeof builds, sizeof current);
+    if (current) {
+        if (!halflist_is_sort(L, sim))
+            return pfb_err_set(err, PFB_EINVAL, "a checkpoint's list was built on a sort it does not hold; valid: "
+                               "a checkpoint as written");
+        rc = build(L, sim, err);
+        if (rc)
+            return rc;
+        *rebuilt = 1;
+    }
+    L->builds = builds;
+    return PFB_OK;
 }

@@ -143,6 +143,16 @@ int halflist_is_sort(const pfb_halflist *L, const pfb_sim *sim);
  * more than UINT32_MAX pairs. */
 int halflist_ensure(pfb_halflist *L, pfb_sim *sim, double box2, uint64_t skip, int *built, pfb_err *err);
 
+/* Checkpoints (solver.h's save and load): the list follows from the sort it
+ * was built on (core/sim.h's sim_restore_sort restores that), so a checkpoint
+ * holds its build count and whether it was built on the current sort.  load
+ * builds it again from the restored sort when it was (*rebuilt 1: the solver
+ * sizes what depends on it), keeping the count. */
+struct pfb_ckpt_w;
+struct pfb_ckpt_r;
+void halflist_save(const pfb_halflist *L, const pfb_sim *sim, struct pfb_ckpt_w *w);
+int halflist_load(pfb_halflist *L, pfb_sim *sim, struct pfb_ckpt_r *r, int *rebuilt, pfb_err *err);
+
 /* The full form of a half list, for a solver that walks every particle's whole
  * neighbourhood (a Gauss-Seidel sweep, a gather, a matrix row): row i is fj[fs[i]
  * .. fs[i+1]-1], every listed partner of i, first those below i (the half rows

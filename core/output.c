@@ -261,3 +261,43 @@ int output_pvd(const char *dir, long nframes, const double *t, pfb_err *err)
     fputs("</Collection>\n</VTKFile>\n", f);
     return finish(f, tmp, path, err);
 }
+
+int series_text(pfb_series *s, char **text, size_t *len, pfb_err *err)
+{
+    *text = NULL;
+    *len = 0;
+    if (fflush(s->f) || ferror(s->f))
+        return pfb_err_set(err, PFB_EIO, "cannot write '%s': %s", s->tmp, strerror(errno));
+    FILE *f = fopen(s->tmp, "rb");
+    if (!f)
+        return pfb_err_set(err, PFB_EIO, "cannot read back '%s': %s", s->tmp, strerror(errno));
+    size_t cap = 1 << 14, n = 0, got;
+    char *b = malloc(cap);
+    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *nb = realloc(b, 2 * cap);
+            if (!nb) {
+                free(b);
+                b = NULL;
+                break;
+            }
+            b = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!b)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory reading back '%s'", s->tmp);
+    *text = b;
+    *len = n;
+    return PFB_OK;
+}
+
+int series_restore(pfb_series *s, const char *text, size_t len, pfb_err *err)
+{
+    if (fflush(s->f) || ftruncate(fileno(s->f), 0) || fseek(s->f, 0, SEEK_SET) ||
+        fwrite(text, 1, len, s->f) != len || fflush(s->f))
+        return pfb_err_set(err, PFB_EIO, "cannot write '%s': %s", s->tmp, strerror(errno));
+    return PFB_OK;
+}

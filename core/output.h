@@ -20,6 +20,13 @@ typedef struct pfb_series {
     size_t nextra;
 } pfb_series;
 
+/* The series written so far (header and rows), read back from its temporary
+ * file: *text (free it) of *len bytes. */
+int series_text(pfb_series *s, char **text, size_t *len, pfb_err *err);
+
+/* Replace what the series holds by text (a resumed run's rows so far). */
+int series_restore(pfb_series *s, const char *text, size_t len, pfb_err *err);
+
 /* Create DIR (and parents) if missing and check it is writable. */
 int output_prepare_dir(const char *dir, pfb_err *err);
 

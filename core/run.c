@@ -2,11 +2,15 @@
 #include "run.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
 
 #include "output.h"
 #include "version.h"
@@ -334,7 +338,8 @@ static int write_meta(const pfb_run_config *cfg, const pfb_sim *sim, const pfb_r
         return pfb_err_set(err, PFB_ENOMEM, "out of memory writing run.meta");
     fprintf(f, "# pfbench run metadata: key = value\n");
     fprintf(f, "solver = %s\nscene = %s\n", cfg->solver->name, cfg->scene->name);
-    fprintf(f, "status = %s%s\n", res->unstable ? "unstable: " : "ok", res->unstable ? res->reason : "");
+    fprintf(f, "status = %s%s\n", res->interrupted ? "interrupted" : res->unstable ? "unstable: " : "ok",
+            res->unstable && !res->interrupted ? res->reason : "");
     fprintf(f, "dim = %d\ndt = %.17g\nspacing = %.17g\nseed = %d\n", sim->dim, res->dt, sim->spacing,
             params_get_int(cfg->run, "seed"));
     fprintf(f, "substeps = %ld\nframes = %ld\nframes_done = %ld\nsteps = %ld\nt_end = %.17g\n", res->substeps,
@@ -419,6 +424,309 @@ static int emit_frame(run_io *io, pfb_diag_ctx *dc, const pfb_sim *sim, const vo
     return rc;
 }
 
+/* ---- checkpoints (issue 34) ------------------------------------------------------ */
+
+static volatile sig_atomic_t stop_signal; /* the signal that asked the run to stop, or 0 */
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+/* The checkpoint's parameter text: solver, scene and every parameter line. */
+static char *params_text(const pfb_run_config *cfg, size_t *len)
+{
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    if (!f)
+        return NULL;
+    fprintf(f, "solver = %s\nscene = %s\n", cfg->solver->name, cfg->scene->name);
+    run_meta_params(f, cfg);
+    fclose(f);
+    return text;
+}
+
+static void ckpt_path(const pfb_run_config *cfg, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/%s", cfg->out_dir, PFB_CHECKPOINT_FILE);
+}
+
+/* The loop's position: the next frame and the next step in it. */
+typedef struct run_pos {
+    long f, s, steps, frames_done;
+} run_pos;
+
+/* Write the complete state to out_dir/checkpoint.pfb (atomically). */
+static int checkpoint_write(const pfb_run_config *cfg, run_io *io, const pfb_sim *sim, const void *state,
+                            const run_pos *pos, pfb_err *err)
+{
+    pfb_ckpt_w w;
+    int rc = ckpt_begin(&w, err);
+    if (rc)
+        return rc;
+    const char *commit = pfb_commit();
+    ckpt_put(&w, "HEAD", commit, strlen(commit));
+    size_t plen = 0;
+    char *ptext = params_text(cfg, &plen);
+    if (!ptext) {
+        ckpt_abort(&w);
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory for a checkpoint");
+    }
+    ckpt_put(&w, "PARM", ptext, plen);
+    free(ptext);
+    ckpt_put(&w, "LOOP", pos, sizeof *pos);
+    const pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    ckpt_put_many(&w, "SIM ", &sim->t, sizeof sim->t, &sim->step, sizeof sim->step, &sim->emit, sizeof sim->emit,
+                  &sim->rng, sizeof sim->rng, &sim->bodies, sizeof sim->bodies, &p->next_id, sizeof p->next_id,
+                  &n, sizeof n, &p->nfields, sizeof p->nfields, (void *)NULL);
+    ckpt_put_many(&w, "POS ", p->x[0], n * sizeof(double), p->x[1], n * sizeof(double), p->x[2],
+                  n * sizeof(double), (void *)NULL);
+    ckpt_put_many(&w, "VEL ", p->v[0], n * sizeof(double), p->v[1], n * sizeof(double), p->v[2],
+                  n * sizeof(double), (void *)NULL);
+    ckpt_put(&w, "MASS", p->m, n * sizeof(double));
+    ckpt_put(&w, "IDS ", p->id, n * sizeof(uint64_t));
+    for (size_t k = 0; k < p->nfields; k++) {
+        ckpt_put_many(&w, "FLD ", p->field[k].name, sizeof p->field[k].name, &p->field[k].ncomp,
+                      sizeof p->field[k].ncomp, (void *)NULL);
+        ckpt_put(&w, "FDAT", p->field[k].data, (size_t)p->field[k].ncomp * n * sizeof(double));
+    }
+    /* the last sort's positions, from which the grid and a solver's list are made again */
+    if (sim_sort_current(sim)) {
+        const double *xs[3];
+        grid_xs(&sim->grid, xs);
+        ckpt_put_many(&w, "SORT", &sim->grid.h, sizeof sim->grid.h, xs[0], n * sizeof(double), xs[1],
+                      n * sizeof(double), xs[2], (sim->dim == 3 ? n : 0) * sizeof(double), (void *)NULL);
+    } else {
+        ckpt_put(&w, "SORT", NULL, 0);
+    }
+    rc = cfg->solver->save ? cfg->solver->save(state, sim, &w, err) : PFB_OK;
+    char *series = NULL;
+    size_t slen = 0;
+    if (!rc)
+        rc = series_text(&io->series, &series, &slen, err);
+    if (!rc) {
+        ckpt_put(&w, "SERI", series, slen);
+        ckpt_put(&w, "TIME", io->times, (size_t)(pos->frames_done + 1) * sizeof(double));
+    }
+    free(series);
+    if (!rc && cfg->frame_save)
+        rc = cfg->frame_save(cfg->frame_ctx, &w, err);
+    if (rc) {
+        ckpt_abort(&w);
+        return rc;
+    }
+    char path[4200];
+    ckpt_path(cfg, path, sizeof path);
+    return ckpt_commit(&w, path, err);
+}
+
+/* The checkpoint's commit and parameters against this run's: the first line
+ * that differs, named. */
+static int checkpoint_check(const pfb_run_config *cfg, pfb_ckpt_r *r, pfb_err *err)
+{
+    const void *p;
+    size_t n;
+    int rc = ckpt_get(r, "HEAD", &p, &n, err);
+    if (rc)
+        return rc;
+    const char *commit = pfb_commit();
+    if (n != strlen(commit) || memcmp(p, commit, n))
+        return pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' was written by commit %.*s, this is %s; valid: a "
+                           "checkpoint of this commit", r->path, (int)(n < 64 ? n : 64), (const char *)p, commit);
+    rc = ckpt_get(r, "PARM", &p, &n, err);
+    if (rc)
+        return rc;
+    size_t mlen = 0;
+    char *mine = params_text(cfg, &mlen);
+    if (!mine)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory checking a checkpoint");
+    const char *a = p, *b = mine, *ae = a + n, *be = b + mlen;
+    while (a < ae || b < be) {
+        const char *al = memchr(a, '\n', (size_t)(ae - a)), *bl = memchr(b, '\n', (size_t)(be - b));
+        al = al ? al : ae;
+        bl = bl ? bl : be;
+        if (al - a != bl - b || memcmp(a, b, (size_t)(al - a))) {
+            rc = pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' has '%.*s' where this run has '%.*s'; valid: "
+                             "the checkpoint's own parameters", r->path, (int)(al - a), a, (int)(bl - b), b);
+            break;
+        }
+        a = al + (al < ae);
+        b = bl + (bl < be);
+    }
+    free(mine);
+    return rc;
+}
+
+/* Load everything after the check into sim, the solver's state, the series
+ * and the frames' times; *pos the loop's position. */
+static int checkpoint_load(const pfb_run_config *cfg, pfb_ckpt_r *r, run_io *io, pfb_sim *sim, void *state,
+                           run_pos *pos, long frames, pfb_err *err)
+{
+    int rc = ckpt_get_exact(r, "LOOP", pos, sizeof *pos, err);
+    if (rc)
+        return rc;
+    if (pos->frames_done < 0 || pos->frames_done > frames || pos->f < 1 || pos->f > frames + 1)
+        return pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' is at frame %ld of a run of %ld; valid: a checkpoint "
+                           "of this run", r->path, pos->f, frames);
+    pfb_particles *p = &sim->p;
+    size_t n, nf;
+    const void *q;
+    size_t len;
+    rc = ckpt_get(r, "SIM ", &q, &len, err);
+    const size_t sim_len = sizeof sim->t + sizeof sim->step + sizeof sim->emit + sizeof sim->rng +
+                           sizeof sim->bodies + sizeof p->next_id + sizeof n + sizeof nf;
+    if (!rc && len != sim_len)
+        rc = pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' does not match this build (its state has %zu bytes); "
+                         "valid: a checkpoint of this commit", r->path, len);
+    if (rc)
+        return rc;
+    const char *c = q;
+#define TAKE(dst)                      \
+    do {                               \
+        memcpy(&(dst), c, sizeof(dst)); \
+        c += sizeof(dst);              \
+    } while (0)
+    TAKE(sim->t);
+    TAKE(sim->step);
+    TAKE(sim->emit);
+    TAKE(sim->rng);
+    TAKE(sim->bodies);
+    TAKE(p->next_id);
+    TAKE(n);
+    TAKE(nf);
+#undef TAKE
+    if (nf != p->nfields)
+        return pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' has %zu particle fields, this run %zu; valid: a "
+                           "checkpoint of this run", r->path, nf, p->nfields);
+    rc = particles_reserve(p, n, err);
+    if (rc)
+        return rc;
+    p->n = n;
+    const size_t nb = n * sizeof(double);
+    rc = ckpt_get(r, "POS ", &q, &len, err);
+    if (!rc && len != 3 * nb)
+        rc = pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' is inconsistent (positions); valid: a checkpoint as "
+                         "written", r->path);
+    for (int k = 0; !rc && k < 3; k++)
+        memcpy(p->x[k], (const char *)q + (size_t)k * nb, nb);
+    if (!rc)
+        rc = ckpt_get(r, "VEL ", &q, &len, err);
+    if (!rc && len != 3 * nb)
+        rc = pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' is inconsistent (velocities); valid: a checkpoint as "
+                         "written", r->path);
+    for (int k = 0; !rc && k < 3; k++)
+        memcpy(p->v[k], (const char *)q + (size_t)k * nb, nb);
+    if (!rc)
+        rc = ckpt_get_exact(r, "MASS", p->m, nb, err);
+    if (!rc)
+        rc = ckpt_get_exact(r, "IDS ", p->id, n * sizeof(uint64_t), err);
+    for (size_t k = 0; !rc && k < nf; k++) {
+        char name[PFB_FIELD_NAME];
+        int ncomp;
+        rc = ckpt_get(r, "FLD ", &q, &len, err);
+        if (!rc && len != sizeof name + sizeof ncomp)
+            rc = pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' is inconsistent (fields); valid: a checkpoint as "
+                             "written", r->path);
+        if (rc)
+            break;
+        memcpy(name, q, sizeof name);
+        memcpy(&ncomp, (const char *)q + sizeof name, sizeof ncomp);
+        if (strncmp(name, p->field[k].name, sizeof name) || ncomp != p->field[k].ncomp) {
+            rc = pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' has particle field '%.31s' where this run has "
+                             "'%s'; valid: a checkpoint of this run", r->path, name, p->field[k].name);
+            break;
+        }
+        rc = ckpt_get_exact(r, "FDAT", p->field[k].data, (size_t)ncomp * nb, err);
+    }
+    if (rc)
+        return rc;
+    sim_positions_changed(sim);
+    rc = ckpt_get(r, "SORT", &q, &len, err);
+    if (!rc && len > 0) {
+        const size_t want = sizeof(double) + (size_t)sim->dim * nb;
+        if (len != want)
+            return pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' is inconsistent (its sort); valid: a checkpoint "
+                               "as written", r->path);
+        double h;
+        memcpy(&h, q, sizeof h);
+        const double *col = (const double *)(const void *)((const char *)q + sizeof h);
+        double *xs[3];
+        for (int k = 0; k < 3; k++) {
+            xs[k] = malloc(nb ? nb : 1);
+            if (xs[k] && k < sim->dim)
+                memcpy(xs[k], col + (size_t)k * n, nb);
+        }
+        if (!xs[0] || !xs[1] || !xs[2])
+            rc = pfb_err_set(err, PFB_ENOMEM, "out of memory restoring a checkpoint's sort");
+        else
+            rc = sim_restore_sort(sim, h, (const double *const *)xs, err);
+        for (int k = 0; k < 3; k++)
+            free(xs[k]);
+    }
+    if (!rc && cfg->solver->load)
+        rc = cfg->solver->load(state, sim, r, err);
+    if (!rc)
+        rc = ckpt_get(r, "SERI", &q, &len, err);
+    if (!rc)
+        rc = series_restore(&io->series, q, len, err);
+    if (!rc)
+        rc = ckpt_get_exact(r, "TIME", io->times, (size_t)(pos->frames_done + 1) * sizeof(double), err);
+    if (!rc && cfg->frame_load)
+        rc = cfg->frame_load(cfg->frame_ctx, r, err);
+    return rc;
+}
+
+int run_checkpoint_params(const char *path, char **text, pfb_err *err)
+{
+    *text = NULL;
+    pfb_ckpt_r r;
+    int rc = ckpt_open(&r, path, err);
+    const void *p;
+    size_t n;
+    if (!rc)
+        rc = ckpt_get(&r, "HEAD", &p, &n, err);
+    if (!rc)
+        rc = ckpt_get(&r, "PARM", &p, &n, err);
+    if (!rc) {
+        *text = malloc(n + 1);
+        if (!*text)
+            rc = pfb_err_set(err, PFB_ENOMEM, "out of memory reading a checkpoint");
+        else {
+            memcpy(*text, p, n);
+            (*text)[n] = '\0';
+        }
+    }
+    ckpt_close(&r);
+    return rc;
+}
+
+/* A stop asked for (a signal, or the tests' step count): the checkpoint, the
+ * series so far as series.partial.csv, and run.meta saying so. */
+static int stop_interrupted(const pfb_run_config *cfg, run_io *io, const pfb_sim *sim, const void *state,
+                            const run_pos *pos, pfb_run_result *res, double t_end, pfb_err *err)
+{
+    res->interrupted = 1;
+    int rc = checkpoint_write(cfg, io, sim, state, pos, err);
+    char *text = NULL;
+    size_t len = 0;
+    if (!rc)
+        rc = series_text(&io->series, &text, &len, err);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/series.partial.csv", cfg->out_dir);
+    if (!rc)
+        rc = output_write_file(path, text, len, err);
+    free(text);
+    series_abort(&io->series);
+    if (!rc)
+        rc = write_meta(cfg, sim, res, t_end, err);
+    if (rc)
+        return rc;
+    return pfb_err_set(err, PFB_EINTR, "run interrupted by %s at step %ld (t = %.6g s); its checkpoint is '%s/%s': "
+                       "resume with pfbench run --resume %s", stop_signal == SIGINT ? "SIGINT" : stop_signal ? "SIGTERM" : "request",
+                       res->steps, sim->t, cfg->out_dir, PFB_CHECKPOINT_FILE, cfg->out_dir);
+}
+
 int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
 {
     memset(res, 0, sizeof *res);
@@ -438,10 +746,27 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
         rc = run_timing(cfg, &sim, state, &res->dt, &res->substeps, &res->frames, &t_end, err);
     if (!rc)
         rc = diag_init(&dc, &sim, err);
+    pfb_ckpt_r ck;
+    memset(&ck, 0, sizeof ck);
+    char ckpath[4200] = "", partial[4200] = "";
+    if (cfg->out_dir) {
+        ckpt_path(cfg, ckpath, sizeof ckpath);
+        snprintf(partial, sizeof partial, "%s/series.partial.csv", cfg->out_dir);
+    }
+    if (!rc && cfg->resume && !cfg->out_dir)
+        rc = pfb_err_set(err, PFB_EINVAL, "a run resumes in its directory; valid: an output directory");
+    if (!rc && cfg->resume) /* refused before any file is touched */
+        rc = ckpt_open(&ck, ckpath, err);
+    if (!rc && cfg->resume)
+        rc = checkpoint_check(cfg, &ck, err);
     if (!rc && cfg->out_dir)
         rc = output_prepare_dir(cfg->out_dir, err);
     if (rc)
         goto done;
+    if (cfg->out_dir && !cfg->resume) { /* an earlier run's interruption, superseded */
+        remove(ckpath);
+        remove(partial);
+    }
     res->n0 = sim.p.n;
     for (size_t i = 0; cfg->solver->diag && cfg->solver->diag_names && cfg->solver->diag_names[i]; i++)
         io.nsolver++;
@@ -468,7 +793,8 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
             goto done;
     }
     pfb_diag d0;
-    rc = emit_frame(&io, &dc, &sim, state, 0, &d0, err);
+    /* a resumed run's frame 0 is in its series already: only its scale is needed */
+    rc = cfg->resume ? diag_compute(&dc, &sim, &d0, err) : emit_frame(&io, &dc, &sim, state, 0, &d0, err);
     if (rc)
         goto done;
     res->last = d0;
@@ -486,9 +812,30 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
     const long sort_every = params_get_int(cfg->run, "sort_every");
     const double volume_limit = params_get(cfg->run, "volume_limit");
     const double frame_dt = t_end / (double)res->frames;
+    run_pos pos = {1, 0, 0, 0};
+    if (cfg->resume) {
+        rc = checkpoint_load(cfg, &ck, &io, &sim, state, &pos, res->frames, err);
+        ckpt_close(&ck);
+        if (rc)
+            goto done;
+        res->steps = pos.steps;
+        res->frames_done = pos.frames_done;
+    }
+    struct sigaction old_int, old_term;
+    int caught = 0;
+    if (cfg->catch_signals && cfg->out_dir) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop_signal;
+        sigemptyset(&sa.sa_mask);
+        stop_signal = 0;
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        caught = 1;
+    }
     double t0 = now_seconds();
-    for (long f = 1; f <= res->frames && !res->unstable; f++) {
-        for (long s = 0; s < res->substeps; s++) {
+    for (long f = pos.f; f <= res->frames && !res->unstable; f++) {
+        for (long s = f == pos.f ? pos.s : 0; s < res->substeps; s++) {
             rc = cfg->solver->step(state, &sim, res->dt, err);
             if (rc && run_check_blowup(&sim, res->energy_scale, INFINITY, res->reason, sizeof res->reason)) {
                 /* a blow-up inside the step: the state went non-finite or left the
@@ -517,6 +864,12 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
                 res->unstable = 1;
                 break;
             }
+            if (cfg->out_dir && (stop_signal || (cfg->stop_after_steps > 0 && res->steps == cfg->stop_after_steps))) {
+                const run_pos at = {f, s + 1, res->steps, res->frames_done};
+                res->wall_seconds = now_seconds() - t0;
+                rc = stop_interrupted(cfg, &io, &sim, state, &at, res, t_end, err);
+                goto stopped;
+            }
         }
         if (res->unstable)
             break;
@@ -542,6 +895,12 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
         }
         if (cfg->progress)
             cfg->progress(cfg->progress_ctx, (double)f / (double)res->frames);
+        if (cfg->out_dir && cfg->checkpoint_every > 0 && f % cfg->checkpoint_every == 0 && f < res->frames) {
+            const run_pos at = {f + 1, 0, res->steps, res->frames_done};
+            rc = checkpoint_write(cfg, &io, &sim, state, &at, err);
+            if (rc)
+                goto stopped;
+        }
     }
     res->wall_seconds = now_seconds() - t0;
     if (cfg->out_dir) {
@@ -550,8 +909,18 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
             rc = output_pvd(cfg->out_dir, res->frames_done + 1, io.times, err);
         if (!rc)
             rc = write_meta(cfg, &sim, res, t_end, err);
+        if (!rc) { /* a finished run needs no checkpoint */
+            remove(ckpath);
+            remove(partial);
+        }
+    }
+stopped:
+    if (caught) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
     }
 done:
+    ckpt_close(&ck);
     if (rc && cfg->out_dir)
         series_abort(&io.series);
     free(io.extra);

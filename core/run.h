@@ -53,10 +53,26 @@ typedef struct pfb_run_config {
                     pfb_err *err);
     void *frame_ctx;
     const char *meta_extra;           /* extra "key = value" lines for run.meta (may be NULL) */
+    /* Checkpoints (issue 34; out_dir needed): the complete state is written to
+     * out_dir/checkpoint.pfb every checkpoint_every frames (0: never), and, with
+     * catch_signals, when SIGINT or SIGTERM comes: the run finishes the step it
+     * is in, writes the checkpoint, series.partial.csv (the frames so far) and
+     * run.meta (status = interrupted), and returns PFB_EINTR.  With resume it
+     * goes on from out_dir/checkpoint.pfb, which must be of this commit and these
+     * parameters (else it is refused, naming what differs, before any file is
+     * touched); its outputs are then the uninterrupted run's, bit for bit. */
+    long checkpoint_every;
+    int catch_signals;
+    int resume;
+    long stop_after_steps;            /* tests: stop as on a signal after this many steps (0: never) */
+    /* on_frame's state in a checkpoint (may be NULL): its own sections */
+    int (*frame_save)(void *ctx, struct pfb_ckpt_w *w, pfb_err *err);
+    int (*frame_load)(void *ctx, struct pfb_ckpt_r *r, pfb_err *err);
 } pfb_run_config;
 
 typedef struct pfb_run_result {
     int unstable;                     /* 1 if a blow-up stopped the run */
+    int interrupted;                  /* 1 if a signal (or stop_after_steps) stopped it: PFB_EINTR */
     char reason[256];                 /* why, if unstable */
     double dt;                        /* effective fixed step */
     long substeps;                    /* steps per frame */
@@ -97,7 +113,15 @@ int run_timing(const pfb_run_config *cfg, const pfb_sim *sim, const void *state,
 void run_meta_provenance(FILE *f);
 void run_meta_params(FILE *f, const pfb_run_config *cfg);
 
-/* Execute the whole run; an unstable run still returns 0 with res->unstable set. */
+/* The checkpoint's file in a run directory. */
+#define PFB_CHECKPOINT_FILE "checkpoint.pfb"
+
+/* The solver, scene and parameter lines a checkpoint was written with
+ * ("solver = S\nscene = SC\n" then run_meta_params's lines): *text (free it). */
+int run_checkpoint_params(const char *path, char **text, pfb_err *err);
+
+/* Execute the whole run; an unstable run still returns 0 with res->unstable set,
+ * an interrupted one PFB_EINTR with res->interrupted set (its files written). */
 int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err);
 
 #endif

@@ -379,3 +379,30 @@ int sim_emit(pfb_sim *sim, double dt, double t, pfb_err *err)
     }
     return PFB_OK;
 }
+
+int sim_sort_current(const pfb_sim *sim)
+{
+    return sim->sort_gen == sim->grid_gen && sim->grid_gen > 0 && sim->grid.ready && sim->grid.n == sim->p.n;
+}
+
+int sim_restore_sort(pfb_sim *sim, double h, const double *const xs[3], pfb_err *err)
+{
+    if (sim->grid.h != h || sim->grid.dim != sim->dim) {
+        grid_free(&sim->grid);
+        int rc = grid_init(&sim->grid, sim->dim, h, err);
+        if (rc)
+            return rc;
+    }
+    sim->grid.threads = sim->threads;
+    sim->grid_gen++;
+    int rc = grid_build(&sim->grid, xs, sim->p.n, err);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < sim->p.n; k++)
+        if (sim->grid.order[k] != k)
+            return pfb_err_set(err, PFB_EINVAL, "a checkpoint's sort does not describe its particles (position %zu "
+                               "holds particle %u); valid: a checkpoint as written", k, sim->grid.order[k]);
+    sim->sort_gen = sim->grid_gen;
+    sim_positions_changed(sim);
+    return PFB_OK;
+}

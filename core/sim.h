@@ -242,4 +242,15 @@ int sim_sort_particles_except(pfb_sim *sim, double h, uint64_t skip, pfb_err *er
 /* The cell size of the run's sorts: sim->sort_h, or 2 spacings when 0. */
 double sim_sort_h(const pfb_sim *sim);
 
+/* Whether sim->grid is the grid of the last sort of the current storage (its
+ * positions at that sort in the grid's copy: grid_xs). */
+int sim_sort_current(const pfb_sim *sim);
+
+/* A checkpoint's sort made current again (issue 34): the grid of cell size h
+ * built from xs, the positions at that sort, of the storage as the sort left
+ * it (cell order, ids ascending in each cell), so that the grid is the one the
+ * sort made and a solver's list built from it is the one it had.  Fails when
+ * the storage is not in that order. */
+int sim_restore_sort(pfb_sim *sim, double h, const double *const xs[3], pfb_err *err);
+
 #endif

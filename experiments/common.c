@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/checkpoint.h"
 #include "../core/output.h"
 #include "../core/timing.h"
 #include "../core/version.h"
@@ -371,6 +372,37 @@ static int extra_frame(void *ctx, const pfb_sim *sim, const void *state, long fr
     return PFB_OK;
 }
 
+/* The extras so far in a checkpoint (core/run.h's frame_save and frame_load). */
+static int extra_save(void *ctx, pfb_ckpt_w *w, pfb_err *err)
+{
+    (void)err;
+    const extra_buf *b = ctx;
+    ckpt_put(w, "XTRA", b->rows, b->nrow * (b->ncol + 1) * sizeof *b->rows);
+    return PFB_OK;
+}
+
+static int extra_load(void *ctx, pfb_ckpt_r *r, pfb_err *err)
+{
+    extra_buf *b = ctx;
+    const void *q;
+    size_t n;
+    int rc = ckpt_get(r, "XTRA", &q, &n, err);
+    if (rc)
+        return rc;
+    const size_t row = (b->ncol + 1) * sizeof *b->rows;
+    if (n % row)
+        return pfb_err_set(err, PFB_EINVAL, "a checkpoint's extras have %zu bytes, not whole rows of %zu; valid: a "
+                           "checkpoint of this experiment", n, row);
+    free(b->rows);
+    b->rows = malloc(n ? n : 1);
+    if (!b->rows)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory restoring a checkpoint's extras");
+    memcpy(b->rows, q, n);
+    b->nrow = b->cap = n / sizeof *b->rows / (b->ncol + 1);
+    b->cap *= b->ncol + 1;
+    return PFB_OK;
+}
+
 static int extra_write(const extra_buf *b, const char *path, pfb_err *err)
 {
     char *text = NULL;
@@ -452,6 +484,12 @@ int exp_run(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_run_out *out, 
         out->skipped = 1;
         exp_log(ctx, "  %-40s current, skipped", spec->id);
     } else {
+        /* an interrupted run of these inputs goes on from its checkpoint */
+        char status[64] = "", ckpt[4300];
+        meta_get(meta, "status", status, sizeof status);
+        snprintf(ckpt, sizeof ckpt, "%s/%s", dir, PFB_CHECKPOINT_FILE);
+        const int resume = !ctx->force && !strcmp(have, want) && !strcmp(status, "interrupted") &&
+                           access(ckpt, R_OK) == 0;
         remove(extra); /* a stale extra.csv must not pass for this run's */
         char meta_extra[256];
         snprintf(meta_extra, sizeof meta_extra, "experiment = %s\nrun_id = %s\ninputs = %s\n", spec->experiment,
@@ -472,7 +510,14 @@ int exp_run(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_run_out *out, 
                               .command_line = cmd,
                               .meta_extra = meta_extra,
                               .on_frame = has_extra ? extra_frame : NULL,
-                              .frame_ctx = &eb};
+                              .frame_ctx = &eb,
+                              .catch_signals = 1,
+                              .resume = resume,
+                              .stop_after_steps = ctx->stop_after_steps,
+                              .frame_save = has_extra ? extra_save : NULL,
+                              .frame_load = has_extra ? extra_load : NULL};
+        if (resume)
+            exp_log(ctx, "  %-40s resumed from its checkpoint", spec->id);
         pfb_run_result res;
         rc = run_execute(&cfg, &res, err);
         if (!rc && has_extra)

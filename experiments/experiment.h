@@ -55,6 +55,8 @@ typedef struct pfb_exp_ctx {
      * timing (to run alone: its figure depends on the machine's load) */
     void (*on_pending)(void *ctx, const char *id, int timing);
     void *pending_ctx;
+    long stop_after_steps;                  /* tests: each run stops as on a signal after this many
+                                               steps (core/run.h; 0: never) */
     FILE *manifest;                         /* may be NULL: else exp_run and exp_time_steps
                                                append each run's id, one per line (the CLI
                                                writes them to OUT/manifest.csv, so the paper's

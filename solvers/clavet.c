@@ -156,6 +156,7 @@
 #include <string.h>
 
 #include "../core/diag.h"
+#include "../core/checkpoint.h"
 #include "../core/halflist.h"
 #include "../core/kernels.h"
 #include "../core/lanes.h"
@@ -1492,6 +1493,58 @@ static double clavet_pair_virial(const void *state, const pfb_sim *sim, const un
     return W;
 }
 
+/* Checkpoints: the counters, the relaxation order, the springs (in their
+ * order: the table is made again by adding them), and the list's builds. */
+static int clavet_save(const void *state, const pfb_sim *sim, pfb_ckpt_w *w, pfb_err *err)
+{
+    (void)err;
+    const clavet_state *s = state;
+    ckpt_put_many(w, "CLAV", &s->last_dt, sizeof s->last_dt, &s->steps, sizeof s->steps, &s->id_end, sizeof s->id_end,
+                  &s->spring_init_distance, sizeof s->spring_init_distance, (void *)NULL);
+    ckpt_put(w, "CLOR", s->order, s->norder * sizeof *s->order);
+    ckpt_put(w, "CLSP", s->sp.s, s->sp.n * sizeof *s->sp.s);
+    halflist_save(&s->L, sim, w);
+    return PFB_OK;
+}
+
+static int clavet_load(void *state, pfb_sim *sim, pfb_ckpt_r *r, pfb_err *err)
+{
+    clavet_state *s = state;
+    char buf[sizeof s->last_dt + sizeof s->steps + sizeof s->id_end + sizeof s->spring_init_distance];
+    int rc = ckpt_get_exact(r, "CLAV", buf, sizeof buf, err);
+    if (rc)
+        return rc;
+    const char *b = buf;
+    memcpy(&s->last_dt, b, sizeof s->last_dt);
+    b += sizeof s->last_dt;
+    memcpy(&s->steps, b, sizeof s->steps);
+    b += sizeof s->steps;
+    memcpy(&s->id_end, b, sizeof s->id_end);
+    b += sizeof s->id_end;
+    memcpy(&s->spring_init_distance, b, sizeof s->spring_init_distance);
+    const void *q;
+    size_t n;
+    rc = ckpt_get(r, "CLOR", &q, &n, err);
+    if (rc)
+        return rc;
+    uint64_t *o = realloc(s->order, n + sizeof *o);
+    if (!o)
+        return pfb_err_set(err, PFB_ENOMEM, "clavet: out of memory restoring its order");
+    s->order = o;
+    s->norder = n / sizeof *o;
+    memcpy(s->order, q, n);
+    rc = ckpt_get(r, "CLSP", &q, &n, err);
+    if (rc)
+        return rc;
+    springs_free(&s->sp);
+    const spring *sp = q;
+    for (size_t k = 0; k < n / sizeof *sp; k++)
+        if (springs_add(&s->sp, sp[k].a, sp[k].b, sp[k].L))
+            return pfb_err_set(err, PFB_ENOMEM, "clavet: out of memory restoring its springs");
+    int rebuilt;
+    return halflist_load(&s->L, sim, r, &rebuilt, err);
+}
+
 const pfb_solver_ops pfb_solver_clavet = {
     "clavet",
     "S. Clavet, P. Beaudoin, P. Poulin. Particle-based viscoelastic fluid simulation. SCA 2005",
@@ -1506,4 +1559,6 @@ const pfb_solver_ops pfb_solver_clavet = {
     NULL,
     NULL,
     NULL,
-    clavet_pair_virial};
+    clavet_pair_virial,
+    clavet_save,
+    clavet_load};

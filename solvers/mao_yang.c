@@ -223,6 +223,7 @@
 #endif
 
 #include "../core/diag.h"
+#include "../core/checkpoint.h"
 #include "../core/halflist.h"
 #include "../core/pairtasks.h"
 #include "../core/kernels.h"
@@ -2034,6 +2035,43 @@ static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const 
     return W;
 }
 
+/* Checkpoints: the solve's and the re-sampling's counters, and the list's
+ * builds (the pressures, stresses and reference densities are fields). */
+static int mao_yang_save(const void *state, const pfb_sim *sim, pfb_ckpt_w *w, pfb_err *err)
+{
+    (void)err;
+    const my_state *s = state;
+    ckpt_put_many(w, "MYST", &s->steps, sizeof s->steps, &s->iters_total, sizeof s->iters_total, &s->last_iters,
+                  sizeof s->last_iters, &s->last_resid, sizeof s->last_resid, &s->n_surface, sizeof s->n_surface,
+                  &s->rs, sizeof s->rs, (void *)NULL);
+    halflist_save(&s->L, sim, w);
+    return PFB_OK;
+}
+
+static int mao_yang_load(void *state, pfb_sim *sim, pfb_ckpt_r *r, pfb_err *err)
+{
+    my_state *s = state;
+    char buf[sizeof s->steps + sizeof s->iters_total + sizeof s->last_iters + sizeof s->last_resid +
+             sizeof s->n_surface + sizeof s->rs];
+    int rc = ckpt_get_exact(r, "MYST", buf, sizeof buf, err);
+    if (rc)
+        return rc;
+    const char *b = buf;
+    memcpy(&s->steps, b, sizeof s->steps);
+    b += sizeof s->steps;
+    memcpy(&s->iters_total, b, sizeof s->iters_total);
+    b += sizeof s->iters_total;
+    memcpy(&s->last_iters, b, sizeof s->last_iters);
+    b += sizeof s->last_iters;
+    memcpy(&s->last_resid, b, sizeof s->last_resid);
+    b += sizeof s->last_resid;
+    memcpy(&s->n_surface, b, sizeof s->n_surface);
+    b += sizeof s->n_surface;
+    memcpy(&s->rs, b, sizeof s->rs);
+    int rebuilt;
+    return halflist_load(&s->L, sim, r, &rebuilt, err);
+}
+
 const pfb_solver_ops pfb_solver_mao_yang = {
     "mao_yang",
     "H. Mao, Y.-H. Yang. A particle-based model for non-Newtonian fluid animation. University of Alberta",
@@ -2048,4 +2086,6 @@ const pfb_solver_ops pfb_solver_mao_yang = {
     mao_yang_frame,
     mao_yang_timer_names,
     mao_yang_timers,
-    mao_yang_pair_virial};
+    mao_yang_pair_virial,
+    mao_yang_save,
+    mao_yang_load};

@@ -114,6 +114,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/checkpoint.h"
 #include "../core/halflist.h"
 #include "../core/lanes.h"
 #include "../core/pairtasks.h"
@@ -805,6 +806,32 @@ static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsign
     return W;
 }
 
+/* Checkpoints: the globules seen, the last step's moves' box (it decides the
+ * next list check), and the list's builds. */
+static int mp_save(const void *state, const pfb_sim *sim, pfb_ckpt_w *w, pfb_err *err)
+{
+    (void)err;
+    const mp_state *s = state;
+    ckpt_put_many(w, "MPST", &s->ids_seen, sizeof s->ids_seen, &s->box2, sizeof s->box2, &s->box_n, sizeof s->box_n,
+                  (void *)NULL);
+    halflist_save(&s->L, sim, w);
+    return PFB_OK;
+}
+
+static int mp_load(void *state, pfb_sim *sim, pfb_ckpt_r *r, pfb_err *err)
+{
+    mp_state *s = state;
+    char buf[sizeof s->ids_seen + sizeof s->box2 + sizeof s->box_n];
+    int rc = ckpt_get_exact(r, "MPST", buf, sizeof buf, err);
+    if (rc)
+        return rc;
+    memcpy(&s->ids_seen, buf, sizeof s->ids_seen);
+    memcpy(&s->box2, buf + sizeof s->ids_seen, sizeof s->box2);
+    memcpy(&s->box_n, buf + sizeof s->ids_seen + sizeof s->box2, sizeof s->box_n);
+    int rebuilt;
+    return halflist_load(&s->L, sim, r, &rebuilt, err);
+}
+
 const pfb_solver_ops pfb_solver_miller_pearce = {
     "miller_pearce",
     "G. Miller, A. Pearce. Globular dynamics: a connected particle system for animating viscous fluids. "
@@ -820,4 +847,6 @@ const pfb_solver_ops pfb_solver_miller_pearce = {
     NULL,
     NULL,
     NULL,
-    mp_pair_virial};
+    mp_pair_virial,
+    mp_save,
+    mp_load};

@@ -128,6 +128,7 @@
 #include "../core/halflist.h"
 #include "../core/kernels.h"
 #include "../core/lanes.h"
+#include "../core/checkpoint.h"
 #include "../core/pairtasks.h"
 #include "solver.h"
 
@@ -1122,6 +1123,31 @@ static double muller_pair_virial(const void *state, const pfb_sim *sim, const un
     return W;
 }
 
+/* Checkpoints: whether the acceleration field holds the last step's, and the
+ * list's builds (the list itself follows from the restored sort). */
+static int muller_save(const void *state, const pfb_sim *sim, pfb_ckpt_w *w, pfb_err *err)
+{
+    (void)err;
+    const muller_state *s = state;
+    ckpt_put(w, "MULR", &s->have_accel, sizeof s->have_accel);
+    halflist_save(&s->L, sim, w);
+    return PFB_OK;
+}
+
+static int muller_load(void *state, pfb_sim *sim, pfb_ckpt_r *r, pfb_err *err)
+{
+    muller_state *s = state;
+    int rebuilt;
+    int rc = ckpt_get_exact(r, "MULR", &s->have_accel, sizeof s->have_accel, err);
+    if (!rc)
+        rc = halflist_load(&s->L, sim, r, &rebuilt, err);
+    if (!rc && rebuilt)
+        rc = ensure_arrays(s, sim->p.n, err);
+    if (!rc && rebuilt)
+        rc = ensure_records(s, s->L.ring ? sim->p.n : s->L.reach, s->L.maxrow, sim_threads(sim), err);
+    return rc;
+}
+
 const pfb_solver_ops pfb_solver_muller = {
     "muller",
     "M. Mueller, D. Charypar, M. Gross. Particle-based fluid simulation for interactive applications. SCA 2003",
@@ -1136,4 +1162,6 @@ const pfb_solver_ops pfb_solver_muller = {
     NULL,
     NULL,
     NULL,
-    muller_pair_virial};
+    muller_pair_virial,
+    muller_save,
+    muller_load};

@@ -31,6 +31,9 @@
 #include "../core/params.h"
 #include "../core/sim.h"
 
+struct pfb_ckpt_w;
+struct pfb_ckpt_r;
+
 typedef struct pfb_solver_ops {
     const char *name;                     /* "muller", "clavet", ... */
     const char *citation;                 /* the paper */
@@ -70,6 +73,13 @@ typedef struct pfb_solver_ops {
      * that is not pairwise (muller's colour-field surface force) is left out, so
      * a region must keep clear of where it acts.  May be NULL. */
     double (*pair_virial)(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[3]);
+    /* Checkpoints (issue 34, core/checkpoint.h): save writes as sections of w the
+     * state that outlives a step and is not in the particle fields (counters,
+     * springs, the builds of a list); load reads them back into a state just
+     * created for the same run, sim already holding the checkpoint's particles
+     * and sort, so that the run goes on with the same bits.  NULL: nothing. */
+    int (*save)(const void *state, const pfb_sim *sim, struct pfb_ckpt_w *w, pfb_err *err);
+    int (*load)(void *state, pfb_sim *sim, struct pfb_ckpt_r *r, pfb_err *err);
 } pfb_solver_ops;
 
 /* Look up a solver by name; NULL if unknown. */

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef PFB_BIN
@@ -1071,6 +1073,84 @@ END_TEST
 
 /* ------------------------------------------------------------------------- */
 
+/* A real SIGTERM in the middle of a run: exit 4, its checkpoint,
+ * series.partial.csv and run.meta (interrupted) and no series.csv; `run
+ * --resume DIR` then ends it with the files of the run never stopped, byte for
+ * byte (run.meta aside), and leaves no checkpoint; a resume with another
+ * parameter is refused, naming it, nothing changed. */
+START_TEST(test_run_sigterm_resume)
+{
+    char ref[PATH_LEN], out[PATH_LEN], path[PATH_LEN];
+    wpath(ref, sizeof ref, "ref");
+    wpath(out, sizeof out, "int");
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "muller", "--scene", "dam_break", "--dim", "2", "--spacing", "0.025", "--t-end",
+             "6", "--out", ref, "--quiet", END);
+    cli_result r = cli_run(&a);
+    expect_code(&r, 0);
+    cli_free(&r);
+    a.v[12] = out; /* the same run into out, stopped by SIGTERM once frame 20 is written */
+    char *argv[MAX_ARGS + 2];
+    argv[0] = (char *)PFB_BIN;
+    for (int i = 0; i < a.n; i++)
+        argv[i + 1] = (char *)a.v[i];
+    argv[a.n + 1] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        int fe = open("/dev/null", O_WRONLY);
+        if (fe < 0 || dup2(fe, 2) < 0 || chdir(work_dir) != 0)
+            _exit(126);
+        execv(PFB_BIN, argv);
+        _exit(127);
+    }
+    fmt_path(path, sizeof path, "%s/frames/frame_00020.csv", out);
+    for (int k = 0; k < 3000 && !exists(path); k++)
+        nanosleep(&(struct timespec){0, 2000000}, NULL);
+    ck_assert_msg(exists(path), "the run wrote no frame 20 in 6 s");
+    kill(pid, SIGTERM);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 4, "status %d after SIGTERM (the run may have ended first)", st);
+    fmt_path(path, sizeof path, "%s/checkpoint.pfb", out);
+    ck_assert(exists(path));
+    fmt_path(path, sizeof path, "%s/series.partial.csv", out);
+    ck_assert(exists(path));
+    fmt_path(path, sizeof path, "%s/series.csv", out);
+    ck_assert(!exists(path));
+    char *meta = read_meta(out);
+    ck_assert_msg(has_line(meta, "status = interrupted"), "run.meta:\n%s", meta);
+    free(meta);
+    /* another parameter: refused, naming it, nothing written */
+    a.n = 0;
+    args_add(&a, "run", "--resume", out, "--set", "solver.viscosity=0.5", "--quiet", END);
+    expect_bad(&a, "solver.viscosity", END);
+    a.n = 0;
+    args_add(&a, "run", "--resume", out, "--quiet", END);
+    r = cli_run(&a);
+    expect_code(&r, 0);
+    cli_free(&r);
+    fmt_path(path, sizeof path, "%s/checkpoint.pfb", out);
+    ck_assert(!exists(path));
+    char *lr = tree_listing(ref), *lo = tree_listing(out);
+    ck_assert_msg(!strcmp(lr, lo), "files:\n%s\nagainst:\n%s", lo, lr);
+    free(lr);
+    free(lo);
+    fmt_path(path, sizeof path, "%s/series.csv", out);
+    char rp[PATH_LEN];
+    fmt_path(rp, sizeof rp, "%s/series.csv", ref);
+    ck_assert(same_bytes(rp, path));
+    for (int fr = 0; fr <= 180; fr += 20) {
+        frame_file(rp, sizeof rp, ref, fr, "csv");
+        frame_file(path, sizeof path, out, fr, "csv");
+        ck_assert_msg(same_bytes(rp, path), "frame %d differs", fr);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------------------- */
 /* Plan, run, collect (issue 34)                                              */
 
@@ -1351,6 +1431,7 @@ static Suite *cli_suite(void)
     tcase_add_test(run, test_run_unstable_within_frame);
     tcase_add_test(run, test_run_deterministic);
     tcase_add_test(run, test_bench_lockstep);
+    tcase_add_test(run, test_run_sigterm_resume);
     tcase_add_test(run, test_exp_plan);
     tcase_add_test(run, test_exp_pool_same_bytes);
     tcase_add_test(run, test_exp_pool_failure);
