@@ -650,12 +650,12 @@ static int checkpoint_load(const pfb_run_config *cfg, pfb_ckpt_r *r, run_io *io,
                                "as written", r->path);
         double h;
         memcpy(&h, q, sizeof h);
-        const double *col = (const double *)(const void *)((const char *)q + sizeof h);
+        const char *col = (const char *)q + sizeof h; /* (the section's bytes need not be aligned) */
         double *xs[3];
         for (int k = 0; k < 3; k++) {
             xs[k] = malloc(nb ? nb : 1);
             if (xs[k] && k < sim->dim)
-                memcpy(xs[k], col + (size_t)k * n, nb);
+                memcpy(xs[k], col + (size_t)k * nb, nb);
         }
         if (!xs[0] || !xs[1] || !xs[2])
             rc = pfb_err_set(err, PFB_ENOMEM, "out of memory restoring a checkpoint's sort");

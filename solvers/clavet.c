@@ -1537,10 +1537,12 @@ static int clavet_load(void *state, pfb_sim *sim, pfb_ckpt_r *r, pfb_err *err)
     if (rc)
         return rc;
     springs_free(&s->sp);
-    const spring *sp = q;
-    for (size_t k = 0; k < n / sizeof *sp; k++)
-        if (springs_add(&s->sp, sp[k].a, sp[k].b, sp[k].L))
+    for (size_t k = 0; k < n / sizeof(spring); k++) {
+        spring sp; /* (the section's bytes need not be aligned) */
+        memcpy(&sp, (const char *)q + k * sizeof sp, sizeof sp);
+        if (springs_add(&s->sp, sp.a, sp.b, sp.L))
             return pfb_err_set(err, PFB_ENOMEM, "clavet: out of memory restoring its springs");
+    }
     int rebuilt;
     return halflist_load(&s->L, sim, r, &rebuilt, err);
 }
