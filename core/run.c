@@ -558,6 +558,20 @@ static int checkpoint_check(const pfb_run_config *cfg, pfb_ckpt_r *r, pfb_err *e
     return rc;
 }
 
+/* Three columns of nb bytes (positions or velocities) from section tag. */
+static int take_xyz(pfb_ckpt_r *r, const char *tag, double *const col[3], size_t nb, pfb_err *err)
+{
+    const void *q;
+    size_t len;
+    int rc = ckpt_get(r, tag, &q, &len, err);
+    if (!rc && len != 3 * nb)
+        rc = pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' is inconsistent (section '%.4s'); valid: a checkpoint "
+                         "as written", r->path, tag);
+    for (int k = 0; !rc && k < 3; k++)
+        memcpy(col[k], (const char *)q + (size_t)k * nb, nb);
+    return rc;
+}
+
 /* Load everything after the check into sim, the solver's state, the series
  * and the frames' times; *pos the loop's position. */
 static int checkpoint_load(const pfb_run_config *cfg, pfb_ckpt_r *r, run_io *io, pfb_sim *sim, void *state,
@@ -604,19 +618,9 @@ static int checkpoint_load(const pfb_run_config *cfg, pfb_ckpt_r *r, run_io *io,
         return rc;
     p->n = n;
     const size_t nb = n * sizeof(double);
-    rc = ckpt_get(r, "POS ", &q, &len, err);
-    if (!rc && len != 3 * nb)
-        rc = pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' is inconsistent (positions); valid: a checkpoint as "
-                         "written", r->path);
-    for (int k = 0; !rc && k < 3; k++)
-        memcpy(p->x[k], (const char *)q + (size_t)k * nb, nb);
+    rc = take_xyz(r, "POS ", p->x, nb, err);
     if (!rc)
-        rc = ckpt_get(r, "VEL ", &q, &len, err);
-    if (!rc && len != 3 * nb)
-        rc = pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' is inconsistent (velocities); valid: a checkpoint as "
-                         "written", r->path);
-    for (int k = 0; !rc && k < 3; k++)
-        memcpy(p->v[k], (const char *)q + (size_t)k * nb, nb);
+        rc = take_xyz(r, "VEL ", p->v, nb, err);
     if (!rc)
         rc = ckpt_get_exact(r, "MASS", p->m, nb, err);
     if (!rc)

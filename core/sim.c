@@ -30,7 +30,9 @@ void sim_free(pfb_sim *sim)
     memset(sim, 0, sizeof *sim);
 }
 
-static int sim_grid_build(pfb_sim *sim, double h, pfb_err *err)
+/* sim->grid of cell size h built on the points x (the particles' positions,
+ * or a checkpoint's sort positions). */
+static int sim_grid_build_on(pfb_sim *sim, double h, const double *const x[3], pfb_err *err)
 {
     if (sim->grid.h != h || sim->grid.dim != sim->dim) {
         grid_free(&sim->grid);
@@ -40,7 +42,12 @@ static int sim_grid_build(pfb_sim *sim, double h, pfb_err *err)
     }
     sim->grid.threads = sim->threads;
     sim->grid_gen++;
-    return grid_build(&sim->grid, (const double *const *)sim->p.x, sim->p.n, err);
+    return grid_build(&sim->grid, x, sim->p.n, err);
+}
+
+static int sim_grid_build(pfb_sim *sim, double h, pfb_err *err)
+{
+    return sim_grid_build_on(sim, h, (const double *const *)sim->p.x, err);
 }
 
 double sim_sort_h(const pfb_sim *sim)
@@ -387,15 +394,7 @@ int sim_sort_current(const pfb_sim *sim)
 
 int sim_restore_sort(pfb_sim *sim, double h, const double *const xs[3], pfb_err *err)
 {
-    if (sim->grid.h != h || sim->grid.dim != sim->dim) {
-        grid_free(&sim->grid);
-        int rc = grid_init(&sim->grid, sim->dim, h, err);
-        if (rc)
-            return rc;
-    }
-    sim->grid.threads = sim->threads;
-    sim->grid_gen++;
-    int rc = grid_build(&sim->grid, xs, sim->p.n, err);
+    int rc = sim_grid_build_on(sim, h, xs, err);
     if (rc)
         return rc;
     for (size_t k = 0; k < sim->p.n; k++)

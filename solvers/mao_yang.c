@@ -728,6 +728,27 @@ static void density_zero(void *ctx, size_t b)
     }
 }
 
+/* Eq. 16's products for the pair (i, j) (combined indices) at distance r > 0:
+ * g = (v_j - v_i) (x) grad_i W_ij and bb = (x_j - x_i) (x) grad_i W_ij, zero
+ * beyond dim; the same for j (each factor changes sign). */
+static inline void grad_products(const my_state *s, size_t i, size_t j, double r, double g[9], double bb[9])
+{
+    const int dim = s->dim;
+    const double f = kernel_dw(&s->cubic, r) / r;
+    double gw[3], dx[3];
+    for (int k = 0; k < 3; k++) {
+        dx[k] = k < dim ? -pair_d(s, k, i, j) : 0.0; /* x_j - x_i */
+        gw[k] = -f * dx[k];                            /* grad_i W(x_i - x_j) */
+    }
+    for (int a = 0; a < 3; a++) {
+        const double dv = a < dim ? s->vc[a][j] - s->vc[a][i] : 0.0;
+        for (int e = 0; e < 3; e++) {
+            g[3 * a + e] = dv * gw[e];
+            bb[3 * a + e] = dx[a] * gw[e];
+        }
+    }
+}
+
 /* eq. 4's pair terms m_j W(r_ij), and with grad eq. 16's sums before their
  * division by rho_i: G_i += m_j (v_j - v_i) (x) grad_i W_ij and B_i += m_j (x_j
  * - x_i) (x) grad_i W_ij; for j both products are the same (each factor
@@ -737,7 +758,6 @@ static void density_pairs(void *ctx, size_t b)
     const my_pass *c = ctx;
     my_state *s = c->s;
     const pfb_particles *p = &c->sim->p;
-    const int dim = s->dim;
     double *restrict rho = p->field[s->f_rho].data;
     for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
         for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
@@ -750,22 +770,14 @@ static void density_pairs(void *ctx, size_t b)
             rho[j] += mi * w;
             if (!c->grad || !(r > 0))
                 continue;
-            const double f = kernel_dw(&s->cubic, r) / r;
-            double gw[3], dx[3];
-            for (int k = 0; k < 3; k++) {
-                dx[k] = k < dim ? -pair_d(s, k, i, j) : 0.0; /* x_j - x_i */
-                gw[k] = -f * dx[k];                            /* grad_i W(x_i - x_j) */
-            }
+            double g[9], bb[9];
+            grad_products(s, i, j, r, g, bb);
             double *Gi = s->gradv + 9 * i, *Gj = s->gradv + 9 * j, *Bi = s->binv + 9 * i, *Bj = s->binv + 9 * j;
-            for (int a = 0; a < dim; a++) {
-                const double dv = s->vc[a][j] - s->vc[a][i];
-                for (int e = 0; e < dim; e++) {
-                    const double g = dv * gw[e], bb = dx[a] * gw[e];
-                    Gi[3 * a + e] += mj * g;
-                    Gj[3 * a + e] += mi * g;
-                    Bi[3 * a + e] += mj * bb;
-                    Bj[3 * a + e] += mi * bb;
-                }
+            for (int k = 0; k < 9; k++) {
+                Gi[k] += mj * g[k];
+                Gj[k] += mi * g[k];
+                Bi[k] += mj * bb[k];
+                Bj[k] += mi * bb[k];
             }
         }
 }
@@ -790,18 +802,11 @@ static void density_finish(void *ctx, size_t b)
             sum += p->m[js] * kernel_w(&s->cubic, r);
             if (!c->grad || !(r > 0))
                 continue;
-            const double f = kernel_dw(&s->cubic, r) / r;
-            double gw[3], dx[3];
-            for (int k = 0; k < 3; k++) {
-                dx[k] = k < dim ? -pair_d(s, k, i, j) : 0.0;
-                gw[k] = -f * dx[k];
-            }
-            for (int a = 0; a < dim; a++) {
-                const double dv = s->vc[a][j] - s->vc[a][i];
-                for (int e = 0; e < dim; e++) {
-                    G[3 * a + e] += p->m[js] * dv * gw[e];
-                    Bi[3 * a + e] += p->m[js] * dx[a] * gw[e];
-                }
+            double g[9], bb[9];
+            grad_products(s, i, j, r, g, bb);
+            for (int k = 0; k < 9; k++) {
+                G[k] += p->m[js] * g[k];
+                Bi[k] += p->m[js] * bb[k];
             }
         }
         rho[i] = sum;
