@@ -728,23 +728,30 @@ static void density_zero(void *ctx, size_t b)
     }
 }
 
-/* Eq. 16's products for the pair (i, j) (combined indices) at distance r > 0:
- * g = (v_j - v_i) (x) grad_i W_ij and bb = (x_j - x_i) (x) grad_i W_ij, zero
- * beyond dim; the same for j (each factor changes sign). */
-static inline void grad_products(const my_state *s, size_t i, size_t j, double r, double g[9], double bb[9])
+/* Eq. 16's products for the pair (i, j) (combined indices) at distance r > 0,
+ * added to i's sums: G_i += m_j (v_j - v_i) (x) grad_i W_ij and B_i += m_j (x_j
+ * - x_i) (x) grad_i W_ij; with Gj (a real pair) the same products to j's sums
+ * with m_i (each factor changes sign). */
+static inline void grad_products(const my_state *s, size_t i, size_t j, double r, double mj, double *Gi, double *Bi,
+                                 double mi, double *Gj, double *Bj)
 {
     const int dim = s->dim;
     const double f = kernel_dw(&s->cubic, r) / r;
     double gw[3], dx[3];
-    for (int k = 0; k < 3; k++) {
-        dx[k] = k < dim ? -pair_d(s, k, i, j) : 0.0; /* x_j - x_i */
-        gw[k] = -f * dx[k];                            /* grad_i W(x_i - x_j) */
+    for (int k = 0; k < dim; k++) {
+        dx[k] = -pair_d(s, k, i, j); /* x_j - x_i */
+        gw[k] = -f * dx[k];          /* grad_i W(x_i - x_j) */
     }
-    for (int a = 0; a < 3; a++) {
-        const double dv = a < dim ? s->vc[a][j] - s->vc[a][i] : 0.0;
-        for (int e = 0; e < 3; e++) {
-            g[3 * a + e] = dv * gw[e];
-            bb[3 * a + e] = dx[a] * gw[e];
+    for (int a = 0; a < dim; a++) {
+        const double dv = s->vc[a][j] - s->vc[a][i];
+        for (int e = 0; e < dim; e++) {
+            const double g = dv * gw[e], bb = dx[a] * gw[e];
+            Gi[3 * a + e] += mj * g;
+            Bi[3 * a + e] += mj * bb;
+            if (Gj) {
+                Gj[3 * a + e] += mi * g;
+                Bj[3 * a + e] += mi * bb;
+            }
         }
     }
 }
@@ -770,15 +777,7 @@ static void density_pairs(void *ctx, size_t b)
             rho[j] += mi * w;
             if (!c->grad || !(r > 0))
                 continue;
-            double g[9], bb[9];
-            grad_products(s, i, j, r, g, bb);
-            double *Gi = s->gradv + 9 * i, *Gj = s->gradv + 9 * j, *Bi = s->binv + 9 * i, *Bj = s->binv + 9 * j;
-            for (int k = 0; k < 9; k++) {
-                Gi[k] += mj * g[k];
-                Gj[k] += mi * g[k];
-                Bi[k] += mj * bb[k];
-                Bj[k] += mi * bb[k];
-            }
+            grad_products(s, i, j, r, mj, s->gradv + 9 * i, s->binv + 9 * i, mi, s->gradv + 9 * j, s->binv + 9 * j);
         }
 }
 
@@ -802,12 +801,7 @@ static void density_finish(void *ctx, size_t b)
             sum += p->m[js] * kernel_w(&s->cubic, r);
             if (!c->grad || !(r > 0))
                 continue;
-            double g[9], bb[9];
-            grad_products(s, i, j, r, g, bb);
-            for (int k = 0; k < 9; k++) {
-                G[k] += p->m[js] * g[k];
-                Bi[k] += p->m[js] * bb[k];
-            }
+            grad_products(s, i, j, r, p->m[js], G, Bi, 0.0, NULL, NULL);
         }
         rho[i] = sum;
         if (!c->grad)
