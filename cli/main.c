@@ -4,6 +4,7 @@
  * bad value and what is valid), 3 the run blew up (recorded in run.meta), 4 the
  * run was stopped by SIGINT or SIGTERM (its checkpoint written: --resume). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,7 @@ static void usage_run(FILE *f)
           "  --config FILE        INI file with [run], [scene] and [<solver>] sections (over the preset)\n"
           "  --set KEY=VALUE      set a parameter; KEY may be prefixed run., scene. or solver.\n"
           "  --quiet              no progress bar\n"
+          "  --force              allow a run of more than 1e7 steps\n"
           "  --checkpoint-every K write DIR/checkpoint.pfb every K frames (default 0: only\n"
           "                       when stopped by SIGINT or SIGTERM)\n"
           "  --resume DIR         go on from DIR/checkpoint.pfb with its solver, scene and\n"
@@ -179,7 +181,7 @@ static int cmd_run(int argc, char **argv)
 {
     const char *solver_name = NULL, *scene_name = NULL, *out = NULL, *config = NULL, *preset_arg = NULL,
                *resume = NULL, *ckpt_arg = NULL;
-    int quiet = 0;
+    int quiet = 0, force = 0;
     long ckpt_every = 0;
     char *ckpt_params = NULL; /* --resume: the checkpoint's solver, scene and parameter lines */
     char ck_solver[64] = "", ck_scene[64] = "";
@@ -204,6 +206,8 @@ static int cmd_run(int argc, char **argv)
             preset_arg = need_value(argc, argv, &i, &err, &rc);
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(a, "--force")) {
+            force = 1;
         } else if (!strcmp(a, "--resume")) {
             resume = need_value(argc, argv, &i, &err, &rc);
         } else if (!strcmp(a, "--checkpoint-every")) {
@@ -215,7 +219,8 @@ static int cmd_run(int argc, char **argv)
         } else {
             static const char *const opts[] = {"--solver", "--scene", "--out", "--config", "--preset", "--quiet", "--dim",
                                                "--spacing", "--dt", "--t-end", "--frames", "--substeps", "--seed",
-                                               "--snapshots", "--set", "--help", "--resume", "--checkpoint-every"};
+                                               "--snapshots", "--set", "--help", "--resume", "--checkpoint-every",
+                                               "--force"};
             const char *near = pfb_nearest(a, opts, sizeof opts / sizeof opts[0]);
             if (near)
                 rc = pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; did you mean '%s'?", a, near);
@@ -348,13 +353,18 @@ static int cmd_run(int argc, char **argv)
                               .command_line = cmdline,
                               .checkpoint_every = ckpt_every,
                               .catch_signals = 1,
-                              .resume = resume != NULL};
+                              .resume = resume != NULL,
+                              .force = force};
         if (!quiet && isatty(STDERR_FILENO)) {
             cfg.progress = show_progress;
             cfg.progress_ctx = &pc;
         }
         pfb_run_result res;
         rc = run_execute(&cfg, &res, &err);
+        const double dt_given = params_get(&t.run, "dt");
+        if (!rc && dt_given > 0.0 && fabs(res.dt - dt_given) > 1e-9 * dt_given)
+            fprintf(stderr, "pfbench: note: dt %g s does not divide a frame of %g s: the step is %.9g s (%ld per "
+                    "frame; run.meta's dt)\n", dt_given, res.dt * (double)res.substeps, res.dt, res.substeps);
         if (!rc) {
             if (res.unstable) {
                 fprintf(stderr, "pfbench: run stopped: unstable: %s\n", res.reason);

@@ -284,11 +284,27 @@ int run_timing(const pfb_run_config *cfg, const pfb_sim *sim, const void *state,
         return pfb_err_set(err, PFB_EINVAL, "time step %g is invalid; valid: positive and finite", want);
     long sub = params_get_int(cfg->run, "substeps");
     if (sub == 0) {
-        double q = frame_dt / want;
+        /* the fewest steps per frame with step <= want, decided before the
+         * conversion to an integer can overflow */
+        const double q = frame_dt / want;
+        if (!(q * (1.0 - 1e-12) <= (double)PFB_RUN_MAX_SUBSTEPS))
+            return pfb_err_set(err, PFB_EINVAL,
+                               "dt %g s needs %.3g steps per frame of %g s; valid: dt at least %.3g s (at most %ld "
+                               "steps per frame)", want, q, frame_dt, frame_dt / (double)PFB_RUN_MAX_SUBSTEPS,
+                               PFB_RUN_MAX_SUBSTEPS);
         sub = (long)ceil(q * (1.0 - 1e-12));
         if (sub < 1)
             sub = 1;
-    }
+    } else if (params_is_set(cfg->run, "dt") && params_get(cfg->run, "dt") > 0.0 &&
+             fabs(frame_dt / (double)sub - want) > 1e-9 * want)
+        return pfb_err_set(err, PFB_EINVAL,
+                           "dt %g s and substeps %ld disagree: a frame of %g s in %ld steps is a step of %.6g s; "
+                           "valid: one of them, or both agreeing", want, sub, frame_dt, sub, frame_dt / (double)sub);
+    if (!cfg->force && (double)sub * (double)*frames > (double)PFB_RUN_MAX_STEPS)
+        return pfb_err_set(err, PFB_EINVAL,
+                           "the run needs %.3g steps (%ld frames of %ld steps of %.3g s); valid: at most %ld, or "
+                           "--force", (double)sub * (double)*frames, *frames, sub, frame_dt / (double)sub,
+                           PFB_RUN_MAX_STEPS);
     *substeps = sub;
     *dt = frame_dt / (double)sub;
     return PFB_OK;

@@ -36,6 +36,15 @@
 /* The run-level parameters ([run] section; --dim, --dt, ... are shortcuts). */
 extern const pfb_param_spec pfb_run_params[];
 
+/* Limits on a run's steps (issue 35).  A step must fit a frame at most
+ * PFB_RUN_MAX_SUBSTEPS times (the substeps parameter's own range), else it is
+ * refused: a step of 1e-300 s is a typing error, not a request for 1e298 steps.
+ * A run of more than PFB_RUN_MAX_STEPS steps in all is refused unless forced
+ * (pfbench run --force): the longest run of every experiment takes under 4e5,
+ * and 1e7 steps of a thousand particles is a day of mao_yang. */
+#define PFB_RUN_MAX_SUBSTEPS 1000000000L
+#define PFB_RUN_MAX_STEPS 10000000L
+
 typedef struct pfb_run_config {
     const pfb_solver_ops *solver;
     const pfb_scene_def *scene;
@@ -65,6 +74,7 @@ typedef struct pfb_run_config {
     int catch_signals;
     int resume;
     long stop_after_steps;            /* tests: stop as on a signal after this many steps (0: never) */
+    int force;                        /* allow more than PFB_RUN_MAX_STEPS steps */
     /* on_frame's state in a checkpoint (may be NULL): its own sections */
     int (*frame_save)(void *ctx, struct pfb_ckpt_w *w, pfb_err *err);
     int (*frame_load)(void *ctx, struct pfb_ckpt_r *r, pfb_err *err);
