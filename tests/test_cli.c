@@ -620,6 +620,29 @@ START_TEST(test_bad_scene_too_coarse)
 }
 END_TEST
 
+/* Steps (issue 35): a step of 1e-300 s (the frame would need 3e298 steps, an
+ * integer overflow that once ran it at 1/30 s) and a run of 1e9 steps are
+ * refused, naming the value and the limit; a dt and a substep count that
+ * disagree are refused; nothing is written. */
+START_TEST(test_bad_steps)
+{
+    char out[PATH_LEN];
+    wpath(out, sizeof out, "out");
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "muller", "--scene", "pool", "--set", "run.dt=1e-300", "--t-end", "1", "--out",
+             out, "--quiet", END);
+    expect_bad(&a, "dt 1e-300", "1000000000 steps per frame", END);
+    a.n = 0;
+    args_add(&a, "run", "--solver", "muller", "--scene", "pool", "--dt", "1e-12", "--t-end", "0.001", "--out", out,
+             "--quiet", END);
+    expect_bad(&a, "1e+09 steps", "10000000", "--force", END);
+    a.n = 0;
+    args_add(&a, "run", "--solver", "muller", "--scene", "pool", "--dt", "0.001", "--substeps", "10", "--t-end", "0.05",
+             "--out", out, "--quiet", END);
+    expect_bad(&a, "dt 0.001", "substeps 10", END);
+}
+END_TEST
+
 /* A periodic scene whose positions would never be wrapped (no sorts), and a
  * spacing that does not divide its box: one line each, naming the value. */
 START_TEST(test_bad_periodic)
@@ -1073,6 +1096,71 @@ END_TEST
 
 /* ------------------------------------------------------------------------- */
 
+/* Start PFB_BIN with the arguments in a (cwd <tmp>/w, stderr discarded), wait
+ * (up to 6 s) for the file path to appear, send SIGTERM and expect exit 4. */
+static void term_when(const argv_list *a, const char *path)
+{
+    char *argv[MAX_ARGS + 2];
+    argv[0] = (char *)PFB_BIN;
+    for (int i = 0; i < a->n; i++)
+        argv[i + 1] = (char *)a->v[i];
+    argv[a->n + 1] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        int fe = open("/dev/null", O_WRONLY);
+        if (fe < 0 || dup2(fe, 2) < 0 || chdir(work_dir) != 0)
+            _exit(126);
+        execv(PFB_BIN, argv);
+        _exit(127);
+    }
+    for (int k = 0; k < 3000 && !exists(path); k++)
+        nanosleep(&(struct timespec){0, 2000000}, NULL);
+    ck_assert_msg(exists(path), "the run wrote no %s in 6 s", path);
+    kill(pid, SIGTERM);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 4, "status %d after SIGTERM (the run may have ended first)", st);
+}
+
+/* A given dt that does not divide the frame is not replaced silently: the run
+ * says, on one line, the step it takes (the frame's 1/36th for 0.0007 s of a
+ * 0.025 s frame), which run.meta records.  --force lets a run of more steps
+ * than the limit start (1.1e7 steps would take
+ * minutes: it is stopped by SIGTERM once its first frame is written). */
+START_TEST(test_run_dt_note_force)
+{
+    char out[PATH_LEN];
+    wpath(out, sizeof out, "note");
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "muller", "--scene", "pool", "--dim", "2", "--dt", "0.0007", "--t-end", "0.05",
+             "--out", out, "--quiet", END);
+    cli_result r = cli_run(&a);
+    expect_code(&r, 0);
+    ck_assert_msg(count_char(r.err, '\n') == 1 && strstr(r.err, "dt 0.0007 s does not divide a frame of 0.025 s") &&
+                      strstr(r.err, "0.000694444444 s (36 per frame"),
+                  "stderr:\n%s", r.err);
+    cli_free(&r);
+    char *meta = read_meta(out);
+    ck_assert_msg(has_line(meta, "substeps = 36"), "run.meta:\n%s", meta);
+    free(meta);
+    /* 1 frame of 1.1e7 steps: refused without --force (test_bad_steps), starts with it */
+    wpath(out, sizeof out, "force");
+    a.n = 0;
+    args_add(&a, "run", "--solver", "muller", "--scene", "pool", "--dim", "2", "--dt", "1e-9", "--t-end", "0.011",
+             "--out", out, "--quiet", "--force", END);
+    char path[PATH_LEN];
+    fmt_path(path, sizeof path, "%s/frames/frame_00000.csv", out);
+    term_when(&a, path);
+    meta = read_meta(out);
+    ck_assert_msg(has_line(meta, "status = interrupted") && has_line(meta, "substeps = 11000000"), "run.meta:\n%s", meta);
+    free(meta);
+}
+END_TEST
+
 /* A real SIGTERM in the middle of a run: exit 4, its checkpoint,
  * series.partial.csv and run.meta (interrupted) and no series.csv; `run
  * --resume DIR` then ends it with the files of the run never stopped, byte for
@@ -1090,31 +1178,8 @@ START_TEST(test_run_sigterm_resume)
     expect_code(&r, 0);
     cli_free(&r);
     a.v[12] = out; /* the same run into out, stopped by SIGTERM once frame 20 is written */
-    char *argv[MAX_ARGS + 2];
-    argv[0] = (char *)PFB_BIN;
-    for (int i = 0; i < a.n; i++)
-        argv[i + 1] = (char *)a.v[i];
-    argv[a.n + 1] = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    ck_assert(pid >= 0);
-    if (pid == 0) {
-        int fe = open("/dev/null", O_WRONLY);
-        if (fe < 0 || dup2(fe, 2) < 0 || chdir(work_dir) != 0)
-            _exit(126);
-        execv(PFB_BIN, argv);
-        _exit(127);
-    }
     fmt_path(path, sizeof path, "%s/frames/frame_00020.csv", out);
-    for (int k = 0; k < 3000 && !exists(path); k++)
-        nanosleep(&(struct timespec){0, 2000000}, NULL);
-    ck_assert_msg(exists(path), "the run wrote no frame 20 in 6 s");
-    kill(pid, SIGTERM);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 4, "status %d after SIGTERM (the run may have ended first)", st);
+    term_when(&a, path);
     fmt_path(path, sizeof path, "%s/checkpoint.pfb", out);
     ck_assert(exists(path));
     fmt_path(path, sizeof path, "%s/series.partial.csv", out);
@@ -1406,6 +1471,7 @@ static Suite *cli_suite(void)
     tcase_add_test(bad, test_bad_command);
     tcase_add_test(bad, test_bad_scene_too_coarse);
     tcase_add_test(bad, test_bad_periodic);
+    tcase_add_test(bad, test_bad_steps);
     tcase_add_test(bad, test_bad_fluid);
     tcase_add_test(bad, test_bad_preset);
     tcase_add_test(bad, test_bad_existing_out_stays_empty);
@@ -1432,6 +1498,7 @@ static Suite *cli_suite(void)
     tcase_add_test(run, test_run_deterministic);
     tcase_add_test(run, test_bench_lockstep);
     tcase_add_test(run, test_run_sigterm_resume);
+    tcase_add_test(run, test_run_dt_note_force);
     tcase_add_test(run, test_exp_plan);
     tcase_add_test(run, test_exp_pool_same_bytes);
     tcase_add_test(run, test_exp_pool_failure);
