@@ -1,6 +1,7 @@
 /* run.c — the simulation loop shared by every solver and experiment. */
 #include "run.h"
 
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,6 +32,39 @@ const pfb_param_spec pfb_run_params[] = {
     {"sort_every", PFB_PARAM_INT, 1, 0, 1e9, "1", "frames between re-sorting particles into cell order; 0 = never", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
+int run_memory_limit(double *bytes, pfb_err *err)
+{
+    const char *env = getenv("PFB_MEMORY");
+    if (env && *env) {
+        char *end;
+        errno = 0;
+        const double v = strtod(env, &end);
+        if (*end || errno || !(v > 0.0) || !isfinite(v))
+            return pfb_err_set(err, PFB_EINVAL, "PFB_MEMORY '%s' is not a number of bytes; valid: positive, or unset "
+                               "(the memory available)", env);
+        *bytes = v;
+        return PFB_OK;
+    }
+    *bytes = 0.0;
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        unsigned long long kb;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+                *bytes = 1024.0 * (double)kb;
+                break;
+            }
+        fclose(f);
+    }
+    if (*bytes == 0.0) {
+        const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+        if (pages > 0 && size > 0)
+            *bytes = (double)pages * (double)size;
+    }
+    return PFB_OK;
+}
+
 int run_build_scene(const pfb_run_config *cfg, pfb_sim *sim, pfb_err *err)
 {
     int dim = params_get_int(cfg->run, "dim");
@@ -42,6 +76,12 @@ int run_build_scene(const pfb_run_config *cfg, pfb_sim *sim, pfb_err *err)
         return rc;
     sim->spacing = spacing;
     sim->threads = params_get_int(cfg->run, "threads");
+    if (cfg->solver && cfg->solver->bytes_per_particle[dim - 2] > 0.0) {
+        rc = run_memory_limit(&sim->mem_limit, err);
+        if (rc)
+            return rc;
+        sim->mem_per_particle = cfg->solver->bytes_per_particle[dim - 2];
+    }
     rc = cfg->scene->build(cfg->scene_params, sim, err);
     if (rc)
         return rc;

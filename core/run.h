@@ -100,7 +100,14 @@ typedef struct pfb_run_result {
  * nearest valid name). */
 int run_apply_setting(pfb_params *run, pfb_params *scene, pfb_params *solver, const char *setting, pfb_err *err);
 
-/* Build the simulation of cfg (scene, jitter, storage in cell order) without a solver. */
+/* The bytes a run may use: the environment's PFB_MEMORY (bytes; for shared
+ * machines and tests) if set, else the kernel's MemAvailable, else the physical
+ * memory; 0 if none is known (no check). */
+int run_memory_limit(double *bytes, pfb_err *err);
+
+/* Build the simulation of cfg (scene, jitter, storage in cell order) without a
+ * solver; a lattice whose particles would need more than run_memory_limit at
+ * the solver's bytes_per_particle is refused before it is allocated. */
 int run_build_scene(const pfb_run_config *cfg, pfb_sim *sim, pfb_err *err);
 
 /* run_build_scene, then create the solver state. */

@@ -35,6 +35,12 @@ static int fill_box(pfb_sim *sim, const double lo[3], const double hi[3], double
         return pfb_err_set(err, PFB_EINVAL,
                            "spacing %g gives %.3g lattice sites; valid: at most 5e7 (use a larger spacing)",
                            s, total);
+    const double n_all = (double)sim->p.n + total, need = n_all * sim->mem_per_particle;
+    if (sim->mem_limit > 0.0 && need > sim->mem_limit)
+        return pfb_err_set(err, PFB_ENOMEM,
+                           "spacing %g gives up to %.3g particles, about %.3g GB at %.0f bytes each; valid: at most "
+                           "%.3g particles in the %.3g GB available (use a larger spacing)", s, n_all, need * 1e-9,
+                           sim->mem_per_particle, sim->mem_limit / sim->mem_per_particle, sim->mem_limit * 1e-9);
     const double m = density * pow(s, dim);
     for (long k = 0; k < nc[2]; k++)
         for (long j = 0; j < nc[1]; j++)

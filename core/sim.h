@@ -56,6 +56,11 @@ typedef struct pfb_sim {
     double length_ref;       /* characteristic length of the scene (m), e.g. fluid height */
     double v_ref;            /* characteristic speed of the scene (m/s) */
     int threads;             /* threads for a solver's parallel loops; 0 = the OpenMP default */
+    /* A scene's lattice beyond memory is refused before it is allocated
+     * (issue 35): run_build_scene sets the solver's peak bytes per particle and
+     * the bytes a run may use (0: no check). */
+    double mem_per_particle;
+    double mem_limit;
     pfb_particles p;
     pfb_boundaries walls;
     pfb_bodies bodies;       /* rigid bodies (issue 7), advanced by the solver */

@@ -1563,4 +1563,5 @@ const pfb_solver_ops pfb_solver_clavet = {
     NULL,
     clavet_pair_virial,
     clavet_save,
-    clavet_load};
+    clavet_load,
+    {700.0, 950.0}};

@@ -2087,4 +2087,5 @@ const pfb_solver_ops pfb_solver_mao_yang = {
     mao_yang_timers,
     mao_yang_pair_virial,
     mao_yang_save,
-    mao_yang_load};
+    mao_yang_load,
+    {2200.0, 5600.0}};

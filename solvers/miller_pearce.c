@@ -849,4 +849,5 @@ const pfb_solver_ops pfb_solver_miller_pearce = {
     NULL,
     mp_pair_virial,
     mp_save,
-    mp_load};
+    mp_load,
+    {500.0, 600.0}};

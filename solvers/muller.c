@@ -1164,4 +1164,5 @@ const pfb_solver_ops pfb_solver_muller = {
     NULL,
     muller_pair_virial,
     muller_save,
-    muller_load};
+    muller_load,
+    {450.0, 500.0}};

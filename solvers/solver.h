@@ -80,6 +80,11 @@ typedef struct pfb_solver_ops {
      * and sort, so that the run goes on with the same bits.  NULL: nothing. */
     int (*save)(const void *state, const pfb_sim *sim, struct pfb_ckpt_w *w, pfb_err *err);
     int (*load)(void *state, pfb_sim *sim, struct pfb_ckpt_r *r, pfb_err *err);
+    /* Peak bytes per particle in 2D and 3D (the peak resident set of `pfbench
+     * bench step --n 20000 --steps 2 --warmup 1` over its particles, one
+     * thread, rounded up to 50 B), with which a run refuses a scene beyond
+     * memory before allocating it (0: no check). */
+    double bytes_per_particle[2];
 } pfb_solver_ops;
 
 /* Look up a solver by name; NULL if unknown. */

@@ -643,6 +643,27 @@ START_TEST(test_bad_steps)
 }
 END_TEST
 
+/* Memory (issue 35): a lattice whose particles would need more than the
+ * memory a run may use (PFB_MEMORY here, 1 GB; the kernel's MemAvailable
+ * otherwise) is refused before it is allocated, with the count, the estimate
+ * (mao_yang's 5600 B per particle in 3D: 4.8e5 particles at spacing 0.004 in
+ * the dam break's 0.0312 m^3 of lattice) and the limit; a PFB_MEMORY that is
+ * not a number of bytes is refused too. */
+START_TEST(test_bad_memory)
+{
+    char out[PATH_LEN];
+    wpath(out, sizeof out, "out");
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "mao_yang", "--scene", "dam_break", "--dim", "3", "--spacing", "0.004", "--out",
+             out, "--quiet", END);
+    setenv("PFB_MEMORY", "1e9", 1);
+    expect_bad(&a, "spacing 0.004", "4.8e+05 particles", "5600 bytes", "1 GB", END);
+    setenv("PFB_MEMORY", "abc", 1);
+    expect_bad(&a, "PFB_MEMORY 'abc'", END);
+    unsetenv("PFB_MEMORY");
+}
+END_TEST
+
 /* A periodic scene whose positions would never be wrapped (no sorts), and a
  * spacing that does not divide its box: one line each, naming the value. */
 START_TEST(test_bad_periodic)
@@ -1472,6 +1493,7 @@ static Suite *cli_suite(void)
     tcase_add_test(bad, test_bad_scene_too_coarse);
     tcase_add_test(bad, test_bad_periodic);
     tcase_add_test(bad, test_bad_steps);
+    tcase_add_test(bad, test_bad_memory);
     tcase_add_test(bad, test_bad_fluid);
     tcase_add_test(bad, test_bad_preset);
     tcase_add_test(bad, test_bad_existing_out_stays_empty);
