@@ -583,12 +583,12 @@ static int cmd_exp(int argc, char **argv)
             fprintf(stderr, "pfbench exp %s%s -> %s\n", ex->name, quick ? " --quick" : "", out);
             rc = ex->run(&ctx, &err);
         }
-        if (mf)
-            fclose(mf);
         char mpath[4200];
         snprintf(mpath, sizeof mpath, "%s/manifest.csv", out);
-        if (!rc)
-            rc = output_write_file(mpath, mtext, mlen, &err);
+        if (mf && !rc)
+            rc = output_write_stream(mf, &mtext, &mlen, mpath, &err);
+        else if (mf)
+            fclose(mf);
         free(mtext);
     }
     free(args);
@@ -599,7 +599,7 @@ static int cmd_exp(int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage_main(stderr);
@@ -631,4 +631,17 @@ int main(int argc, char **argv)
     else
         fprintf(stderr, "pfbench: unknown command '%s'; valid: list, run, exp, bench, version\n", cmd);
     return EXIT_BAD;
+}
+
+/* Every command's standard output is checked once at the end: a write that
+ * failed (a full disk, a closed pipe, /dev/full) is an error, not a success. */
+int main(int argc, char **argv)
+{
+    int status = dispatch(argc, argv);
+    errno = 0;
+    if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {
+        fprintf(stderr, "pfbench: cannot write standard output: %s\n", errno ? strerror(errno) : "write error");
+        status = EXIT_BAD;
+    }
+    return status;
 }

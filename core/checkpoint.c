@@ -66,12 +66,9 @@ int ckpt_commit(pfb_ckpt_w *w, const char *path, pfb_err *err)
     }
     const uint64_t h = fnv1a(w->buf, w->len);
     ckpt_put(w, "END ", &h, sizeof h);
-    fclose(w->f);
+    FILE *f = w->f;
     w->f = NULL;
-    int rc = output_write_file(path, w->buf, w->len, err);
-    free(w->buf);
-    w->buf = NULL;
-    return rc;
+    return output_write_stream(f, &w->buf, &w->len, path, err);
 }
 
 void ckpt_abort(pfb_ckpt_w *w)

@@ -61,13 +61,19 @@ static int join(char *out, size_t len, const char *dir, const char *name, pfb_er
     return PFB_OK;
 }
 
+/* Close f (the temporary tmp) and rename it to path; any write to f that
+ * failed (the stream's error flag is sticky), the flush or the close removes
+ * the temporary, so no file that looks complete is left. */
 static int finish(FILE *f, const char *tmp, const char *path, pfb_err *err)
 {
-    int bad = ferror(f);
+    errno = 0;
+    int bad = fflush(f) != 0 || ferror(f);
+    const int werr = errno;
     bad |= fclose(f) != 0;
     if (bad) {
+        const int e = werr ? werr : errno;
         remove(tmp);
-        return pfb_err_set(err, PFB_EIO, "cannot write '%s': %s", path, strerror(errno));
+        return pfb_err_set(err, PFB_EIO, "cannot write '%s': %s", path, e ? strerror(e) : "write error");
     }
     if (rename(tmp, path) != 0) {
         int e = errno;
@@ -97,6 +103,15 @@ int output_write_file(const char *path, const char *text, size_t len, pfb_err *e
         return PFB_EIO;
     fwrite(text, 1, len, f);
     return finish(f, tmp, path, err);
+}
+
+int output_write_stream(FILE *mem, char **text, size_t *len, const char *path, pfb_err *err)
+{
+    int rc = fclose(mem) != 0 || !*text ? pfb_err_set(err, PFB_ENOMEM, "out of memory writing '%s'", path)
+                                        : output_write_file(path, *text, *len, err);
+    free(*text);
+    *text = NULL;
+    return rc;
 }
 
 int series_open(pfb_series *s, const char *dir, const char *const *extra, pfb_err *err)
@@ -156,10 +171,12 @@ static int frame_path(char *out, size_t len, const char *dir, long frame, const 
 {
     char sub[4096];
     int rc = join(sub, sizeof sub, dir, "frames", err);
-    if (!rc)
-        rc = mkdir_p(sub, err);
     if (rc)
         return rc;
+    /* only frames/ itself: a run directory removed under the run is an error,
+     * not a directory to make again */
+    if (mkdir(sub, 0777) != 0 && errno != EEXIST)
+        return pfb_err_set(err, PFB_EIO, "cannot create '%s': %s", sub, strerror(errno));
     int n = snprintf(out, len, "%s/frame_%05ld.%s", sub, frame, ext);
     if (n < 0 || (size_t)n >= len)
         return pfb_err_set(err, PFB_EINVAL, "frame path under '%s' is too long", sub);

@@ -45,6 +45,11 @@ void series_abort(pfb_series *s);
 /* Write text to path atomically (via path.tmp and rename). */
 int output_write_file(const char *path, const char *text, size_t len, pfb_err *err);
 
+/* Close the open_memstream mem (of *text, *len) and write its text to path as
+ * output_write_file does; *text is freed either way.  A failed close (out of
+ * memory) writes nothing. */
+int output_write_stream(FILE *mem, char **text, size_t *len, const char *path, pfb_err *err);
+
 /* Snapshot of all particles as DIR/frames/frame_NNNNN.csv
  * (x,y,z,vx,vy,vz,mass, then every registered field). */
 int output_frame_csv(const char *dir, long frame, const pfb_sim *sim, pfb_err *err);

@@ -384,8 +384,10 @@ void run_meta_params(FILE *f, const pfb_run_config *cfg)
     meta_params(f, "solver.", cfg->solver_params);
 }
 
-static int write_meta(const pfb_run_config *cfg, const pfb_sim *sim, const pfb_run_result *res, double t_end,
-                      pfb_err *err)
+/* run.meta; status_override (may be NULL) replaces the status the result gives
+ * (a run that failed: "error: <message>"). */
+static int write_meta_as(const pfb_run_config *cfg, const pfb_sim *sim, const pfb_run_result *res, double t_end,
+                         const char *status_override, pfb_err *err)
 {
     char *text = NULL;
     size_t len = 0;
@@ -394,8 +396,11 @@ static int write_meta(const pfb_run_config *cfg, const pfb_sim *sim, const pfb_r
         return pfb_err_set(err, PFB_ENOMEM, "out of memory writing run.meta");
     fprintf(f, "# pfbench run metadata: key = value\n");
     fprintf(f, "solver = %s\nscene = %s\n", cfg->solver->name, cfg->scene->name);
-    fprintf(f, "status = %s%s\n", res->interrupted ? "interrupted" : res->unstable ? "unstable: " : "ok",
-            res->unstable && !res->interrupted ? res->reason : "");
+    if (status_override)
+        fprintf(f, "status = %s\n", status_override);
+    else
+        fprintf(f, "status = %s%s\n", res->interrupted ? "interrupted" : res->unstable ? "unstable: " : "ok",
+                res->unstable && !res->interrupted ? res->reason : "");
     fprintf(f, "dim = %d\ndt = %.17g\nspacing = %.17g\nseed = %d\n", sim->dim, res->dt, sim->spacing,
             params_get_int(cfg->run, "seed"));
     fprintf(f, "substeps = %ld\nframes = %ld\nframes_done = %ld\nsteps = %ld\nt_end = %.17g\n", res->substeps,
@@ -412,12 +417,15 @@ static int write_meta(const pfb_run_config *cfg, const pfb_sim *sim, const pfb_r
     if (cfg->meta_extra)
         fputs(cfg->meta_extra, f);
     run_meta_params(f, cfg);
-    fclose(f);
     char path[4200];
     snprintf(path, sizeof path, "%s/run.meta", cfg->out_dir);
-    int rc = output_write_file(path, text, len, err);
-    free(text);
-    return rc;
+    return output_write_stream(f, &text, &len, path, err);
+}
+
+static int write_meta(const pfb_run_config *cfg, const pfb_sim *sim, const pfb_run_result *res, double t_end,
+                      pfb_err *err)
+{
+    return write_meta_as(cfg, sim, res, t_end, NULL, err);
 }
 
 /* ---- the loop ------------------------------------------------------------------- */
@@ -498,7 +506,10 @@ static char *params_text(const pfb_run_config *cfg, size_t *len)
         return NULL;
     fprintf(f, "solver = %s\nscene = %s\n", cfg->solver->name, cfg->scene->name);
     run_meta_params(f, cfg);
-    fclose(f);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
     return text;
 }
 
@@ -799,6 +810,7 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
     io.cfg = cfg;
     io.snapshots = params_get_int(cfg->run, "snapshots");
     double t_end = 0.0;
+    int started = 0; /* the output directory is in use: a failure is recorded in run.meta */
     memset(&sim, 0, sizeof sim);
     /* everything that can reject the input runs before the first file is created */
     int rc = run_setup(cfg, &sim, &state, err);
@@ -823,10 +835,16 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
         rc = output_prepare_dir(cfg->out_dir, err);
     if (rc)
         goto done;
-    if (cfg->out_dir && !cfg->resume) { /* an earlier run's interruption, superseded */
+    if (cfg->out_dir && !cfg->resume) { /* an earlier run's files, superseded: none may pass for this run's */
+        char old[4200];
         remove(ckpath);
         remove(partial);
+        snprintf(old, sizeof old, "%s/run.meta", cfg->out_dir);
+        remove(old);
+        snprintf(old, sizeof old, "%s/series.csv", cfg->out_dir);
+        remove(old);
     }
+    started = cfg->out_dir != NULL;
     res->n0 = sim.p.n;
     for (size_t i = 0; cfg->solver->diag && cfg->solver->diag_names && cfg->solver->diag_names[i]; i++)
         io.nsolver++;
@@ -983,6 +1001,14 @@ done:
     ckpt_close(&ck);
     if (rc && cfg->out_dir)
         series_abort(&io.series);
+    if (rc && rc != PFB_EINTR && started) {
+        /* a failure (a write error, a solver's error): run.meta says so where it
+         * can still be written; no series.csv exists, so nothing looks complete */
+        char why[sizeof err->msg + 16];
+        pfb_err e2;
+        snprintf(why, sizeof why, "error: %s", err->msg);
+        (void)write_meta_as(cfg, &sim, res, t_end, why, &e2);
+    }
     free(io.extra);
     free(io.names);
     free(io.name_buf);

@@ -222,12 +222,15 @@ int exp_csv_close(exp_csv *c, pfb_err *err)
 {
     if (!c->f)
         return PFB_OK;
-    fclose(c->f);
+    FILE *f = c->f;
     c->f = NULL;
-    int rc = c->dry ? PFB_OK : output_write_file(c->path, c->buf, c->len, err);
-    free(c->buf);
-    c->buf = NULL;
-    return rc;
+    if (c->dry) {
+        fclose(f);
+        free(c->buf);
+        c->buf = NULL;
+        return PFB_OK;
+    }
+    return output_write_stream(f, &c->buf, &c->len, c->path, err);
 }
 
 /* ---- parameters for one run -------------------------------------------------------- */
@@ -419,10 +422,7 @@ static int extra_write(const extra_buf *b, const char *path, pfb_err *err)
             fprintf(f, "%s%.12g", c ? "," : "", b->rows[r * (b->ncol + 1) + c]);
         fputc('\n', f);
     }
-    fclose(f);
-    int rc = output_write_file(path, text, len, err);
-    free(text);
-    return rc;
+    return output_write_stream(f, &text, &len, path, err);
 }
 
 /* ---- runs ---------------------------------------------------------------------------- */
@@ -573,10 +573,7 @@ static int timing_write(const pfb_step_timing *tm, const char *path, pfb_err *er
     for (size_t k = 0; k < tm->ndiag; k++)
         fprintf(f, ",%.12g", tm->diag[k]);
     fputc('\n', f);
-    fclose(f);
-    int rc = output_write_file(path, text, len, err);
-    free(text);
-    return rc;
+    return output_write_stream(f, &text, &len, path, err);
 }
 
 int exp_time_steps(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double n, long warmup, long steps,
@@ -649,10 +646,8 @@ int exp_time_steps(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double n, l
             fprintf(f, "citation = %s\n", spec->solver->citation);
             fprintf(f, "experiment = %s\nrun_id = %s\ninputs = %s\n", spec->experiment, spec->id, want);
             run_meta_params(f, &cfg);
-            fclose(f);
-            rc = output_write_file(meta, text, len, err);
+            rc = output_write_stream(f, &text, &len, meta, err);
         }
-        free(text);
         if (!rc)
             exp_log(ctx, "  %-40s %s (n %zu, %.4g s per step)", spec->id, tm.unstable ? tm.reason : "ok", tm.n,
                     tm.t_step);

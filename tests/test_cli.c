@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -89,8 +90,17 @@ static void base_teardown(void)
     base_dir[0] = '\0';
 }
 
+/* Faults for the next cli_run (the write-error tests; reset by cli_setup):
+ * a file size limit (RLIMIT_FSIZE, with SIGXFSZ ignored, so a write past it
+ * fails with EFBIG as on a full disk), an address-space limit (RLIMIT_AS: an
+ * allocation past it fails) and stdout sent to /dev/full. */
+static rlim_t child_fsize, child_as;
+static int child_stdout_full;
+
 static void cli_setup(void)
 {
+    child_fsize = child_as = 0;
+    child_stdout_full = 0;
     fmt_path(tmp_dir, sizeof tmp_dir, "%s/tXXXXXX", base_dir);
     ck_assert_msg(mkdtemp(tmp_dir) != NULL, "mkdtemp: %s", strerror(errno));
     fmt_path(work_dir, sizeof work_dir, "%s/w", tmp_dir);
@@ -370,11 +380,22 @@ static cli_result cli_run(const argv_list *a)
     if (pid == 0) {
         /* only async-signal-safe calls until exec */
         int in = open("/dev/null", O_RDONLY);
-        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fo = child_stdout_full ? open("/dev/full", O_WRONLY) : open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (in < 0 || fo < 0 || fe < 0 || dup2(in, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0 ||
             chdir(work_dir) != 0)
             _exit(126);
+        if (child_fsize) {
+            struct rlimit rl = {child_fsize, child_fsize};
+            signal(SIGXFSZ, SIG_IGN); /* kept across exec */
+            if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+                _exit(126);
+        }
+        if (child_as) {
+            struct rlimit rl = {child_as, child_as};
+            if (setrlimit(RLIMIT_AS, &rl) != 0)
+                _exit(126);
+        }
         execv(PFB_BIN, argv);
         _exit(127);
     }
@@ -1011,6 +1032,86 @@ START_TEST(test_run_unstable)
 }
 END_TEST
 
+/* The blow-up rows of docs/failures.md from the command line, one per reason
+ * (2D, spacing 0.025): one step of 1/30 s per frame is far beyond the stable
+ * step (energy growth by the second frame; with the energy check off, the
+ * falling drop's particles leave the domain), and a volume limit of 0.99 is
+ * crossed by the dam break's first frames (the column compresses by 1.5%).
+ * Each: exit 3, the reason on stderr and in run.meta, series.csv to the last
+ * frame, no temporary.  (A non-finite state: test_contract's
+ * test_blowup_inside_step.) */
+START_TEST(test_blowup_reasons)
+{
+    static const struct {
+        const char *scene, *set1, *set2, *substeps, *reason;
+    } cases[] = {
+        {"dam_break", "run.volume_limit=0", "run.energy_limit=10", "1", "energy growth: "},
+        {"drop", "run.volume_limit=0", "run.energy_limit=1e12", "1", "escaped: particle "},
+        {"dam_break", "run.volume_limit=0.99", "run.energy_limit=10", "0", "volume collapse: volume_rel "},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char out[PATH_LEN], path[PATH_LEN], name[32], want[96];
+        snprintf(name, sizeof name, "blowup%zu", k);
+        argv_list a = {.n = 0};
+        args_add(&a, "run", "--solver", "muller", "--scene", cases[k].scene, "--dim", "2", "--spacing", "0.025",
+                 "--t-end", "1", "--substeps", cases[k].substeps, "--set", cases[k].set1, "--set", cases[k].set2,
+                 "--out", wpath(out, sizeof out, name), "--quiet", END);
+        cli_result r = cli_run(&a);
+        expect_code(&r, 3);
+        snprintf(want, sizeof want, "pfbench: run stopped: unstable: %s", cases[k].reason);
+        ck_assert_msg(count_char(r.err, '\n') == 1 && !strncmp(r.err, want, strlen(want)), "%s: %s", cases[k].reason,
+                      r.err);
+        cli_free(&r);
+        char *meta = read_meta(out);
+        snprintf(want, sizeof want, "status = unstable: %s", cases[k].reason);
+        ck_assert_msg(has_line_prefix(meta, want), "run.meta:\n%s", meta);
+        free(meta);
+        fmt_path(path, sizeof path, "%s/series.csv", out);
+        ck_assert(exists(path));
+        assert_no_tmp_files(out);
+    }
+}
+END_TEST
+
+/* Out of memory (an allocation that fails, here under a 150 MB address-space
+ * limit; the 3D dam break at spacing 0.006 needs more): exit 1, one line saying
+ * "out of memory", and no run that looks complete (no series.csv; a run.meta,
+ * if any, says error).  Not under AddressSanitizer, whose shadow memory alone
+ * is beyond any such limit. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PFB_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PFB_TEST_ASAN 1
+#endif
+#endif
+START_TEST(test_out_of_memory)
+{
+#ifdef PFB_TEST_ASAN
+    return;
+#else
+    char out[PATH_LEN], path[PATH_LEN];
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "mao_yang", "--scene", "dam_break", "--dim", "3", "--spacing", "0.006", "--t-end",
+             "0.01", "--out", wpath(out, sizeof out, "oom"), "--quiet", END);
+    child_as = 150u << 20;
+    cli_result r = cli_run(&a);
+    child_as = 0;
+    expect_code(&r, 1);
+    ck_assert_msg(count_char(r.err, '\n') == 1 && strstr(r.err, "out of memory"), "stderr:\n%s", r.err);
+    cli_free(&r);
+    fmt_path(path, sizeof path, "%s/series.csv", out);
+    ck_assert(!exists(path));
+    fmt_path(path, sizeof path, "%s/run.meta", out);
+    if (exists(path)) {
+        char *meta = read_meta(out);
+        ck_assert_msg(has_line_prefix(meta, "status = error: "), "run.meta:\n%s", meta);
+        free(meta);
+    }
+#endif
+}
+END_TEST
+
 /* The energy limit holds at frame ends (core/run.h): a blow-up inside a frame of
  * nine steps (dt = 0.004 s, twice a stable step at spacing 0.025: 0.002 s runs the
  * second; the material pinned, --preset none, as the calibration may change) still
@@ -1117,9 +1218,8 @@ END_TEST
 
 /* ------------------------------------------------------------------------- */
 
-/* Start PFB_BIN with the arguments in a (cwd <tmp>/w, stderr discarded), wait
- * (up to 6 s) for the file path to appear, send SIGTERM and expect exit 4. */
-static void term_when(const argv_list *a, const char *path)
+/* Start PFB_BIN with the arguments in a (cwd <tmp>/w, stderr discarded). */
+static pid_t spawn_bin(const argv_list *a)
 {
     char *argv[MAX_ARGS + 2];
     argv[0] = (char *)PFB_BIN;
@@ -1137,15 +1237,99 @@ static void term_when(const argv_list *a, const char *path)
         execv(PFB_BIN, argv);
         _exit(127);
     }
+    return pid;
+}
+
+/* Wait (up to 6 s) for path to appear. */
+static void wait_for(const char *path)
+{
     for (int k = 0; k < 3000 && !exists(path); k++)
         nanosleep(&(struct timespec){0, 2000000}, NULL);
     ck_assert_msg(exists(path), "the run wrote no %s in 6 s", path);
-    kill(pid, SIGTERM);
+}
+
+static int wait_exit(pid_t pid)
+{
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
+    return st;
+}
+
+/* Start the run of a, wait for path, send SIGTERM and expect exit 4. */
+static void term_when(const argv_list *a, const char *path)
+{
+    pid_t pid = spawn_bin(a);
+    wait_for(path);
+    kill(pid, SIGTERM);
+    const int st = wait_exit(pid);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 4, "status %d after SIGTERM (the run may have ended first)", st);
 }
+
+/* Write errors (issue 35).  A run whose files cannot be written (every file
+ * limited to 8 KiB: frame 1's snapshot of the 200-particle dam break, about
+ * 18 KiB, fails as on a full disk) stops with one line naming the file and the
+ * error, exit 1; no series.csv, no temporary; run.meta says "error: cannot
+ * write ..." (it is smaller than the limit).  A command whose standard output
+ * fails (/dev/full) exits 1 with one line. */
+START_TEST(test_write_errors)
+{
+    char out[PATH_LEN], path[PATH_LEN];
+    argv_list a = {.n = 0};
+    args_small_run(&a, wpath(out, sizeof out, "full"));
+    child_fsize = 8192;
+    cli_result r = cli_run(&a);
+    child_fsize = 0;
+    expect_code(&r, 1);
+    ck_assert_msg(count_char(r.err, '\n') == 1 && strstr(r.err, "cannot write") && strstr(r.err, "File too large"),
+                  "stderr:\n%s", r.err);
+    cli_free(&r);
+    fmt_path(path, sizeof path, "%s/series.csv", out);
+    ck_assert(!exists(path));
+    assert_no_tmp_files(out);
+    char *meta = read_meta(out);
+    ck_assert_msg(has_line_prefix(meta, "status = error: cannot write"), "run.meta:\n%s", meta);
+    free(meta);
+    /* the same directory, no fault: the run succeeds and nothing of the failure stays */
+    r = cli_run(&a);
+    expect_code(&r, 0);
+    cli_free(&r);
+    meta = read_meta(out);
+    ck_assert_msg(has_line(meta, "status = ok"), "run.meta:\n%s", meta);
+    free(meta);
+    static const char *const cmds[][2] = {{"list", NULL}, {"version", NULL}, {"run", "--help"}};
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+        a.n = 0;
+        args_add(&a, cmds[k][0], cmds[k][1], END);
+        child_stdout_full = 1;
+        r = cli_run(&a);
+        child_stdout_full = 0;
+        expect_code(&r, 1);
+        ck_assert_msg(count_char(r.err, '\n') == 1 && strstr(r.err, "cannot write standard output"), "%s: %s",
+                      cmds[k][0], r.err);
+        cli_free(&r);
+    }
+}
+END_TEST
+
+/* The output directory removed under a running run: the next frame's write
+ * fails (the directory is not made again), exit 1; nothing is left (run.meta
+ * cannot be written either). */
+START_TEST(test_write_dir_vanished)
+{
+    char out[PATH_LEN], path[PATH_LEN];
+    argv_list a = {.n = 0};
+    args_add(&a, "run", "--solver", "muller", "--scene", "dam_break", "--dim", "2", "--spacing", "0.025", "--t-end",
+             "6", "--out", wpath(out, sizeof out, "gone"), "--quiet", END);
+    fmt_path(path, sizeof path, "%s/frames/frame_00005.csv", out);
+    pid_t pid = spawn_bin(&a);
+    wait_for(path);
+    remove_tree(out);
+    const int st = wait_exit(pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d after the directory was removed", st);
+    ck_assert_msg(!exists(out), "%s made again", out);
+}
+END_TEST
 
 /* A given dt that does not divide the frame is not replaced silently: the run
  * says, on one line, the step it takes (the frame's 1/36th for 0.0007 s of a
@@ -1366,7 +1550,8 @@ START_TEST(test_exp_plan)
 END_TEST
 
 /* The local pool: --jobs 2 and --jobs 1 give the serial experiment's files
- * byte for byte (all but the runs' wall times), and after it the plan is empty. */
+ * byte for byte (all but the runs' wall times), and after it the plan is empty;
+ * so does an experiment interrupted and invoked again. */
 START_TEST(test_exp_pool_same_bytes)
 {
     static const char *files[] = {"volume_series.csv", "volume_substeps.csv", "volume_summary.csv", "manifest.csv"};
@@ -1400,6 +1585,44 @@ START_TEST(test_exp_pool_same_bytes)
         expect_code(&r, 0);
         ck_assert_msg(r.out[0] == '\0', "--jobs %d left runs: %s", jobs, r.out);
         cli_free(&r);
+    }
+    /* interrupted by SIGTERM in its sixth run (docs/failures.md): exit 4, the
+     * five runs before it intact (complete, status ok), the sixth's checkpoint,
+     * no experiment file; the next invocation skips the five, resumes the sixth
+     * and ends with the serial experiment's files */
+    wpath(out, sizeof out, "interrupted");
+    args_volume(&a, out);
+    args_add(&a, "--plan", END);
+    r = cli_run(&a);
+    expect_code(&r, 0);
+    static char ids[64][128];
+    ck_assert_uint_eq(plan_ids(r.out, ids, 64), 14);
+    cli_free(&r);
+    args_volume(&a, out);
+    fmt_path(pa, sizeof pa, "%s/runs/%s/series.csv.tmp", out, ids[5]);
+    term_when(&a, pa);
+    for (int k = 0; k < 6; k++) {
+        fmt_path(pa, sizeof pa, "%s/runs/%s", out, ids[k]);
+        char *meta = read_meta(pa);
+        ck_assert_msg(has_line(meta, k < 5 ? "status = ok" : "status = interrupted"), "%s:\n%s", ids[k], meta);
+        free(meta);
+        fmt_path(pb, sizeof pb, "%s/%s", pa, k < 5 ? "series.csv" : "checkpoint.pfb");
+        ck_assert_msg(exists(pb), "no %s", pb);
+    }
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        fmt_path(pb, sizeof pb, "%s/%s", out, files[f]);
+        ck_assert_msg(!exists(pb), "an interrupted experiment wrote %s", files[f]);
+    }
+    args_volume(&a, out);
+    r = cli_run(&a);
+    expect_code(&r, 0);
+    ck_assert_msg(strstr(r.err, "resumed from its checkpoint") && strstr(r.err, "current, skipped"), "stderr:\n%s",
+                  r.err);
+    cli_free(&r);
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        fmt_path(pa, sizeof pa, "%s/%s", ser, files[f]);
+        fmt_path(pb, sizeof pb, "%s/%s", out, files[f]);
+        ck_assert_msg(same_but_wall(pa, pb), "resumed: %s differs from the serial one", files[f]);
     }
     /* the comparison can fail: a changed cell is seen */
     fmt_path(pa, sizeof pa, "%s/volume_summary.csv", ser);
@@ -1517,10 +1740,14 @@ static Suite *cli_suite(void)
     tcase_add_test(run, test_run_config);
     tcase_add_test(run, test_run_unstable);
     tcase_add_test(run, test_run_unstable_within_frame);
+    tcase_add_test(run, test_blowup_reasons);
+    tcase_add_test(run, test_out_of_memory);
     tcase_add_test(run, test_run_deterministic);
     tcase_add_test(run, test_bench_lockstep);
     tcase_add_test(run, test_run_sigterm_resume);
     tcase_add_test(run, test_run_dt_note_force);
+    tcase_add_test(run, test_write_errors);
+    tcase_add_test(run, test_write_dir_vanished);
     tcase_add_test(run, test_exp_plan);
     tcase_add_test(run, test_exp_pool_same_bytes);
     tcase_add_test(run, test_exp_pool_failure);
