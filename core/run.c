@@ -702,12 +702,20 @@ int run_checkpoint_params(const char *path, char **text, pfb_err *err)
     *text = NULL;
     pfb_ckpt_r r;
     int rc = ckpt_open(&r, path, err);
+    if (!rc)
+        rc = run_checkpoint_params_read(&r, text, err);
+    ckpt_close(&r);
+    return rc;
+}
+
+int run_checkpoint_params_read(pfb_ckpt_r *r, char **text, pfb_err *err)
+{
+    *text = NULL;
     const void *p;
     size_t n;
+    int rc = ckpt_get(r, "HEAD", &p, &n, err);
     if (!rc)
-        rc = ckpt_get(&r, "HEAD", &p, &n, err);
-    if (!rc)
-        rc = ckpt_get(&r, "PARM", &p, &n, err);
+        rc = ckpt_get(r, "PARM", &p, &n, err);
     if (!rc) {
         *text = malloc(n + 1);
         if (!*text)
@@ -717,7 +725,6 @@ int run_checkpoint_params(const char *path, char **text, pfb_err *err)
             (*text)[n] = '\0';
         }
     }
-    ckpt_close(&r);
     return rc;
 }
 
