@@ -626,6 +626,12 @@ static int checkpoint_load(const pfb_run_config *cfg, pfb_ckpt_r *r, run_io *io,
     TAKE(n);
     TAKE(nf);
 #undef TAKE
+    /* counts the rest is sized by, checked before anything is: bodies within
+     * their array, particles within the file (their positions alone take 3 n
+     * doubles; a larger n overflowed particles_reserve's sizes) */
+    if (sim->bodies.n > PFB_MAX_BODIES || n > r->len / (3 * sizeof(double)))
+        return pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' is inconsistent (%zu bodies, %zu particles in %zu "
+                           "bytes); valid: a checkpoint as written", r->path, sim->bodies.n, n, r->len);
     if (nf != p->nfields)
         return pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' has %zu particle fields, this run %zu; valid: a "
                            "checkpoint of this run", r->path, nf, p->nfields);
