@@ -11,6 +11,8 @@
 #                     (QUICK=1: from the reduced experiments, paper/paper-quick.pdf)
 #   make bench        time bench/cases.tsv with hyperfine into data/bench/ (QUICK=1: small cases)
 #   make bench-compare BASE=<rev>   the same against BASE, ratio per case; fails on a regression
+#   make fuzz         build the libFuzzer targets (tests/fuzz/) with clang into build/fuzz/ and run
+#                     each for FUZZ_TIME seconds (default 60) or FUZZ_RUNS executions; fails on a crash
 #   make clean        remove build products
 #
 # Variables: CC (gcc or clang), CFLAGS (appended last), SANITIZE=1, V=1 (show commands).
@@ -22,7 +24,14 @@ CC := gcc
 endif
 
 SANITIZE ?= 0
-ifeq ($(SANITIZE),1)
+# FUZZ=1 (set by make fuzz): the library for the fuzz targets, clang with libFuzzer's
+# coverage and the sanitizers, in its own build directory
+FUZZ ?= 0
+ifeq ($(FUZZ),1)
+CC := clang
+BUILD ?= build/fuzz
+OPT := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(SANITIZE),1)
 BUILD ?= build/san
 OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 else
@@ -61,7 +70,7 @@ ifeq ($(SANITIZE),1)
 BIN := bin/pfbench-san
 endif
 ifneq ($(BUILD),build/$(notdir $(CC)))
-ifneq ($(SANITIZE),1)
+ifneq ($(SANITIZE)$(FUZZ),10)
 BIN := $(BUILD)/pfbench
 endif
 endif
@@ -73,7 +82,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_STAMP := build/.deps-build
 
-.PHONY: all test check clean deps experiments figures paper paper-deps bench bench-compare bench-history FORCE
+.PHONY: all test check clean deps experiments figures paper paper-deps bench bench-compare bench-history fuzz fuzz-build FORCE
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -157,6 +166,76 @@ test: $(TEST_RUN) $(BIN)
 	test $$fail -eq 0
 
 check: test
+
+# ---- fuzzing (issue 35) ------------------------------------------------------------
+# One libFuzzer target per parser, tests/fuzz/<target>.c, each defining
+# LLVMFuzzerTestOneInput: ini (INI files and --set), cli (pfbench run's and exp's
+# command lines, parsed only: cli/main.c built with -DPFB_FUZZ_CLI), csv (series.csv),
+# meta (run.meta), checkpoint (checkpoint.pfb).  make fuzz builds them with clang
+# (FUZZ=1: the library in build/fuzz with -fsanitize=fuzzer-no-link,address,undefined)
+# and runs each, one process, from its committed seeds (tests/fuzz/corpus/<target>/)
+# and regressions (tests/fuzz/regress/<target>/); what it finds goes to
+# build/fuzz/corpus/<target>/ (never into the committed corpus), a crashing input
+# to build/fuzz/crashes/<target>/.  tests/test_fuzz.c replays the committed files
+# through the same targets, built with CC, in make test.
+FUZZ_TARGETS ?= ini cli csv meta checkpoint
+FUZZ_TIME ?= 60
+FUZZ_RUNS ?=
+FUZZ_NAMES := ini cli csv meta checkpoint
+$(foreach t,$(FUZZ_TARGETS),$(if $(filter $(t),$(FUZZ_NAMES)),,$(error FUZZ_TARGETS: '$(t)' is not a fuzz target; valid: $(FUZZ_NAMES))))
+ifeq ($(shell echo '$(FUZZ_TIME)' | grep -Ex '[1-9][0-9]*'),)
+$(error FUZZ_TIME is '$(FUZZ_TIME)'; valid: seconds per target, 1 or more)
+endif
+ifneq ($(FUZZ_RUNS),)
+ifeq ($(shell echo '$(FUZZ_RUNS)' | grep -Ex '[1-9][0-9]*'),)
+$(error FUZZ_RUNS is '$(FUZZ_RUNS)'; valid: executions per target, 1 or more)
+endif
+endif
+# the command line's parser without main and without running anything, with the
+# other command objects it calls
+CLI_FUZZ_OBJ := $(BUILD)/cli/main_fuzz.o $(BUILD)/cli/bench.o $(BUILD)/cli/pool.o
+$(BUILD)/cli/main_fuzz.o: cli/main.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (-DPFB_FUZZ_CLI)")
+	$(Q)$(CC) $(ALL_CFLAGS) -DPFB_FUZZ_CLI -DPFB_BIN='"$(abspath $(BIN))"' -c $< -o $@
+
+# the targets for libFuzzer (FUZZ=1)
+$(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/%.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDLIBS_ALL)
+$(BUILD)/fuzz_cli: $(CLI_FUZZ_OBJ)
+
+# the same sources for the replay (tests/test_fuzz.c), each entry renamed
+$(BUILD)/tests/fuzz/%_replay.o: tests/fuzz/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (replay)")
+	$(Q)$(CC) $(ALL_CFLAGS) -DLLVMFuzzerTestOneInput=fuzz_replay_$* -c $< -o $@
+$(BUILD)/tests/test_fuzz: $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/%_replay.o) $(CLI_FUZZ_OBJ)
+
+fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
+
+# Each target alone (libFuzzer's one process), from the seeds and regressions, new
+# inputs into build/fuzz/corpus; its log in build/fuzz/<target>.log, its executions
+# and their rate printed; fails once every target has run if any crashed.
+fuzz:
+	$(Q)bash scripts/deps.sh build clang
+	$(Q)$(MAKE) --no-print-directory FUZZ=1 fuzz-build
+	$(Q)fail=""; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build/fuzz/corpus/$$t build/fuzz/crashes/$$t; \
+	  dirs=""; for d in tests/fuzz/corpus/$$t tests/fuzz/regress/$$t; do [ -d $$d ] && dirs="$$dirs $$d"; done; \
+	  dict=""; [ -f tests/fuzz/$$t.dict ] && dict="-dict=tests/fuzz/$$t.dict"; \
+	  echo "== fuzz $$t ($(if $(FUZZ_RUNS),$(FUZZ_RUNS) executions,$(FUZZ_TIME) s))"; \
+	  build/fuzz/fuzz_$$t build/fuzz/corpus/$$t $$dirs $$dict -print_final_stats=1 -close_fd_mask=3 \
+	    $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_TIME)) -max_len=65536 -timeout=10 \
+	    -rss_limit_mb=2048 -artifact_prefix=build/fuzz/crashes/$$t/ > build/fuzz/$$t.log 2>&1; rc=$$?; \
+	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' build/fuzz/$$t.log); \
+	  rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' build/fuzz/$$t.log); \
+	  echo "   $${runs:-?} executions, $${rate:-?} exec/s, $$(ls build/fuzz/corpus/$$t | wc -l) inputs in build/fuzz/corpus/$$t; status $$rc"; \
+	  if [ $$rc -ne 0 ]; then fail="$$fail $$t"; tail -n 40 build/fuzz/$$t.log; \
+	    echo "   crashing input: $$(ls -t build/fuzz/crashes/$$t | head -n 1) in build/fuzz/crashes/$$t/"; fi; \
+	done; \
+	if [ -n "$$fail" ]; then echo "fuzz: crashed:$$fail (logs in build/fuzz/)"; exit 1; fi
 
 # ---- experiments and figures ----------------------------------------------------
 # QUICK=1: the reduced experiments into data/quick, their figures into plots/out/quick
@@ -261,4 +340,5 @@ FORCE:
 
 .SECONDARY:
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(CLI_FUZZ_OBJ:.o=.d) $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/%.d) \
+  $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/%_replay.d)

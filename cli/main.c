@@ -26,6 +26,17 @@
 #define EXIT_UNSTABLE 3
 #define EXIT_INTERRUPTED 4
 
+/* The fuzz target's build (-DPFB_FUZZ_CLI, tests/fuzz/cli.c): main is
+ * pfb_cli_main, and run and exp parse their options and read their inputs, then
+ * stop before running anything or writing a file. */
+#ifdef PFB_FUZZ_CLI
+#define CLI_EXECUTE 0
+#define main pfb_cli_main
+int pfb_cli_main(int argc, char **argv);
+#else
+#define CLI_EXECUTE 1
+#endif
+
 static void usage_main(FILE *f)
 {
     fputs("usage: pfbench <command> [options]\n"
@@ -336,7 +347,7 @@ static int cmd_run(int argc, char **argv)
             i++;
     }
     int status = 0;
-    if (!rc) {
+    if (!rc && CLI_EXECUTE) {
         char cmdline[2048] = "";
         for (int i = 0; i < argc; i++) {
             strncat(cmdline, argv[i], sizeof cmdline - strlen(cmdline) - 1);
@@ -534,6 +545,10 @@ static int cmd_exp(int argc, char **argv)
     if (wants_fluid) {
         snprintf(fpath, sizeof fpath, "%s/fluid.ini", presets);
         rc = fluid_load(fluid_path ? fluid_path : fpath, &fluid, &err);
+    }
+    if (!rc && !CLI_EXECUTE) {
+        free(args);
+        return 0;
     }
     pfb_exp_ctx ctx = {.out_dir = out, .preset_dir = presets, .fluid = wants_fluid ? &fluid : NULL,
                        .preset = calib ? NULL : &preset, .quick = quick, .force = force,

@@ -79,38 +79,12 @@ void ckpt_abort(pfb_ckpt_w *w)
     memset(w, 0, sizeof *w);
 }
 
-int ckpt_open(pfb_ckpt_r *r, const char *path, pfb_err *err)
+/* Check r's bytes (r->buf, r->len, r->path set): the magic, the sections'
+ * framing up to END and the hash; on success r->pos is at the first section,
+ * on failure r is closed. */
+static int ckpt_check(pfb_ckpt_r *r, pfb_err *err)
 {
-    memset(r, 0, sizeof *r);
-    r->path = path;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pfb_err_set(err, PFB_EINVAL, "cannot read the checkpoint '%s': %s; valid: the checkpoint an "
-                           "interrupted or checkpointing run left in its directory", path, strerror(errno));
-    size_t cap = 1 << 16;
-    r->buf = malloc(cap);
-    size_t got;
-    while (r->buf && (got = fread(r->buf + r->len, 1, cap - r->len, f)) > 0) {
-        r->len += got;
-        if (r->len == cap) {
-            char *b = realloc(r->buf, 2 * cap);
-            if (!b) {
-                free(r->buf);
-                r->buf = NULL;
-                break;
-            }
-            r->buf = b;
-            cap *= 2;
-        }
-    }
-    const int bad = ferror(f);
-    fclose(f);
-    if (!r->buf)
-        return pfb_err_set(err, PFB_ENOMEM, "out of memory reading the checkpoint '%s'", path);
-    if (bad) {
-        ckpt_close(r);
-        return pfb_err_set(err, PFB_EIO, "cannot read the checkpoint '%s'", path);
-    }
+    const char *path = r->path;
     const size_t m = strlen(CKPT_MAGIC), tail = 4 + 8 + 8;
     if (r->len < m || memcmp(r->buf, CKPT_MAGIC, m)) {
         ckpt_close(r);
@@ -151,6 +125,54 @@ int ckpt_open(pfb_ckpt_r *r, const char *path, pfb_err *err)
     }
     r->pos = m;
     return PFB_OK;
+}
+
+int ckpt_open(pfb_ckpt_r *r, const char *path, pfb_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->path = path;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pfb_err_set(err, PFB_EINVAL, "cannot read the checkpoint '%s': %s; valid: the checkpoint an "
+                           "interrupted or checkpointing run left in its directory", path, strerror(errno));
+    size_t cap = 1 << 16;
+    r->buf = malloc(cap);
+    size_t got;
+    while (r->buf && (got = fread(r->buf + r->len, 1, cap - r->len, f)) > 0) {
+        r->len += got;
+        if (r->len == cap) {
+            char *b = realloc(r->buf, 2 * cap);
+            if (!b) {
+                free(r->buf);
+                r->buf = NULL;
+                break;
+            }
+            r->buf = b;
+            cap *= 2;
+        }
+    }
+    const int bad = ferror(f);
+    fclose(f);
+    if (!r->buf)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory reading the checkpoint '%s'", path);
+    if (bad) {
+        ckpt_close(r);
+        return pfb_err_set(err, PFB_EIO, "cannot read the checkpoint '%s'", path);
+    }
+    return ckpt_check(r, err);
+}
+
+int ckpt_open_mem(pfb_ckpt_r *r, const void *data, size_t len, const char *name, pfb_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->path = name;
+    r->buf = malloc(len ? len : 1);
+    if (!r->buf)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory reading the checkpoint '%s'", name);
+    if (len)
+        memcpy(r->buf, data, len);
+    r->len = len;
+    return ckpt_check(r, err);
 }
 
 int ckpt_get(pfb_ckpt_r *r, const char *tag, const void **p, size_t *n, pfb_err *err)

@@ -44,6 +44,9 @@ typedef struct pfb_ckpt_r {
 /* Read path whole and check its magic, its sections' framing and its hash:
  * a missing, truncated, corrupt or foreign file fails with one line naming it. */
 int ckpt_open(pfb_ckpt_r *r, const char *path, pfb_err *err);
+/* The same for len bytes at data (copied), named name in messages (the fuzz
+ * target's entry; name must outlive r). */
+int ckpt_open_mem(pfb_ckpt_r *r, const void *data, size_t len, const char *name, pfb_err *err);
 /* The next section, which must carry tag: its bytes and length. */
 int ckpt_get(pfb_ckpt_r *r, const char *tag, const void **p, size_t *n, pfb_err *err);
 /* The next section into n bytes at p (its length must be n). */

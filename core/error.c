@@ -13,6 +13,11 @@ int pfb_err_set(pfb_err *err, int code, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        /* one line whatever the text quoted: a newline or other control
+         * character in a file's bytes or an argument shows as '?' */
+        for (char *c = err->msg; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
     }
     return code;
 }

@@ -21,7 +21,8 @@ typedef struct pfb_err {
     char msg[512];
 } pfb_err;
 
-/* Format a message into err (if non-NULL) and return code. */
+/* Format a message into err (if non-NULL) and return code.  The message is one
+ * line: control characters (a newline in the text it quotes) become '?'. */
 int pfb_err_set(pfb_err *err, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -677,6 +677,12 @@ static int checkpoint_load(const pfb_run_config *cfg, pfb_ckpt_r *r, run_io *io,
     TAKE(n);
     TAKE(nf);
 #undef TAKE
+    /* counts the rest is sized by, checked before anything is: bodies within
+     * their array, particles within the file (their positions alone take 3 n
+     * doubles; a larger n overflowed particles_reserve's sizes) */
+    if (sim->bodies.n > PFB_MAX_BODIES || n > r->len / (3 * sizeof(double)))
+        return pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' is inconsistent (%zu bodies, %zu particles in %zu "
+                           "bytes); valid: a checkpoint as written", r->path, sim->bodies.n, n, r->len);
     if (nf != p->nfields)
         return pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' has %zu particle fields, this run %zu; valid: a "
                            "checkpoint of this run", r->path, nf, p->nfields);
@@ -753,12 +759,20 @@ int run_checkpoint_params(const char *path, char **text, pfb_err *err)
     *text = NULL;
     pfb_ckpt_r r;
     int rc = ckpt_open(&r, path, err);
+    if (!rc)
+        rc = run_checkpoint_params_read(&r, text, err);
+    ckpt_close(&r);
+    return rc;
+}
+
+int run_checkpoint_params_read(pfb_ckpt_r *r, char **text, pfb_err *err)
+{
+    *text = NULL;
     const void *p;
     size_t n;
+    int rc = ckpt_get(r, "HEAD", &p, &n, err);
     if (!rc)
-        rc = ckpt_get(&r, "HEAD", &p, &n, err);
-    if (!rc)
-        rc = ckpt_get(&r, "PARM", &p, &n, err);
+        rc = ckpt_get(r, "PARM", &p, &n, err);
     if (!rc) {
         *text = malloc(n + 1);
         if (!*text)
@@ -768,7 +782,6 @@ int run_checkpoint_params(const char *path, char **text, pfb_err *err)
             (*text)[n] = '\0';
         }
     }
-    ckpt_close(&r);
     return rc;
 }
 

@@ -136,6 +136,8 @@ void run_meta_params(FILE *f, const pfb_run_config *cfg);
 /* The solver, scene and parameter lines a checkpoint was written with
  * ("solver = S\nscene = SC\n" then run_meta_params's lines): *text (free it). */
 int run_checkpoint_params(const char *path, char **text, pfb_err *err);
+/* The same from a checkpoint just opened (ckpt_open or ckpt_open_mem: the fuzz target). */
+int run_checkpoint_params_read(struct pfb_ckpt_r *r, char **text, pfb_err *err);
 
 /* Execute the whole run; an unstable run still returns 0 with res->unstable set,
  * an interrupted one PFB_EINTR with res->interrupted set (its files written). */

@@ -1,6 +1,7 @@
 /* common.c — what every experiment driver shares: presets, make-style runs, CSVs. */
 #include <errno.h>
 #include <gsl/gsl_fit.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -118,18 +119,86 @@ double csv_table_get(const csv_table *t, size_t r, int c)
     return t->data[r * t->ncol + (size_t)c];
 }
 
+/* The whole of the file path into *text (NUL-terminated, free it) and *len. */
+static int read_whole(const char *path, char **text, size_t *len, pfb_err *err)
+{
+    *text = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pfb_err_set(err, PFB_EIO, "cannot open '%s': %s", path, strerror(errno));
+    size_t cap = 4096, n = 0, got;
+    char *buf = malloc(cap);
+    while (buf && (got = fread(buf + n, 1, cap - 1 - n, f)) > 0) {
+        n += got;
+        if (n == cap - 1) {
+            char *b = realloc(buf, 2 * cap);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    const int bad = ferror(f);
+    fclose(f);
+    if (!buf)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory reading '%s'", path);
+    if (bad) {
+        free(buf);
+        return pfb_err_set(err, PFB_EIO, "cannot read '%s'", path);
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return PFB_OK;
+}
+
 int csv_table_load(csv_table *t, const char *path, pfb_err *err)
 {
     memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return pfb_err_set(err, PFB_EIO, "cannot open '%s': %s", path, strerror(errno));
+    char *text;
+    size_t len;
+    int rc = read_whole(path, &text, &len, err);
+    if (!rc)
+        rc = csv_table_parse(t, text, len, path, err);
+    free(text);
+    return rc;
+}
+
+/* The line of text[*pos..len) (with its newline, if any) into *line as a
+ * NUL-terminated string (grown as needed); 0 at the end of the text. */
+static ssize_t next_line(const char *text, size_t len, size_t *pos, char **line, size_t *cap)
+{
+    if (*pos >= len)
+        return 0;
+    const char *s = text + *pos, *nl = memchr(s, '\n', len - *pos);
+    const size_t n = nl ? (size_t)(nl - s) + 1 : len - *pos;
+    if (n + 1 > *cap) {
+        char *b = realloc(*line, n + 1);
+        if (!b)
+            return -1;
+        *line = b;
+        *cap = n + 1;
+    }
+    memcpy(*line, s, n);
+    (*line)[n] = '\0';
+    *pos += n;
+    return (ssize_t)n;
+}
+
+int csv_table_parse(csv_table *t, const char *text, size_t tlen, const char *name, pfb_err *err)
+{
+    memset(t, 0, sizeof *t);
     char *line = NULL;
-    size_t cap = 0;
+    size_t cap = 0, pos = 0;
     ssize_t len;
     int rc = PFB_OK;
-    if ((len = getline(&line, &cap, f)) <= 0) {
-        rc = pfb_err_set(err, PFB_EIO, "'%s' is empty; valid: a CSV with a header row", path);
+    if ((len = next_line(text, tlen, &pos, &line, &cap)) <= 0) {
+        rc = len < 0 ? pfb_err_set(err, PFB_ENOMEM, "out of memory reading '%s'", name)
+                     : pfb_err_set(err, PFB_EIO, "'%s' is empty; valid: a CSV with a header row", name);
         goto done;
     }
     line[strcspn(line, "\r\n")] = '\0';
@@ -138,20 +207,20 @@ int csv_table_load(csv_table *t, const char *path, pfb_err *err)
         if (!nn || !(nn[t->ncol] = strdup(tok))) {
             if (nn)
                 t->names = nn;
-            rc = pfb_err_set(err, PFB_ENOMEM, "out of memory reading '%s'", path);
+            rc = pfb_err_set(err, PFB_ENOMEM, "out of memory reading '%s'", name);
             goto done;
         }
         t->names = nn;
         t->ncol++;
     }
-    while ((len = getline(&line, &cap, f)) > 0) {
+    while ((len = next_line(text, tlen, &pos, &line, &cap)) > 0) {
         if (line[0] == '\n')
             continue;
         if ((t->nrow + 1) * t->ncol > t->cap) {
             size_t nc = t->cap ? 2 * t->cap : 64 * t->ncol;
             double *d = realloc(t->data, nc * sizeof *d);
             if (!d) {
-                rc = pfb_err_set(err, PFB_ENOMEM, "out of memory reading '%s'", path);
+                rc = pfb_err_set(err, PFB_ENOMEM, "out of memory reading '%s'", name);
                 goto done;
             }
             t->data = d;
@@ -174,9 +243,10 @@ int csv_table_load(csv_table *t, const char *path, pfb_err *err)
         }
         t->nrow++;
     }
+    if (len < 0)
+        rc = pfb_err_set(err, PFB_ENOMEM, "out of memory reading '%s'", name);
 done:
     free(line);
-    fclose(f);
     if (rc)
         csv_table_free(t);
     return rc;
@@ -317,30 +387,49 @@ static uint64_t tables_hash(const exp_run_spec *spec, const exp_tables *t)
     return h;
 }
 
+void meta_text_get(const char *text, size_t len, const char *key, char *out, size_t outlen)
+{
+    out[0] = '\0';
+    const size_t klen = strlen(key);
+    for (size_t pos = 0; pos < len;) {
+        const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
+        const size_t n = nl ? (size_t)(nl - s) : len - pos;
+        if (n >= klen + 3 && !memcmp(s, key, klen) && !memcmp(s + klen, " = ", 3)) {
+            const size_t vlen = n - klen - 3;
+            snprintf(out, outlen, "%.*s", vlen > INT_MAX ? INT_MAX : (int)vlen, s + klen + 3);
+            return;
+        }
+        pos += n + 1;
+    }
+}
+
+double meta_text_double(const char *text, size_t len, const char *key)
+{
+    char buf[128];
+    meta_text_get(text, len, key, buf, sizeof buf);
+    return buf[0] ? strtod(buf, NULL) : NAN;
+}
+
 /* Value of key in a run.meta file (first match), or "" if absent. */
 static void meta_get(const char *path, const char *key, char *out, size_t len)
 {
+    char *text;
+    size_t n;
     out[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    char line[2048];
-    size_t klen = strlen(key);
-    while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, key, klen) && !strncmp(line + klen, " = ", 3)) {
-            line[strcspn(line, "\n")] = '\0';
-            snprintf(out, len, "%s", line + klen + 3);
-            break;
-        }
-    }
-    fclose(f);
+    if (read_whole(path, &text, &n, NULL) == 0)
+        meta_text_get(text, n, key, out, len);
+    free(text);
 }
 
 static double meta_double(const char *path, const char *key)
 {
-    char buf[128];
-    meta_get(path, key, buf, sizeof buf);
-    return buf[0] ? strtod(buf, NULL) : NAN;
+    char *text;
+    size_t n;
+    double v = NAN;
+    if (read_whole(path, &text, &n, NULL) == 0)
+        v = meta_text_double(text, n, key);
+    free(text);
+    return v;
 }
 
 /* ---- per-frame extras ------------------------------------------------------------- */

@@ -87,6 +87,10 @@ typedef struct csv_table {
 /* Read a numeric CSV with one header row (non-numeric cells read as NaN). */
 int csv_table_load(csv_table *t, const char *path, pfb_err *err);
 
+/* The same for len bytes of CSV text, named name in messages (csv_table_load
+ * reads the file whole into it; the fuzz target calls it directly). */
+int csv_table_parse(csv_table *t, const char *text, size_t len, const char *name, pfb_err *err);
+
 /* Index of a column, or -1. */
 int csv_table_col(const csv_table *t, const char *name);
 
@@ -193,6 +197,11 @@ const char *exp_status_word(const exp_run_out *out);
 void exp_reason(const exp_run_out *out, char *buf, size_t len);
 /* The same for a run.meta status line ("ok" or "unstable: REASON"). */
 void exp_status_reason(const char *status, char *buf, size_t len);
+
+/* Value of key in run.meta text (len bytes; the first line "key = value"),
+ * cut to outlen - 1 bytes, or "" if absent; as a number (NaN if absent). */
+void meta_text_get(const char *text, size_t len, const char *key, char *out, size_t outlen);
+double meta_text_double(const char *text, size_t len, const char *key);
 
 /* Least-squares slope b of y against x (gsl_fit_linear) and its standard error
  * from the scatter about the line; NAN for fewer than 3 points.  Log-log

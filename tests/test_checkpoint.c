@@ -324,6 +324,38 @@ START_TEST(test_refused_checkpoints)
     tu_run_init(&t2, "muller", "dam_break", sets);
     expect_refused(&t2, dir, "solver.viscosity");
     tu_run_free(&t2);
+    /* sealed with a good hash but counts no checkpoint has: a particle count
+     * whose storage overflows, and more bodies than there are */
+    for (int which = 0; which < 2; which++) {
+        pfb_ckpt_r r;
+        ck_assert_int_eq(ckpt_open_mem(&r, good, len, "good", &err), 0);
+        pfb_ckpt_w w;
+        ck_assert_int_eq(ckpt_begin(&w, &err), 0);
+        while (r.len - r.pos >= 12 && memcmp(r.buf + r.pos, "END ", 4)) {
+            char tag[5];
+            memcpy(tag, r.buf + r.pos, 4);
+            tag[4] = '\0';
+            const void *p;
+            size_t n;
+            ck_assert_int_eq(ckpt_get(&r, tag, &p, &n, &err), 0);
+            char *q = malloc(n ? n : 1);
+            memcpy(q, p, n);
+            if (!strcmp(tag, "SIM ")) {
+                const size_t at_n = n - 2 * sizeof(size_t),
+                             at_bodies = at_n - sizeof(uint64_t) - sizeof(pfb_bodies);
+                const size_t huge = (SIZE_MAX >> 1) + 2, many = PFB_MAX_BODIES + 1000;
+                if (which == 0)
+                    memcpy(q + at_n, &huge, sizeof huge);
+                else
+                    memcpy(q + at_bodies, &many, sizeof many);
+            }
+            ckpt_put(&w, tag, q, n);
+            free(q);
+        }
+        ckpt_close(&r);
+        ck_assert_int_eq(ckpt_commit(&w, path, &err), 0);
+        expect_refused(&t, dir, "inconsistent");
+    }
     /* another commit's: a checkpoint of this one's layout but another HEAD */
     pfb_ckpt_w w;
     ck_assert_int_eq(ckpt_begin(&w, &err), 0);
