@@ -657,6 +657,11 @@ START_TEST(test_bad_steps)
     args_add(&a, "run", "--solver", "muller", "--scene", "pool", "--dt", "1e-12", "--t-end", "0.001", "--out", out,
              "--quiet", END);
     expect_bad(&a, "1e+09 steps", "10000000", "--force", END);
+    /* the longest duration (1e6 s) at 30 frames per second: 3e7 frames of one
+     * step at least, past the limit: no count of frames or steps can overflow */
+    a.n = 0;
+    args_add(&a, "run", "--solver", "muller", "--scene", "pool", "--t-end", "1e6", "--out", out, "--quiet", END);
+    expect_bad(&a, "30000000 frames", "at most 10000000", END);
     a.n = 0;
     args_add(&a, "run", "--solver", "muller", "--scene", "pool", "--dt", "0.001", "--substeps", "10", "--t-end", "0.05",
              "--out", out, "--quiet", END);
