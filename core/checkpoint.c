@@ -131,34 +131,15 @@ int ckpt_open(pfb_ckpt_r *r, const char *path, pfb_err *err)
 {
     memset(r, 0, sizeof *r);
     r->path = path;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pfb_err_set(err, PFB_EINVAL, "cannot read the checkpoint '%s': %s; valid: the checkpoint an "
-                           "interrupted or checkpointing run left in its directory", path, strerror(errno));
-    size_t cap = 1 << 16;
-    r->buf = malloc(cap);
-    size_t got;
-    while (r->buf && (got = fread(r->buf + r->len, 1, cap - r->len, f)) > 0) {
-        r->len += got;
-        if (r->len == cap) {
-            char *b = realloc(r->buf, 2 * cap);
-            if (!b) {
-                free(r->buf);
-                r->buf = NULL;
-                break;
-            }
-            r->buf = b;
-            cap *= 2;
-        }
+    int rc = output_read_file(path, "the checkpoint", &r->buf, &r->len, err);
+    if (rc == PFB_EIO) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return pfb_err_set(err, PFB_EINVAL, "%s; valid: the checkpoint an interrupted or checkpointing run left in "
+                           "its directory", why);
     }
-    const int bad = ferror(f);
-    fclose(f);
-    if (!r->buf)
-        return pfb_err_set(err, PFB_ENOMEM, "out of memory reading the checkpoint '%s'", path);
-    if (bad) {
-        ckpt_close(r);
-        return pfb_err_set(err, PFB_EIO, "cannot read the checkpoint '%s'", path);
-    }
+    if (rc)
+        return rc;
     return ckpt_check(r, err);
 }
 

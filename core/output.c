@@ -105,6 +105,42 @@ int output_write_file(const char *path, const char *text, size_t len, pfb_err *e
     return finish(f, tmp, path, err);
 }
 
+int output_read_file(const char *path, const char *what, char **text, size_t *len, pfb_err *err)
+{
+    *text = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pfb_err_set(err, PFB_EIO, "cannot read %s '%s': %s", what, path, strerror(errno));
+    size_t cap = 1 << 14, n = 0, got;
+    char *buf = malloc(cap);
+    while (buf && (got = fread(buf + n, 1, cap - 1 - n, f)) > 0) {
+        n += got;
+        if (n == cap - 1) {
+            char *b = realloc(buf, 2 * cap);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    const int bad = ferror(f);
+    fclose(f);
+    if (!buf)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory reading %s '%s'", what, path);
+    if (bad) {
+        free(buf);
+        return pfb_err_set(err, PFB_EIO, "cannot read %s '%s'", what, path);
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return PFB_OK;
+}
+
 int output_write_stream(FILE *mem, char **text, size_t *len, const char *path, pfb_err *err)
 {
     int rc = fclose(mem) != 0 || !*text ? pfb_err_set(err, PFB_ENOMEM, "out of memory writing '%s'", path)
@@ -285,30 +321,7 @@ int series_text(pfb_series *s, char **text, size_t *len, pfb_err *err)
     *len = 0;
     if (fflush(s->f) || ferror(s->f))
         return pfb_err_set(err, PFB_EIO, "cannot write '%s': %s", s->tmp, strerror(errno));
-    FILE *f = fopen(s->tmp, "rb");
-    if (!f)
-        return pfb_err_set(err, PFB_EIO, "cannot read back '%s': %s", s->tmp, strerror(errno));
-    size_t cap = 1 << 14, n = 0, got;
-    char *b = malloc(cap);
-    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *nb = realloc(b, 2 * cap);
-            if (!nb) {
-                free(b);
-                b = NULL;
-                break;
-            }
-            b = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (!b)
-        return pfb_err_set(err, PFB_ENOMEM, "out of memory reading back '%s'", s->tmp);
-    *text = b;
-    *len = n;
-    return PFB_OK;
+    return output_read_file(s->tmp, "back the series", text, len, err);
 }
 
 int series_restore(pfb_series *s, const char *text, size_t len, pfb_err *err)

@@ -45,6 +45,11 @@ void series_abort(pfb_series *s);
 /* Write text to path atomically (via path.tmp and rename). */
 int output_write_file(const char *path, const char *text, size_t len, pfb_err *err);
 
+/* The whole of the file path into *text (NUL-terminated after its *len
+ * bytes; free it).  what names the file in the messages ("the checkpoint").
+ * Files are read whole: a checkpoint, a run's tables and its metadata. */
+int output_read_file(const char *path, const char *what, char **text, size_t *len, pfb_err *err);
+
 /* Close the open_memstream mem (of *text, *len) and write its text to path as
  * output_write_file does; *text is freed either way.  A failed close (out of
  * memory) writes nothing. */

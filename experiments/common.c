@@ -119,49 +119,12 @@ double csv_table_get(const csv_table *t, size_t r, int c)
     return t->data[r * t->ncol + (size_t)c];
 }
 
-/* The whole of the file path into *text (NUL-terminated, free it) and *len. */
-static int read_whole(const char *path, char **text, size_t *len, pfb_err *err)
-{
-    *text = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pfb_err_set(err, PFB_EIO, "cannot open '%s': %s", path, strerror(errno));
-    size_t cap = 4096, n = 0, got;
-    char *buf = malloc(cap);
-    while (buf && (got = fread(buf + n, 1, cap - 1 - n, f)) > 0) {
-        n += got;
-        if (n == cap - 1) {
-            char *b = realloc(buf, 2 * cap);
-            if (!b) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
-            cap *= 2;
-        }
-    }
-    const int bad = ferror(f);
-    fclose(f);
-    if (!buf)
-        return pfb_err_set(err, PFB_ENOMEM, "out of memory reading '%s'", path);
-    if (bad) {
-        free(buf);
-        return pfb_err_set(err, PFB_EIO, "cannot read '%s'", path);
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return PFB_OK;
-}
-
 int csv_table_load(csv_table *t, const char *path, pfb_err *err)
 {
     memset(t, 0, sizeof *t);
     char *text;
     size_t len;
-    int rc = read_whole(path, &text, &len, err);
+    int rc = output_read_file(path, "the table", &text, &len, err);
     if (!rc)
         rc = csv_table_parse(t, text, len, path, err);
     free(text);
@@ -416,7 +379,7 @@ static void meta_get(const char *path, const char *key, char *out, size_t len)
     char *text;
     size_t n;
     out[0] = '\0';
-    if (read_whole(path, &text, &n, NULL) == 0)
+    if (output_read_file(path, "the run metadata", &text, &n, NULL) == 0)
         meta_text_get(text, n, key, out, len);
     free(text);
 }
@@ -426,7 +389,7 @@ static double meta_double(const char *path, const char *key)
     char *text;
     size_t n;
     double v = NAN;
-    if (read_whole(path, &text, &n, NULL) == 0)
+    if (output_read_file(path, "the run metadata", &text, &n, NULL) == 0)
         v = meta_text_double(text, n, key);
     free(text);
     return v;

@@ -10,6 +10,8 @@
 
 #include <gsl/gsl_fit.h>
 
+#include "../core/output.h"
+
 double validate_mm_T(double t, double g, double a)
 {
     return t * sqrt(2.0 * g / a);
@@ -172,29 +174,12 @@ int validate_mm_parse(const char *text, const char *name, validate_mm_data *d, p
 int validate_mm_load(const char *path, validate_mm_data *d, pfb_err *err)
 {
     memset(d, 0, sizeof *d);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pfb_err_set(err, PFB_EIO, "cannot read the reference data %s: %s", path, strerror(errno));
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    int c;
-    while ((c = fgetc(f)) != EOF) {
-        if (len + 2 > cap) {
-            cap = cap ? 2 * cap : 4096;
-            char *t = realloc(text, cap);
-            if (!t) {
-                free(text);
-                fclose(f);
-                return pfb_err_set(err, PFB_ENOMEM, "out of memory reading %s", path);
-            }
-            text = t;
-        }
-        text[len++] = (char)c;
-    }
-    fclose(f);
-    if (text)
-        text[len] = '\0';
-    int rc = validate_mm_parse(text ? text : "", path, d, err);
+    char *text;
+    size_t len;
+    int rc = output_read_file(path, "the reference data", &text, &len, err);
+    if (rc)
+        return rc;
+    rc = validate_mm_parse(text, path, d, err);
     free(text);
     return rc;
 }
