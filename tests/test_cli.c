@@ -1317,6 +1317,35 @@ START_TEST(test_write_errors)
 }
 END_TEST
 
+/* An experiment whose run cannot write its files (every file limited to 4 KiB:
+ * the quick volume experiment's 3D pool run has a longer series.csv): exit 1,
+ * the last line of stderr names the file, no experiment file and no temporary
+ * is written, and that run's run.meta says error. */
+START_TEST(test_write_error_exp)
+{
+    static const char *files[] = {"volume_series.csv", "volume_substeps.csv", "volume_summary.csv", "manifest.csv"};
+    char out[PATH_LEN], path[PATH_LEN];
+    argv_list a = {.n = 0};
+    args_add(&a, "exp", "volume", "--quick", "--solvers", "muller", "--out", wpath(out, sizeof out, "full"), END);
+    child_fsize = 4096;
+    cli_result r = cli_run(&a);
+    child_fsize = 0;
+    expect_code(&r, 1);
+    const char *last = strstr(r.err, "pfbench: cannot write '");
+    ck_assert_msg(last && strstr(last, "File too large") && count_char(last, '\n') == 1, "stderr:\n%s", r.err);
+    cli_free(&r);
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        fmt_path(path, sizeof path, "%s/%s", out, files[f]);
+        ck_assert_msg(!exists(path), "a failed experiment wrote %s", files[f]);
+    }
+    assert_no_tmp_files(out);
+    fmt_path(path, sizeof path, "%s/runs/muller_pool_3d", out);
+    char *meta = read_meta(path);
+    ck_assert_msg(has_line_prefix(meta, "status = error: cannot write"), "run.meta:\n%s", meta);
+    free(meta);
+}
+END_TEST
+
 /* The output directory removed under a running run: the next frame's write
  * fails (the directory is not made again), exit 1; nothing is left (run.meta
  * cannot be written either). */
@@ -1753,6 +1782,7 @@ static Suite *cli_suite(void)
     tcase_add_test(run, test_run_dt_note_force);
     tcase_add_test(run, test_write_errors);
     tcase_add_test(run, test_write_dir_vanished);
+    tcase_add_test(run, test_write_error_exp);
     tcase_add_test(run, test_exp_plan);
     tcase_add_test(run, test_exp_pool_same_bytes);
     tcase_add_test(run, test_exp_pool_failure);
