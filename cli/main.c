@@ -575,6 +575,8 @@ static int cmd_exp(int argc, char **argv)
         rc = pool_run(ex, &ctx, jobs, args, nargs, force, &err);
         ctx.force = 0;
     }
+    if (!rc) /* a signal at any time, between runs too, stops the experiment with a checkpoint (exit 4) */
+        run_catch_signals();
     if (!rc && only) { /* one run; no experiment file */
         int seen = 0;
         ctx.only = only;

@@ -492,9 +492,27 @@ static int emit_frame(run_io *io, pfb_diag_ctx *dc, const pfb_sim *sim, const vo
 
 static volatile sig_atomic_t stop_signal; /* the signal that asked the run to stop, or 0 */
 
+static int catch_all; /* run_catch_signals was called: the handler stays for the process */
+
 static void on_stop_signal(int sig)
 {
     stop_signal = sig;
+}
+
+static void set_stop_handler(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}
+
+void run_catch_signals(void)
+{
+    set_stop_handler(NULL, NULL);
+    catch_all = 1;
 }
 
 /* The checkpoint's parameter text: solver, scene and every parameter line. */
@@ -825,6 +843,16 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
     double t_end = 0.0;
     int started = 0; /* the output directory is in use: a failure is recorded in run.meta */
     memset(&sim, 0, sizeof sim);
+    /* the handler before anything is set up or written, so that a signal at any
+     * point of the run stops it at its next step; under run_catch_signals it is
+     * the process's already (and a signal between two runs stops the next) */
+    struct sigaction old_int, old_term;
+    int caught = 0;
+    if (cfg->catch_signals && cfg->out_dir && !catch_all) {
+        stop_signal = 0;
+        set_stop_handler(&old_int, &old_term);
+        caught = 1;
+    }
     /* everything that can reject the input runs before the first file is created */
     int rc = run_setup(cfg, &sim, &state, err);
     if (!rc)
@@ -912,18 +940,7 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
         res->steps = pos.steps;
         res->frames_done = pos.frames_done;
     }
-    struct sigaction old_int, old_term;
-    int caught = 0;
-    if (cfg->catch_signals && cfg->out_dir) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_stop_signal;
-        sigemptyset(&sa.sa_mask);
-        stop_signal = 0;
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGTERM, &sa, &old_term);
-        caught = 1;
-    }
+
     double t0 = now_seconds();
     for (long f = pos.f; f <= res->frames && !res->unstable; f++) {
         for (long s = f == pos.f ? pos.s : 0; s < res->substeps; s++) {
@@ -959,7 +976,7 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
                 const run_pos at = {f, s + 1, res->steps, res->frames_done};
                 res->wall_seconds = now_seconds() - t0;
                 rc = stop_interrupted(cfg, &io, &sim, state, &at, res, t_end, err);
-                goto stopped;
+                goto done;
             }
         }
         if (res->unstable)
@@ -990,7 +1007,7 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
             const run_pos at = {f + 1, 0, res->steps, res->frames_done};
             rc = checkpoint_write(cfg, &io, &sim, state, &at, err);
             if (rc)
-                goto stopped;
+                goto done;
         }
     }
     res->wall_seconds = now_seconds() - t0;
@@ -1005,12 +1022,11 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
             remove(partial);
         }
     }
-stopped:
+done:
     if (caught) {
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
     }
-done:
     ckpt_close(&ck);
     if (rc && cfg->out_dir)
         series_abort(&io.series);

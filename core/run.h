@@ -100,6 +100,11 @@ typedef struct pfb_run_result {
  * nearest valid name). */
 int run_apply_setting(pfb_params *run, pfb_params *scene, pfb_params *solver, const char *setting, pfb_err *err);
 
+/* SIGINT and SIGTERM set the stop flag for the rest of the process (pfbench
+ * exp: a signal between two runs stops the next at its first step, with its
+ * checkpoint), instead of for each run_execute with catch_signals only. */
+void run_catch_signals(void);
+
 /* The bytes a run may use: the environment's PFB_MEMORY (bytes; for shared
  * machines and tests) if set, else the kernel's MemAvailable, else the physical
  * memory; 0 if none is known (no check). */
