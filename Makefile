@@ -9,6 +9,9 @@
 #   make figures      draw every figure from the experiments into plots/out/ (PDF, PNG)
 #   make paper        everything above, the generated tables, then paper/paper.pdf
 #                     (QUICK=1: from the reduced experiments, paper/paper-quick.pdf)
+#   make reference    the continuum reference: Gerris solves the validation cases for the reference
+#                     fluid at three levels into data/reference/ (committed; JOBS=N runs at once;
+#                     QUICK=1: the coarsest level of each case into data/quick/reference)
 #   make bench        time bench/cases.tsv with hyperfine into data/bench/ (QUICK=1: small cases)
 #   make bench-compare BASE=<rev>   the same against BASE, ratio per case; fails on a regression
 #   make fuzz         build the libFuzzer targets (tests/fuzz/) with clang into build/fuzz/ and run
@@ -82,7 +85,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_STAMP := build/.deps-build
 
-.PHONY: all test check clean deps experiments figures paper paper-deps bench bench-compare bench-history fuzz fuzz-build FORCE
+.PHONY: all test check clean deps reference experiments figures paper paper-deps bench bench-compare bench-history fuzz fuzz-build FORCE
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -156,7 +159,9 @@ EXCEPT ?=
 SUITE_NAMES := $(TEST_SRC:tests/%.c=%)
 $(foreach s,$(SUITES) $(EXCEPT),$(if $(filter $(s),$(SUITE_NAMES)),,$(error '$(s)' is not a test suite; valid: $(SUITE_NAMES))))
 TEST_RUN := $(filter-out $(EXCEPT:%=$(BUILD)/tests/%),$(if $(strip $(SUITES)),$(SUITES:%=$(BUILD)/tests/%),$(TEST_BIN)))
+# test_gerris runs Gerris (experiments/gerris.h): the reference group of deps.sh
 test: $(TEST_RUN) $(BIN)
+	$(Q)bash scripts/deps.sh reference
 	$(Q)pass=0; fail=0; for t in $(TEST_RUN); do \
 	  echo "== $$(basename $$t)"; t0=$$(date +%s); \
 	  if CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-1200} $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); fi; \
@@ -313,6 +318,13 @@ paper-deps:
 paper: paper-deps figures
 	$(Q)bash scripts/tables.sh $(EXP_DIR) paper/$(PAPER_GEN) $(QUICK)
 	$(Q)$(EPOCH); bash scripts/paper.sh $(PAPER_JOB) $(PAPER_GEN) $(FIG_DIR)
+
+# the continuum reference (issue 46): Gerris runs, committed under data/reference
+# (make paper reads them and never runs Gerris); QUICK=1 into data/quick/reference
+REF_DIR := $(if $(filter 1,$(QUICK)),data/quick/reference,data/reference)
+reference: bin/pfbench
+	$(Q)bash scripts/deps.sh reference
+	$(Q)bin/pfbench exp reference $(if $(filter 1,$(QUICK)),--quick) $(if $(JOBS),--jobs $(JOBS)) --out $(REF_DIR)
 
 # ---- benchmarks (issue 8): never part of make test ------------------------------
 # make bench [QUICK=1]            hyperfine over bench/cases.tsv into data/bench/

@@ -538,9 +538,10 @@ static int cmd_exp(int argc, char **argv)
     /* the reference fluid, read before anything is written (a bad one leaves no file) */
     pfb_fluid fluid;
     char fpath[4096];
-    const int wants_fluid = !rc && (!strcmp(ex->name, "calibrate") || !strcmp(ex->name, "validation"));
+    const int wants_fluid = !rc && (!strcmp(ex->name, "calibrate") || !strcmp(ex->name, "validation") ||
+                                    !strcmp(ex->name, "reference"));
     if (!rc && fluid_path && !wants_fluid)
-        rc = pfb_err_set(&err, PFB_EINVAL, "--fluid is read only by the calibrate and validation experiments, not '%s'",
+        rc = pfb_err_set(&err, PFB_EINVAL, "--fluid is read only by the calibrate, validation and reference experiments, not '%s'",
                          ex->name);
     if (wants_fluid) {
         snprintf(fpath, sizeof fpath, "%s/fluid.ini", presets);

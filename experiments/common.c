@@ -19,11 +19,12 @@
 #include "presets.h"
 
 extern const pfb_experiment pfb_exp_volume, pfb_exp_stability, pfb_exp_drop, pfb_exp_scaling,
-    pfb_exp_snapshots, pfb_exp_properties, pfb_exp_calibrate, pfb_exp_validation;
+    pfb_exp_snapshots, pfb_exp_properties, pfb_exp_calibrate, pfb_exp_validation, pfb_exp_reference;
 
 const pfb_experiment *const pfb_experiments[] = {&pfb_exp_volume, &pfb_exp_stability, &pfb_exp_drop,
                                                  &pfb_exp_scaling, &pfb_exp_snapshots, &pfb_exp_properties,
-                                                 &pfb_exp_calibrate, &pfb_exp_validation, NULL};
+                                                 &pfb_exp_calibrate, &pfb_exp_validation, &pfb_exp_reference,
+                                                 NULL};
 
 int experiment_lookup(const char *name, const pfb_experiment **out, pfb_err *err)
 {
@@ -481,7 +482,7 @@ static int extra_write(const extra_buf *b, const char *path, pfb_err *err)
 
 /* Whether a run that is not current is left pending (plan, or only another
  * run's); hands it to on_pending.  Marks the `only` run as met. */
-static int left_pending(const pfb_exp_ctx *ctx, const char *id, int current, int timing)
+int exp_left_pending(const pfb_exp_ctx *ctx, const char *id, int current, int timing)
 {
     const int mine = ctx->only && !strcmp(ctx->only, id);
     if (mine && ctx->only_seen)
@@ -526,7 +527,7 @@ int exp_run(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_run_out *out, 
         snprintf(last, sizeof last, "%s/frames/frame_%05ld.csv", dir, (long)meta_double(meta, "frames_done"));
         current = access(last, R_OK) == 0;
     }
-    if (left_pending(ctx, spec->id, current, 0)) {
+    if (exp_left_pending(ctx, spec->id, current, 0)) {
         tables_free(&t);
         out->pending = out->unstable = 1;
         snprintf(out->status, sizeof out->status, "pending");
@@ -659,7 +660,7 @@ int exp_time_steps(const pfb_exp_ctx *ctx, const exp_run_spec *spec, double n, l
     snprintf(want, sizeof want, "%016llx", (unsigned long long)hash);
     meta_get(meta, "inputs", have, sizeof have);
     const int current = !ctx->force && !strcmp(have, want) && access(tpath, R_OK) == 0;
-    if (left_pending(ctx, spec->id, current, 1)) {
+    if (exp_left_pending(ctx, spec->id, current, 1)) {
         tables_free(&t);
         out->pending = out->unstable = 1;
         snprintf(out->status, sizeof out->status, "pending");

@@ -141,6 +141,11 @@ typedef struct exp_run_out {
 /* Run spec (or reuse its current outputs) and load its series and extras. */
 int exp_run(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_run_out *out, pfb_err *err);
 
+/* Whether a run that is not current is left pending (ctx->plan, or ctx->only
+ * naming another run); hands it to ctx->on_pending and marks the `only` run as
+ * met.  For drivers whose runs are not pfbench runs (the Gerris reference). */
+int exp_left_pending(const pfb_exp_ctx *ctx, const char *id, int current, int timing);
+
 /* Free what exp_run loaded. */
 void exp_run_out_free(exp_run_out *out);
 

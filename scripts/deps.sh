@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # deps.sh — install the Debian packages pfbench needs, only those missing.
 #
-#   scripts/deps.sh [build] [figures] [paper] [bench] [clang] [slurm] [all]
+#   scripts/deps.sh [build] [figures] [paper] [bench] [clang] [slurm] [reference] [all]
 #
 # Idempotent: asks dpkg which packages are installed and installs only the rest,
 # with apt-get (through sudo when not root).  `build` (the default) is what
@@ -15,6 +15,10 @@ bench=(hyperfine valgrind)
 # libclang-rt-14-dev: libFuzzer and the sanitizers' runtimes for clang (make fuzz)
 clang=(clang libomp-dev libclang-rt-14-dev)
 slurm=(slurm-wlm munge)
+# the continuum reference (make reference, test_gerris): Gerris compiles each
+# expression of its input with gcc against its headers (libgfs-dev), and its
+# one process still needs Open MPI's orted (openmpi-bin)
+reference=(gerris libgfs-dev openmpi-bin)
 
 want=()
 [ $# -eq 0 ] && set -- build
@@ -26,8 +30,9 @@ for group in "$@"; do
     bench)   want+=("${bench[@]}") ;;
     clang)   want+=("${clang[@]}") ;;
     slurm)   want+=("${slurm[@]}") ;;
-    all)     want+=("${build[@]}" "${figures[@]}" "${paper[@]}" "${bench[@]}" "${clang[@]}" "${slurm[@]}") ;;
-    *) echo "deps.sh: unknown group '$group'; valid: build, figures, paper, bench, clang, slurm, all" >&2; exit 1 ;;
+    reference) want+=("${reference[@]}") ;;
+    all)     want+=("${build[@]}" "${figures[@]}" "${paper[@]}" "${bench[@]}" "${clang[@]}" "${slurm[@]}" "${reference[@]}") ;;
+    *) echo "deps.sh: unknown group '$group'; valid: build, figures, paper, bench, clang, slurm, reference, all" >&2; exit 1 ;;
   esac
 done
 
