@@ -403,10 +403,11 @@ static int cmd_run(int argc, char **argv)
 static void usage_exp(FILE *f)
 {
     fputs("usage: pfbench exp NAME [--solvers a,b,...] [--quick] [--force] [--presets DIR] [--preset P]\n"
-          "                  [--fluid FILE] [--plan | --only ID | --jobs N] --out DIR\n"
+          "                  [--fluid FILE] [--reference DIR] [--plan | --only ID | --jobs N] --out DIR\n"
           "\n"
           "  NAME                 volume, stability, drop, scaling, snapshots, properties,\n"
-          "                       calibrate or validation ('pfbench list' describes them)\n"
+          "                       calibrate, validation or reference ('pfbench list'\n"
+          "                       describes them)\n"
           "  --solvers a,b        solvers to include (default: every registered solver)\n"
           "  --quick              the reduced version (tests and CI; under a minute per solver)\n"
           "  --force              rerun runs whose outputs are current\n"
@@ -414,6 +415,8 @@ static void usage_exp(FILE *f)
           "  --fluid FILE         calibrate, validation: the reference fluid (default:\n"
           "                       PRESETS/fluid.ini)\n"
           "  --preset P           material: calibrated (default), paper, none or an INI file\n"
+          "  --reference DIR      validation: the continuum reference's CSVs (default:\n"
+          "                       data/reference, made by `make reference`)\n"
           "  --out DIR            output directory: tidy CSVs, NAME_summary.csv, runs/<id>/\n"
           "  --plan               print one command per run that is not current (each\n"
           "                       `pfbench exp ... --only ID`) and run nothing; a timing\n"
@@ -439,7 +442,7 @@ static void log_line(void *ctx, const char *line)
 static int cmd_exp(int argc, char **argv)
 {
     const char *name = NULL, *out = NULL, *solvers_arg = NULL, *presets = "scenes", *fluid_path = NULL,
-               *preset_arg = NULL, *only = NULL, *jobs_arg = NULL;
+               *preset_arg = NULL, *only = NULL, *jobs_arg = NULL, *ref_dir = NULL;
     int quick = 0, force = 0, plan = 0, jobs = 0, rc = 0;
     pfb_err err;
     pfb_err_clear(&err);
@@ -481,9 +484,11 @@ static int cmd_exp(int argc, char **argv)
             fluid_path = need_value(argc, argv, &i, &err, &rc);
         } else if (!strcmp(a, "--preset")) {
             preset_arg = need_value(argc, argv, &i, &err, &rc);
+        } else if (!strcmp(a, "--reference")) {
+            ref_dir = need_value(argc, argv, &i, &err, &rc);
         } else if (a[0] == '-') {
             static const char *const opts[] = {"--quick", "--force", "--out",  "--solvers", "--presets", "--fluid",
-                                               "--preset", "--help", "--plan", "--only",    "--jobs"};
+                                               "--preset", "--help", "--plan", "--only",    "--jobs", "--reference"};
             const char *near = pfb_nearest(a, opts, sizeof opts / sizeof opts[0]);
             rc = near ? pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; did you mean '%s'?", a, near)
                       : pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; see pfbench exp --help", a);
@@ -543,7 +548,10 @@ static int cmd_exp(int argc, char **argv)
     if (!rc && fluid_path && !wants_fluid)
         rc = pfb_err_set(&err, PFB_EINVAL, "--fluid is read only by the calibrate, validation and reference experiments, not '%s'",
                          ex->name);
-    if (wants_fluid) {
+    if (!rc && ref_dir && strcmp(ex->name, "validation"))
+        rc = pfb_err_set(&err, PFB_EINVAL, "--reference is read only by the validation experiment, not '%s'",
+                         ex->name);
+    if (wants_fluid && !rc) {
         snprintf(fpath, sizeof fpath, "%s/fluid.ini", presets);
         rc = fluid_load(fluid_path ? fluid_path : fpath, &fluid, &err);
     }
@@ -552,6 +560,7 @@ static int cmd_exp(int argc, char **argv)
         return 0;
     }
     pfb_exp_ctx ctx = {.out_dir = out, .preset_dir = presets, .fluid = wants_fluid ? &fluid : NULL,
+                       .reference_dir = ref_dir ? ref_dir : "data/reference",
                        .preset = calib ? NULL : &preset, .quick = quick, .force = force,
                        .solvers = sel, .nsolvers = nsel, .log = log_line};
     if (!rc && plan) { /* print the plan; run and write nothing */

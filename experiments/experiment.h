@@ -39,7 +39,9 @@
 typedef struct pfb_exp_ctx {
     const char *out_dir;                    /* experiment output directory */
     const char *preset_dir;                 /* where <experiment>.ini presets live ("scenes") */
-    const struct pfb_fluid *fluid;          /* the reference fluid (calibrate, validation), or NULL */
+    const struct pfb_fluid *fluid;          /* the reference fluid (calibrate, validation, reference), or NULL */
+    const char *reference_dir;              /* the continuum reference's CSVs (validation; NULL:
+                                               data/reference) */
     const struct pfb_preset *preset;        /* the material preset under <experiment>.ini (NULL: none) */
     int quick;                              /* reduced version (tests, CI) */
     int force;                              /* rerun even when current */

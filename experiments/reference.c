@@ -200,13 +200,13 @@ static int read_out(const ref_run *r, const char *file, gfs_series *s, pfb_err *
 }
 
 /* The provenance lines of a run's CSV. */
-static void provenance(FILE *f, const gfs_case *c, const ref_run *r, const char *version, const char *out_dir)
+static void provenance(FILE *f, const gfs_case *c, const ref_run *r, const char *version)
 {
     char fl[128];
     gfs_fluid_line(fl, sizeof fl, c->rho, c->nu, c->sigma);
     fprintf(f, "# case: %s (experiments/reference.c; %s walls)\n", c->name, c->noslip ? "no-slip" : "free-slip");
-    fprintf(f, "# gerris: %s\n# fluid: %s\n# input: %s/runs/%s/input.gfs (a copy: inputs/%s.gfs)\n", version, fl,
-            out_dir, r->id, r->id);
+    fprintf(f, "# gerris: %s\n# fluid: %s\n# input: inputs/%s.gfs (beside this file; the run: runs/%s/)\n", version,
+            fl, r->id, r->id);
     fprintf(f, "# level: %d\n# dx: %.9g\n# dt rule: Gerris CFL 0.8, dtmax = %g s\n", r->level, r->dx, GFS_DTMAX);
     fprintf(f, "# wall: %.1f s\n# cpu: %.1f s\n", r->wall, r->cpu);
 }
@@ -369,7 +369,7 @@ static int write_table(const pfb_exp_ctx *ctx, const char *name, const gfs_case 
     FILE *m = open_memstream(&prov, &plen);
     if (!m)
         return pfb_err_set(err, PFB_ENOMEM, "out of memory writing %s", name);
-    provenance(m, c, r, version, ctx->out_dir);
+    provenance(m, c, r, version);
     if (isfinite(bar))
         fprintf(m, "# error bar: %.6g\n", bar);
     if (fclose(m) != 0) {

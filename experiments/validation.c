@@ -1,27 +1,39 @@
-/* validation.c — each method against experiment and theory at several
- * resolutions, with the observed order of its error (issue 32).  validate.h defines the measurements.
+/* validation.c — each method against the continuum solution of the same
+ * problem (the Gerris reference, issue 46) and against experiment and theory,
+ * at several resolutions, with the observed order of its error (issue 32).
+ * validate.h defines the measurements, gerris.h the reference.
  *
- * Case: the dam break against Martin & Moyce (1952).  The dam_break scene is
- * their n^2 = 2 column (width a = 0.25 m, height 2a, at the tank's left wall),
- * run with the material preset (the calibrated fluid by default) for
- * T = t sqrt(2 g / a) <= 3 (t_end = 3 / sqrt(2 g / a) plus one frame), at 120
- * frames per second (T advances 0.074 between frames, against the data's spacing
- * of 0.4-0.8).  Each frame's front is validate_front's: the end of the fluid
- * connected to the wall, spray (a particle more than two spacings ahead of the
- * fluid behind it) left out.  The error of a run is the relative error of Z at
- * the data's points with T <= 3 (both column sizes; Z of the run interpolated
- * linearly between frames):
- *   err_mean = mean |Z_run(T_k) - Z_k| / Z_k,  err_max = max of the same,
- *   bias     = mean (Z_run(T_k) - Z_k) / Z_k  (negative: the run is behind).
- * Resolutions a / dx: 25, 50, 100 in 2D; 10, 20 in 3D (quick: 8, 12 in 2D and
- * 4, 5 in 3D, a pair for the plumbing, not for the numbers).  The observed order
- * is validate_order's of err_mean against dx.  An error against experiment
- * does not vanish with dx (the experiment is not the method's continuum limit),
- * so the order also says where refinement stops helping.  Re = sqrt(g a) a /
- * nu_ref, the reference fluid's Reynolds number at the column's scale: the
- * calibrated fluid is far more viscous than Martin and Moyce's water (their
- * columns of a = 2.25 and 4.5 in have Re of order 10^4 to 10^5), so a method
- * that converges to it converges to a front behind theirs (bias < 0).
+ * The yardstick.  A method's error means something against the converged
+ * solution of the same fluid with the same walls: the reference experiment
+ * (reference.c, `make reference`, committed under data/reference and read from
+ * --reference DIR) solves the dam break and the drop for the reference fluid
+ * with Gerris at three levels and gives its own error bar.  Martin & Moyce's
+ * water (Re 10^4 to 10^5 against the reference fluid's 35) and Rayleigh's
+ * inviscid frequency stay as secondary columns: they validate the reference,
+ * not the methods.  A reference made for another fluid is refused.
+ *
+ * Case: the dam break.  The dam_break scene is Martin & Moyce's n^2 = 2 column
+ * (width a = 0.25 m, height 2a, at the tank's left wall), run with the material
+ * preset (the calibrated fluid by default) and free-slip walls for every method
+ * (scenes/validation.ini: mao_yang's mirrors default to no slip; the no-slip dam
+ * break has no converged reference, reference_convergence.csv shows its levels
+ * drifting) for T = t sqrt(2 g / a) <= 3 (t_end = 3 / sqrt(2 g / a) plus one
+ * frame), at 120 frames per second (T advances 0.074 between frames).  Each
+ * frame's front is validate_front's: the end of the fluid connected to the
+ * wall, spray (a particle more than two spacings ahead of the fluid behind it)
+ * left out.  Against the reference (reference_dam_break_slip.csv in 2D, the
+ * indicative reference_dam_break_3d.csv in 3D), on T_k = 0.5, 0.6, ..., 3 (both
+ * fronts interpolated linearly in T):
+ *   ref_err_mean = mean |Z_run(T_k) - Z_ref(T_k)| / Z_ref(T_k),  ref_err_max,
+ *   ref_bias = the mean signed error (negative: the run is behind),
+ * with the reference's own error bar (ref_bar: its largest relative error over
+ * the same T) beside them.  Against Martin & Moyce at their points with T <= 3
+ * (both column sizes): err_mean, err_max, bias alike.  Resolutions a / dx: 25,
+ * 50, 100 in 2D; 10, 20 in 3D (quick: 8, 12 in 2D and 4, 5 in 3D, a pair for
+ * the plumbing, not for the numbers).  The observed orders are validate_order's
+ * of ref_err_mean (case dam_break_ref) and err_mean (dam_break) against dx.
+ * Re = sqrt(g a) a / nu_ref, the reference fluid's Reynolds number at the
+ * column's scale.
  *
  * Case: hydrostatic pressure in the settled pool (width 1 m, depth D = 0.5 m,
  * 2 s; quick 0.2 s, not settled: for the plumbing).  The mechanical pressure of
@@ -77,31 +89,46 @@
  * mu / rho0).  An elastic response (clavet) has no viscosity: its shear modulus
  * is reported and its error left empty, as is its order.
  *
- * Case: the drop against Rayleigh.  A free drop of R = 0.1 m (the drop
- * scene: no gravity, a volume-preserving mode-2 stretch of amplitude 0.05, the
- * drop experiment's overrides in scenes/drop.ini) at R / dx = 10, 20, 40 in 2D and
- * 5, 10 in 3D (quick 5, 10 and 4, 5), 2 s (quick 1 s) at 120 frames per second.
- * The deformation signal and its damped-cosine fit are the drop experiment's
- * (material.h, core/fit.h), giving omega and beta.  Against Rayleigh's
+ * Case: the drop.  A free drop of R = 0.1 m (the drop scene: no gravity, a
+ * volume-preserving mode-2 stretch of amplitude 0.05, the drop experiment's
+ * overrides in scenes/drop.ini) at R / dx = 10, 20, 40 in 2D and 5, 10 in 3D
+ * (quick 5, 10 and 4, 5), 2 s (quick 1 s) at 120 frames per second.  The
+ * deformation signal and its damped-cosine fit are the drop experiment's
+ * (material.h, core/fit.h), giving omega and beta.  The drop's sigma:
+ *  - explicit (muller): the drop experiment's sigma_t = GFS_DROP_SIGMA is the
+ *    target, and the explicit parameter is calibrated to it as every other
+ *    parameter is, in 2D at the finest spacing: the Laplace sigma_eff of drops
+ *    of R = 0.05, 0.07, 0.1 m at the set sigma_t gives sigma_set = sigma_t^2 /
+ *    sigma_eff (the Laplace pressure is linear in the explicit sigma), checked
+ *    by the same drops at sigma_set (sigma_eff_set and sigma_eff_cal in the
+ *    table; source "calibrated").  Muller's sigma_eff exceeds its set sigma by
+ *    2.4, 1.4 and 1.25 at R/dx = 10, 20, 40: the colour field's curvature
+ *    converges slowly.  In 3D the explicit sigma is used as set (no 3D reference
+ *    drop);
+ *  - else the Laplace sigma_eff of those drops at the same spacing (clavet's
+ *    emergent cohesion depends on the spacing), where it exceeds twice its
+ *    standard error.  A method with neither (miller_pearce's fluid, mao_yang's
+ *    Newtonian fluid) has no capillary mode: its drops are not run and its rows
+ *    say so (where the coarsest spacing has no surface tension, the finer ones
+ *    are not measured either).
+ * Against the reference drop (reference_drop.csv: Gerris's 2D drop at sigma_t
+ * and the reference fluid's nu, fitted as the methods are), where the drop's
+ * sigma is sigma_t: omega_ref_err = |omega / omega_ref - 1| and beta_ref_err
+ * alike (orders drop_ref, drop_damping_ref).  Against Rayleigh's
  * omega_R^2 = 6 sigma / (rho R^3) (2D mode 2), 8 sigma / (rho R^3) (3D l = 2)
- * and the viscous damping beta_v = 4 nu / R^2 (2D), 5 nu / R^2 (3D) with nu the
- * method's nu_eff at the viscous case's finest resolution:
- *   omega_rel_err = |omega / omega_R - 1|,  beta_rel_err = |beta / beta_v - 1|.
- * sigma is the method's explicit one where it has one (muller), else the
- * Laplace sigma_eff of drops of R = 0.05, 0.07, 0.1 m at the same spacing
- * (material.h; clavet's emergent cohesion depends on the spacing), where it
- * exceeds twice its standard error.  A method with neither (miller_pearce's
- * fluid, mao_yang's Newtonian fluid) has no capillary mode to compare: its
- * drops are not run and its rows say so (where the coarsest spacing has no
- * surface tension, the finer ones are not measured either: the Laplace drops
- * at R/dx = 40 cost minutes and a cohesion that the coarse lattice lacks does
- * not appear with refinement in these methods).  The observed orders are those
- * of omega_rel_err (case drop) and of beta_rel_err (drop_damping).
+ * and the weak-damping rate beta_v = 4 nu / R^2 (2D), 5 nu / R^2 (3D), nu the
+ * method's nu_eff at the viscous case's finest resolution (secondary: at the
+ * reference fluid's viscosity the drop is not in either limit, and the viscous
+ * mode rings at 0.93 omega_R and decays at 0.75 beta_v):
+ *   omega_rel_err = |omega / omega_R - 1|,  beta_rel_err = |beta / beta_v - 1|
+ * (orders drop and drop_damping).
  *
  * Outputs:
  *   validation_front.csv      solver,dim,a_dx,dx,t,T,Z
  *   validation_dam_break.csv  solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,
- *                             wall_seconds,Re
+ *                             wall_seconds,Re,ref_err_mean,ref_err_max,ref_bias,ref_bar,ref_level
+ *   validation_reference.csv  case,dim,level,dx,bar,T,Z,omega,beta  (the reference used: the fronts'
+ *                             rows, and the drop's fitted omega and beta)
  *   validation_hydrostatic.csv solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,
  *                             rel_err_vert,rho_rel,p_weight,rel_err_weight
  *   validation_hydrostatic_summary.csv solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,
@@ -109,19 +136,23 @@
  *   validation_viscous.csv    solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,
  *                             shear_modulus,status
  *   validation_drop.csv       solver,dim,R_dx,dx,n,status,reason,sigma_source,sigma,omega_rayleigh,omega,
- *                             omega_err,omega_rel_err,beta_viscous,beta,beta_err,beta_rel_err
+ *                             omega_err,omega_rel_err,beta_viscous,beta,beta_err,beta_rel_err,omega_ref,
+ *                             beta_ref,omega_ref_err,beta_ref_err,sigma_set,sigma_eff_set,sigma_eff_cal
  *   validation_drop_signal.csv solver,dim,R_dx,t,deformation
  *   validation_order.csv      case,solver,dim,nres,order,order_err,err_coarse,err_fine
- *                             (case: dam_break, hydrostatic, hydrostatic_vertical, hydrostatic_weight,
- *                             viscous, drop, drop_damping) */
+ *                             (case: dam_break_ref, dam_break, hydrostatic, hydrostatic_vertical,
+ *                             hydrostatic_weight, viscous, drop_ref, drop_damping_ref, drop,
+ *                             drop_damping) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/fit.h"
 #include "experiment.h"
 #include "fluid.h"
+#include "gerris.h"
 #include "material.h"
 #include "reference_gen.h" /* PFB_REF_MARTIN_MOYCE: data/reference/martin_moyce_1952.csv as text */
 #include "validate.h"
@@ -278,6 +309,53 @@ static void front_errors(const double *T, const double *Z, size_t n, const valid
     *max = k ? m : NAN; /* fmax drops NaN: a run that stopped early has NaN in s */
     if (isnan(s))
         *max = NAN;
+}
+
+/* ---- the continuum reference (gerris.h; data/reference) ------------------- */
+
+/* The reference's CSV NAME in ctx's reference directory, for the fluid rho, nu,
+ * sigma; an error (naming the file and `make reference`) when it is missing or
+ * bad. */
+static int ref_load(const pfb_exp_ctx *ctx, const char *name, const char *const *need, double rho, double nu,
+                    double sigma, gfs_ref *r, pfb_err *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", ctx->reference_dir ? ctx->reference_dir : "data/reference", name);
+    if (access(path, R_OK) != 0)
+        return pfb_err_set(err, PFB_EIO, "the continuum reference '%s' is missing; valid: the committed "
+                                         "data/reference, or make reference (Gerris)",
+                           path);
+    return gfs_ref_load(path, need, rho, nu, sigma, r, err);
+}
+
+/* The front against the reference: e(T) = (Z_run - Z_ref) / Z_ref on T = 0.5,
+ * 0.6, ..., 3 (both interpolated linearly between their samples). */
+#define REF_T0 0.5
+#define REF_NT 26
+static void front_ref_errors(const double *T, const double *Z, size_t n, const gfs_ref *ref, double *mean,
+                             double *max, double *bias)
+{
+    const int cT = gfs_ref_col(ref, "T"), cZ = gfs_ref_col(ref, "Z");
+    double s = 0.0, b = 0.0, m = 0.0;
+    for (int k = 0; k < REF_NT; k++) {
+        const double Tk = REF_T0 + 0.1 * k;
+        double zr = NAN;
+        for (size_t r = 0; r + 1 < ref->nrow; r++) {
+            const double T0 = gfs_ref_get(ref, r, cT), T1 = gfs_ref_get(ref, r + 1, cT);
+            if (T0 <= Tk && Tk <= T1) {
+                const double z0 = gfs_ref_get(ref, r, cZ), z1 = gfs_ref_get(ref, r + 1, cZ);
+                zr = z0 + (z1 - z0) * (Tk - T0) / (T1 - T0);
+                break;
+            }
+        }
+        const double e = (gfs_interp(T, Z, n, Tk) - zr) / zr;
+        s += fabs(e);
+        b += e;
+        m = isnan(e) ? NAN : fmax(m, fabs(e));
+    }
+    *mean = s / REF_NT;
+    *bias = b / REF_NT;
+    *max = isnan(s) ? NAN : m;
 }
 
 static const val_res hyd_resolutions[] = {
@@ -464,8 +542,41 @@ static int drop_sigma(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, int dim,
     return PFB_OK;
 }
 
-static int drop_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const double nu[2], exp_csv *rows,
-                     exp_csv *signal, exp_csv *order, pfb_err *err)
+/* The reference drop (reference_drop.csv): omega and beta of its deformation,
+ * fitted as the methods' are, and its error bar. */
+typedef struct drop_ref {
+    double omega, beta, bar;
+    int level;
+} drop_ref;
+
+/* Calibrate an explicit sigma (the header's Drop, calibrated): the Laplace
+ * sigma_eff of drops at spacing dx with the preset's sigma_t, then sigma_set =
+ * sigma_t^2 / sigma_eff (the Laplace pressure is linear in the explicit sigma),
+ * checked by the Laplace drops at sigma_set.  *sigma_cal NaN where sigma_eff is
+ * not measured (within twice its error, or a drop blew up). */
+static int drop_calibrate(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, int dim, double dx, double sigma_t,
+                          double *sigma_eff0, double *sigma_cal, double *sigma_eff1, pfb_err *err)
+{
+    char prefix[128], set[96];
+    *sigma_eff0 = *sigma_cal = *sigma_eff1 = NAN;
+    snprintf(prefix, sizeof prefix, "%s_laplace_%dd_dx%g", so->name, dim, dx);
+    material_drops_out d;
+    int rc = material_drops(ctx, "drop", prefix, so, dim, laplace_radii, 3, dx, 1.5, NULL, NULL, &d, err);
+    if (rc || d.unstable || !(d.sigma > 2.0 * d.sigma_err) || !(d.sigma > 0))
+        return rc;
+    *sigma_eff0 = d.sigma;
+    *sigma_cal = sigma_t * sigma_t / d.sigma;
+    snprintf(prefix, sizeof prefix, "%s_laplace_%dd_dx%g_cal", so->name, dim, dx);
+    snprintf(set, sizeof set, "solver.surface_tension=%.17g", *sigma_cal);
+    const char *sets[] = {set, NULL};
+    rc = material_drops(ctx, "drop", prefix, so, dim, laplace_radii, 3, dx, 1.5, sets, NULL, &d, err);
+    if (!rc && !d.unstable)
+        *sigma_eff1 = d.sigma;
+    return rc;
+}
+
+static int drop_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const double nu[2], const drop_ref *ref,
+                     exp_csv *rows, exp_csv *signal, exp_csv *order, pfb_err *err)
 {
     const int q = ctx->quick ? 1 : 0;
     const double t_end = q ? 1.0 : 2.0, rho = 1000.0;
@@ -473,14 +584,36 @@ static int drop_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const dou
     for (size_t k = 0; k < sizeof drop_resolutions / sizeof drop_resolutions[0] && !rc; k++) {
         const val_res *vr = &drop_resolutions[k];
         const int dim = vr->dim;
-        double dxs[3], errs[3], berrs[3];
-        int nres = 0, sigma0 = 0;
-        for (int j = 0; j < 3 && vr->a_dx[q][j] > 0 && !rc; j++) {
+        double dxs[3], errs[3], berrs[3], rerrs[3], rberrs[3];
+        int nres = 0, sigma0 = 0, jmax = 0;
+        while (jmax < 3 && vr->a_dx[q][jmax] > 0)
+            jmax++;
+        /* an explicit sigma, calibrated in 2D at the finest spacing */
+        double sigma_t = NAN, seff0 = NAN, scal = NAN, seff1 = NAN;
+        {
+            char id[128];
+            snprintf(id, sizeof id, "%s_drop_%dd_sigma", so->name, dim);
+            exp_run_spec spec = {"drop", id, so, "drop", NULL, NULL, 0};
+            rc = exp_surface_tension(ctx, &spec, &sigma_t, err);
+        }
+        if (!rc && sigma_t > 0 && dim == 2)
+            rc = drop_calibrate(ctx, so, dim, DROP_R / vr->a_dx[q][jmax - 1], sigma_t, &seff0, &scal, &seff1, err);
+        for (int j = 0; j < jmax && !rc; j++) {
             const double R_dx = vr->a_dx[q][j], dx = DROP_R / R_dx;
-            double sigma = NAN;
+            double sigma = NAN, sigma_set = NAN;
             const char *source = "none";
-            if (j == 0 || sigma0) /* none at the coarsest: none finer (see the header) */
+            int calibrated = 0;
+            if (sigma_t > 0) {
+                sigma = sigma_t;
+                sigma_set = dim == 2 ? scal : sigma_t;
+                calibrated = dim == 2 && scal > 0;
+                source = calibrated ? "calibrated" : dim == 2 ? "none" : "explicit";
+                if (!(sigma_set > 0))
+                    sigma = NAN;
+            } else if (j == 0 || sigma0) { /* none at the coarsest: none finer (see the header) */
                 rc = drop_sigma(ctx, so, dim, dx, &sigma, &source, err);
+                sigma_set = NAN;
+            }
             if (rc)
                 break;
             if (j == 0)
@@ -488,22 +621,24 @@ static int drop_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const dou
             if (!(sigma > 0)) {
                 /* no surface tension to compare with: the drop is not run */
                 fprintf(rows->f, "%s,%d,%g,%.10g,0,skipped,no surface tension (explicit none; Laplace sigma_eff "
-                                 "within twice its error),none,,,,,,,,,\n",
+                                 "within twice its error),none,,,,,,,,,,,,,,,,\n",
                         so->name, dim, R_dx, dx);
                 dxs[nres] = dx;
-                berrs[nres] = NAN;
+                berrs[nres] = rerrs[nres] = rberrs[nres] = NAN;
                 errs[nres++] = NAN;
                 continue;
             }
-            char id[128], sdim[32], spacing[64], tend[64], rad[64], frames[64];
-            snprintf(id, sizeof id, "%s_drop_%dd_R%g", so->name, dim, R_dx);
+            char id[128], sdim[32], spacing[64], tend[64], rad[64], frames[64], sset[96];
+            snprintf(id, sizeof id, "%s_drop_%dd_R%g%s", so->name, dim, R_dx,
+                     calibrated ? "_cal" : "");
             snprintf(sdim, sizeof sdim, "run.dim=%d", dim);
             snprintf(spacing, sizeof spacing, "run.spacing=%.17g", dx);
             snprintf(tend, sizeof tend, "run.t_end=%.17g", t_end);
             snprintf(rad, sizeof rad, "scene.radius=%.17g", DROP_R);
             snprintf(frames, sizeof frames, "run.frames=%ld", lround(VAL_FPS * t_end));
+            snprintf(sset, sizeof sset, "solver.surface_tension=%.17g", sigma_set);
             const char *sets[] = {sdim, spacing, tend, rad, frames, "scene.perturb=shape", "scene.amplitude=0.05",
-                                  NULL};
+                                  calibrated ? sset : NULL, NULL};
             exp_extra ex = {material_deformation_names, material_deformation_row, NULL, NULL};
             exp_run_spec spec = {"drop", id, so, "drop", sets, &ex, 0};
             exp_run_out out;
@@ -527,28 +662,45 @@ static int drop_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const dou
             free(y);
             const double wR = sqrt((dim == 2 ? 6.0 : 8.0) * sigma / (rho * DROP_R * DROP_R * DROP_R));
             const double bv = (dim == 2 ? 4.0 : 5.0) * nu[dim - 2] / (DROP_R * DROP_R);
+            /* the reference drop is 2D at GFS_DROP_SIGMA: compared where the drop's sigma is it */
+            const int has_ref = dim == 2 && ref && fabs(sigma / GFS_DROP_SIGMA - 1.0) < 1e-6;
             char reason[320];
             exp_reason(&out, reason, sizeof reason);
+            char refcols[256] = ",,,,";
+            if (has_ref)
+                snprintf(refcols, sizeof refcols, "%.8g,%.8g,%.6g,%.6g", ref->omega, ref->beta,
+                         fit_ok ? fabs(fr.p[FIT_OMEGA] / ref->omega - 1.0) : NAN,
+                         fit_ok ? fabs(fr.p[FIT_BETA] / ref->beta - 1.0) : NAN);
+            char calcols[160];
+            snprintf(calcols, sizeof calcols, "%.8g,%.8g,%.8g", sigma_set, dim == 2 ? seff0 : NAN,
+                     dim == 2 ? seff1 : NAN);
             if (fit_ok) {
                 const double w = fr.p[FIT_OMEGA], b = fr.p[FIT_BETA];
                 const double ew = fabs(w / wR - 1.0), eb = fabs(b / bv - 1.0);
-                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%s,%.8g,%.8g,%.6g,%.8g,%.6g,%.6g,%.8g,%.6g,%.6g\n",
+                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%s,%.8g,%.8g,%.8g,%.6g,%.6g,%.8g,%.6g,%.6g,%.6g,%s,%s\n",
                         so->name, dim, R_dx, dx, out.n, exp_status_word(&out), reason, source, sigma, wR, w,
-                        fr.err[FIT_OMEGA], ew, bv, b, fr.err[FIT_BETA], eb);
+                        fr.err[FIT_OMEGA], ew, bv, b, fr.err[FIT_BETA], eb, refcols, calcols);
                 dxs[nres] = dx;
                 berrs[nres] = eb;
+                rerrs[nres] = has_ref ? fabs(w / ref->omega - 1.0) : NAN;
+                rberrs[nres] = has_ref ? fabs(b / ref->beta - 1.0) : NAN;
                 errs[nres++] = ew;
             } else {
-                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%s,%.8g,%.8g,,,,%.6g,,,\n", so->name, dim, R_dx, dx, out.n,
-                        exp_status_word(&out), reason[0] ? reason : "no oscillation fitted", source, sigma, wR, bv);
+                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%s,%.8g,%.8g,,,,%.6g,,,,%s,%s\n", so->name, dim, R_dx, dx,
+                        out.n, exp_status_word(&out), reason[0] ? reason : "no oscillation fitted", source, sigma, wR,
+                        bv, has_ref ? refcols : ",,,", calcols);
                 dxs[nres] = dx;
-                berrs[nres] = NAN;
+                berrs[nres] = rerrs[nres] = rberrs[nres] = NAN;
                 errs[nres++] = NAN;
             }
             exp_run_out_free(&out);
         }
         if (rc)
             break;
+        if (dim == 2) {
+            order_row(order, "drop_ref", so, dim, dxs, rerrs, nres);
+            order_row(order, "drop_damping_ref", so, dim, dxs, rberrs, nres);
+        }
         order_row(order, "drop", so, dim, dxs, errs, nres);
         order_row(order, "drop_damping", so, dim, dxs, berrs, nres);
     }
@@ -566,11 +718,55 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
     if (!ctx->fluid)
         return pfb_err_set(err, PFB_EINVAL, "the validation experiment needs the reference fluid (its viscosity is "
                                             "the viscous decay's reference); valid: --fluid FILE or scenes/fluid.ini");
-    validate_mm_data mm;
-    int rc = validate_mm_builtin(&mm, err);
-    if (rc)
+    /* the continuum reference (data/reference; gerris.h), for this fluid */
+    static const char *const need_front[] = {"t", "T", "Z", NULL}, *const need_drop[] = {"t", "deformation", NULL};
+    const pfb_fluid *fl = ctx->fluid;
+    gfs_ref ref2, ref3, refd;
+    memset(&ref2, 0, sizeof ref2);
+    memset(&ref3, 0, sizeof ref3);
+    memset(&refd, 0, sizeof refd);
+    int rc = ref_load(ctx, "reference_dam_break_slip.csv", need_front, fl->density, fl->nu, fl->sigma, &ref2, err);
+    if (!rc)
+        rc = ref_load(ctx, "reference_dam_break_3d.csv", need_front, fl->density, fl->nu, fl->sigma, &ref3, err);
+    if (!rc)
+        rc = ref_load(ctx, "reference_drop.csv", need_drop, fl->density, fl->nu, GFS_DROP_SIGMA, &refd, err);
+    drop_ref dref = {NAN, NAN, NAN, -1};
+    if (!rc) {
+        double *t = malloc((refd.nrow + 1) * sizeof *t), *y = malloc((refd.nrow + 1) * sizeof *y);
+        const int ct = gfs_ref_col(&refd, "t"), cd = gfs_ref_col(&refd, "deformation");
+        pfb_fit_result fr;
+        pfb_err ferr;
+        for (size_t r = 0; t && y && r < refd.nrow; r++) {
+            t[r] = gfs_ref_get(&refd, r, ct);
+            y[r] = gfs_ref_get(&refd, r, cd);
+        }
+        if (t && y && fit_damped_cosine(t, y, fit_ringdown_window(y, refd.nrow, 0.1), &fr, &ferr) == 0) {
+            dref.omega = fr.p[FIT_OMEGA];
+            dref.beta = fr.p[FIT_BETA];
+        }
+        dref.bar = refd.bar;
+        dref.level = refd.level;
+        free(t);
+        free(y);
+        if (!(dref.omega > 0))
+            rc = pfb_err_set(err, PFB_EINVAL, "the reference drop's deformation has no oscillation to fit; valid: "
+                                              "make reference");
+    }
+    if (rc) {
+        gfs_ref_free(&ref2);
+        gfs_ref_free(&ref3);
+        gfs_ref_free(&refd);
         return rc;
-    exp_csv fronts, dam, hyd, hyds, order, visc, drops, dsig;
+    }
+    validate_mm_data mm;
+    rc = validate_mm_builtin(&mm, err);
+    if (rc) {
+        gfs_ref_free(&ref2);
+        gfs_ref_free(&ref3);
+        gfs_ref_free(&refd);
+        return rc;
+    }
+    exp_csv fronts, dam, hyd, hyds, order, visc, drops, dsig, rfront;
     memset(&visc, 0, sizeof visc);
     memset(&drops, 0, sizeof drops);
     memset(&dsig, 0, sizeof dsig);
@@ -579,10 +775,23 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
     memset(&fronts, 0, sizeof fronts);
     memset(&dam, 0, sizeof dam);
     memset(&order, 0, sizeof order);
+    memset(&rfront, 0, sizeof rfront);
     rc = exp_csv_open(&fronts, ctx, "validation_front.csv", "solver,dim,a_dx,dx,t,T,Z", err);
     if (!rc)
+        rc = exp_csv_open(&rfront, ctx, "validation_reference.csv", "case,dim,level,dx,bar,T,Z,omega,beta", err);
+    for (int d = 2; d <= 3 && !rc; d++) {
+        const gfs_ref *r = d == 2 ? &ref2 : &ref3;
+        const int cT = gfs_ref_col(r, "T"), cZ = gfs_ref_col(r, "Z");
+        for (size_t k = 0; k < r->nrow; k++)
+            fprintf(rfront.f, "dam_break,%d,%d,%.9g,%.6g,%.9g,%.9g,,\n", d, r->level, r->dx, r->bar,
+                    gfs_ref_get(r, k, cT), gfs_ref_get(r, k, cZ));
+    }
+    if (!rc)
+        fprintf(rfront.f, "drop,2,%d,%.9g,%.6g,,,%.9g,%.9g\n", refd.level, refd.dx, refd.bar, dref.omega, dref.beta);
+    if (!rc)
         rc = exp_csv_open(&dam, ctx, "validation_dam_break.csv",
-                          "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds,Re",
+                          "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds,Re,"
+                          "ref_err_mean,ref_err_max,ref_bias,ref_bar,ref_level",
                           err);
     if (!rc)
         rc = exp_csv_open(&hyd, ctx, "validation_hydrostatic.csv",
@@ -600,7 +809,8 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
     if (!rc)
         rc = exp_csv_open(&drops, ctx, "validation_drop.csv",
                           "solver,dim,R_dx,dx,n,status,reason,sigma_source,sigma,omega_rayleigh,omega,omega_err,"
-                          "omega_rel_err,beta_viscous,beta,beta_err,beta_rel_err",
+                          "omega_rel_err,beta_viscous,beta,beta_err,beta_rel_err,omega_ref,beta_ref,omega_ref_err,"
+                          "beta_ref_err,sigma_set,sigma_eff_set,sigma_eff_cal",
                           err);
     if (!rc)
         rc = exp_csv_open(&dsig, ctx, "validation_drop_signal.csv", "solver,dim,R_dx,t,deformation", err);
@@ -615,7 +825,7 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
         const pfb_solver_ops *so = ctx->solvers[si];
         for (size_t k = 0; k < sizeof resolutions / sizeof resolutions[0] && !rc; k++) {
             const val_res *vr = &resolutions[k];
-            double dxs[3], errs[3];
+            double dxs[3], errs[3], rerrs[3];
             int nres = 0;
             for (int j = 0; j < 3 && vr->a_dx[q][j] > 0 && !rc; j++) {
                 const double a_dx = vr->a_dx[q][j], dx = VAL_A / a_dx;
@@ -654,13 +864,18 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 double emean, emax, bias;
                 int np;
                 front_errors(T, Z, nr, &mm, &emean, &emax, &bias, &np);
-                free(T);
-                free(Z);
                 char reason[320];
                 exp_reason(&out, reason, sizeof reason);
-                fprintf(dam.f, "%s,%d,%g,%.10g,%zu,%s,%s,%.6g,%.6g,%.6g,%d,%ld,%.4f,%.6g\n", so->name, vr->dim, a_dx,
-                        dx, out.n, exp_status_word(&out), reason, emean, emax, bias, np, out.steps, out.wall_seconds,
-                        sqrt(VAL_G * VAL_A) * VAL_A / ctx->fluid->nu);
+                const gfs_ref *fr_ref = vr->dim == 2 ? &ref2 : &ref3;
+                double rmean, rmax, rbias;
+                front_ref_errors(T, Z, nr, fr_ref, &rmean, &rmax, &rbias);
+                fprintf(dam.f, "%s,%d,%g,%.10g,%zu,%s,%s,%.6g,%.6g,%.6g,%d,%ld,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%d\n",
+                        so->name, vr->dim, a_dx, dx, out.n, exp_status_word(&out), reason, emean, emax, bias, np,
+                        out.steps, out.wall_seconds, sqrt(VAL_G * VAL_A) * VAL_A / ctx->fluid->nu, rmean, rmax, rbias,
+                        fr_ref->bar, fr_ref->level);
+                rerrs[nres] = rmean;
+                free(T);
+                free(Z);
                 dxs[nres] = dx;
                 errs[nres] = emean;
                 nres++;
@@ -668,6 +883,7 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
             }
             if (rc)
                 break;
+            order_row(&order, "dam_break_ref", so, vr->dim, dxs, rerrs, nres);
             order_row(&order, "dam_break", so, vr->dim, dxs, errs, nres);
         }
         if (!rc)
@@ -676,15 +892,19 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
         if (!rc)
             rc = viscous_case(ctx, so, &visc, &order, nu, err);
         if (!rc)
-            rc = drop_case(ctx, so, nu, &drops, &dsig, &order, err);
+            rc = drop_case(ctx, so, nu, &dref, &drops, &dsig, &order, err);
     }
     free(fc.work);
     validate_mm_free(&mm);
-    exp_csv *const cs[] = {&fronts, &dam, &hyd, &hyds, &visc, &drops, &dsig, &order};
-    return exp_csv_finish(cs, 8, rc, err);
+    gfs_ref_free(&ref2);
+    gfs_ref_free(&ref3);
+    gfs_ref_free(&refd);
+    exp_csv *const cs[] = {&fronts, &dam, &hyd, &hyds, &visc, &drops, &dsig, &order, &rfront};
+    return exp_csv_finish(cs, 9, rc, err);
 }
 
 const pfb_experiment pfb_exp_validation = {
-    "validation", "each method against experiment and theory at several resolutions, with the observed order (dam "
-                  "break against Martin & Moyce 1952, hydrostatic pressure, viscous decay, drop against Rayleigh)",
+    "validation", "each method against the continuum reference (Gerris, data/reference) and against experiment and "
+                  "theory at several resolutions, with the observed order (dam break, hydrostatic pressure, viscous "
+                  "decay, drop)",
     validation_run};
