@@ -17,6 +17,7 @@
 #include "../core/version.h"
 #include "../experiments/experiment.h"
 #include "../experiments/fluid.h"
+#include "../experiments/validate.h"
 #include "../experiments/presets.h"
 #include "../solvers/solver.h"
 #include "bench.h"
@@ -549,12 +550,16 @@ static int cmd_exp(int argc, char **argv)
         rc = pfb_err_set(&err, PFB_EINVAL, "--fluid is read only by the calibrate, validation and reference experiments, not '%s'",
                          ex->name);
     if (!rc && ref_dir && strcmp(ex->name, "validation"))
-        rc = pfb_err_set(&err, PFB_EINVAL, "--reference is read only by the validation experiment, not '%s'",
+        rc = pfb_err_set(&err, PFB_EINVAL, "--reference is read only by the validation experiment, not '%s'; "
+                                           "valid: pfbench exp validation --reference DIR",
                          ex->name);
     if (wants_fluid && !rc) {
         snprintf(fpath, sizeof fpath, "%s/fluid.ini", presets);
         rc = fluid_load(fluid_path ? fluid_path : fpath, &fluid, &err);
     }
+    /* the continuum reference, checked before anything is written */
+    if (!rc && !strcmp(ex->name, "validation"))
+        rc = validation_check_reference(ref_dir ? ref_dir : "data/reference", &fluid, &err);
     if (!rc && !CLI_EXECUTE) {
         free(args);
         return 0;

@@ -162,6 +162,9 @@ int gfs_input(const gfs_case *c, int level, char **text, size_t *len, pfb_err *e
         fprintf(f, "  OutputScalarSum { step = %.17g } ke { v = T * RHOL / 2. * (U * U + V * V%s) }\n", c->dt_out,
                 c->dim == 3 ? " + W * W" : "");
         fprintf(f, "  OutputScalarSum { step = %.17g } volume { v = T }\n", c->dt_out);
+        if (c->noslip) /* the wetted floor: the floor's row of finest cells that are mostly liquid */
+            fprintf(f, "  OutputScalarStats { step = %.17g } wetted { v = (y < %.17g && T > 0.5 ? x : %.17g) }\n",
+                    c->dt_out, yw + 0.75 * dxf, xw);
         if (c->snap_dt > 0)
             fprintf(f, "  OutputSimulation { step = %.17g } snap-%%g.txt { format = text variables = T }\n",
                     c->snap_dt);

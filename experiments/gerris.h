@@ -39,7 +39,9 @@
  *   front), height (OutputScalarSum of T over the wall's column of finest cells,
  *   over dx: the residual height at the wall), ke (sum of T rho_l |u|^2 / 2),
  *   volume (sum of T; per unit depth in 2D), snapshots (OutputSimulation as text:
- *   x y z T per cell) where asked;
+ *   x y z T per cell) where asked; with no-slip walls also wetted (the largest x
+ *   of the floor's row of finest cells with T > 0.5: the contact line, the
+ *   wetted length less half a cell);
  *   drop: ixx, iyy (3D izz), volume: the deformation D = (Ixx - Iyy)/(Ixx + Iyy)
  *   (2D) or (2 Iyy - Ixx - Izz)/(Ixx + Iyy + Izz) (3D), material.h's definition;
  *   pool: OutputLocation of P at the slabs' depths and at the surface;

@@ -31,14 +31,15 @@
  *                                   fluid, input, level, dx, dt rule, wall, cpu):
  *     dam break  t,T,Z,H,ke,volume   (T = t sqrt(2 g / a), Z = x_front / a, H the
  *                                     residual height at the wall over a, ke in J
- *                                     (per metre of depth in 2D), volume in m^2 or m^3)
+ *                                     (per metre of depth in 2D), volume in m^2 or m^3;
+ *                                     no slip: W, the wetted floor's length over a)
  *     drop       t,deformation,volume
  *     pool       depth,p,p_hydro
  *     wave       t,amplitude
  *   reference_<case>.csv             the finest level's, with "# error bar:" (the
  *                                    largest relative error bar of its convergence)
  *   reference_convergence.csv        case,quantity,x,level_fine,f_coarse,f_mid,f_fine,order,f_inf,bar,rel_bar
- *     (dam breaks: Z and H at T = 0.5, 1, ..., 3; drops: omega and beta; pool: p
+ *     (dam breaks: Z and H at T = 0.5, 1, ..., 3, no slip W at T = 1, 2, 3; drops: omega and beta; pool: p
  *     at each depth; wave: nu; gfs_richardson3: order, Richardson estimate and
  *     the finest level's error bar; two levels: bar = their difference)
  *   reference_checks.csv             case,level,dx,quantity,value,expected,rel_err,against
@@ -134,8 +135,10 @@ static int ref_run_do(const pfb_exp_ctx *ctx, const gfs_case *c, int level, cons
     memset(r, 0, sizeof *r);
     r->level = level;
     r->dx = gfs_box(c) / (double)(1 << level);
-    snprintf(r->id, sizeof r->id, "%s_L%d", c->name, level);
-    if (snprintf(r->dir, sizeof r->dir, "%s/runs/%s", ctx->out_dir, r->id) >= (int)sizeof r->dir)
+    char id[sizeof r->id];
+    snprintf(id, sizeof id, "%s_L%d", c->name, level);
+    memcpy(r->id, id, sizeof id);
+    if (snprintf(r->dir, sizeof r->dir, "%s/runs/%s", ctx->out_dir, id) >= (int)sizeof r->dir)
         return pfb_err_set(err, PFB_EINVAL, "output directory '%.200s' is too long; valid: under 4000 bytes",
                            ctx->out_dir);
     int rc = gfs_input(c, level, &r->input, &r->input_len, err);
@@ -241,21 +244,22 @@ static double table_interp(const ref_table *t, int xc, int yc, double x)
 static int run_table(const gfs_case *c, const ref_run *r, ref_table *t, pfb_err *err)
 {
     memset(t, 0, sizeof *t);
-    gfs_series s[4];
+    gfs_series s[5];
     memset(s, 0, sizeof s);
     int rc = PFB_OK;
     const double a = GFS_DAM_A;
     switch (c->kind) {
     case GFS_DAM_BREAK: {
-        t->header = "t,T,Z,H,ke,volume";
-        t->ncol = 6;
-        const char *files[4] = {"front", "height", "ke", "volume"};
-        for (int k = 0; k < 4 && !rc; k++)
+        const int nf = c->noslip ? 5 : 4;
+        t->header = c->noslip ? "t,T,Z,H,ke,volume,W" : "t,T,Z,H,ke,volume";
+        t->ncol = (size_t)nf + 2;
+        const char *files[5] = {"front", "height", "ke", "volume", "wetted"};
+        for (int k = 0; k < nf && !rc; k++)
             rc = read_out(r, files[k], &s[k], err);
         if (rc)
             break;
         size_t n = s[0].n;
-        for (int k = 1; k < 4; k++)
+        for (int k = 1; k < nf; k++)
             n = s[k].n < n ? s[k].n : n;
         t->d = malloc((n + 1) * t->ncol * sizeof *t->d);
         if (!t->d) {
@@ -271,6 +275,8 @@ static int run_table(const gfs_case *c, const ref_run *r, ref_table *t, pfb_err 
             row[3] = s[1].v[k] / (r->dx * width) / a;
             row[4] = s[2].v[k];
             row[5] = s[3].v[k];
+            if (nf == 5) /* the contact line: the last wet floor cell's far face */
+                row[6] = (s[4].v[k] + 0.5 * r->dx + 0.5 * a) / a;
         }
         t->nrow = n;
         break;
@@ -350,7 +356,7 @@ static int run_table(const gfs_case *c, const ref_run *r, ref_table *t, pfb_err 
         break;
     }
     }
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         gfs_series_free(&s[k]);
     if (rc)
         table_free(t);
@@ -474,6 +480,11 @@ static void quantities(const gfs_case *c, const ref_table *t, ref_q *q)
             snprintf(q->name[q->n], 16, "H");
             q->x[q->n] = T;
             q->v[q->n++] = table_interp(t, 1, 3, T);
+        }
+        for (int k = 1; c->noslip && k <= 3; k++) {
+            snprintf(q->name[q->n], 16, "W");
+            q->x[q->n] = k;
+            q->v[q->n++] = table_interp(t, 1, 6, k);
         }
         break;
     case GFS_DROP: {
@@ -641,7 +652,7 @@ static int reference_run(const pfb_exp_ctx *ctx, pfb_err *err)
                             levels[j], rr[j].dx, max, max);
                     fprintf(checks.f, "%s,%d,%.9g,front_bias,%.6g,,%.6g,Martin & Moyce (T <= 3)\n", c.name,
                             levels[j], rr[j].dx, bias, bias);
-                    const double v0 = tab[j].d[5], v1 = tab[j].d[(tab[j].nrow - 1) * 6 + 5];
+                    const double v0 = tab[j].d[5], v1 = tab[j].d[(tab[j].nrow - 1) * tab[j].ncol + 5];
                     fprintf(checks.f, "%s,%d,%.9g,volume_change,%.6g,0,%.6g,conservation\n", c.name, levels[j],
                             rr[j].dx, v1 / v0 - 1.0, fabs(v1 / v0 - 1.0));
                 } else if (c.kind == GFS_DROP) {

@@ -79,6 +79,13 @@ double validate_mass_above(const double *const x[3], const double *m, size_t n, 
 double validate_surface_rise(const double *const x[3], size_t n, int dim, const double lo[3], const double hi[3],
                              double w);
 
+/* The continuum reference the validation reads from dir (NULL: data/reference):
+ * reference_dam_break_slip.csv, reference_dam_break_3d.csv and reference_drop.csv
+ * (gerris.h), made for this fluid; an error naming the first that is missing or
+ * bad.  The CLI checks it before it writes anything. */
+struct pfb_fluid;
+int validation_check_reference(const char *dir, const struct pfb_fluid *fluid, pfb_err *err);
+
 /* Z of series s at T by linear interpolation; NAN outside its range. */
 double validate_mm_interp(const validate_mm_series *s, double T);
 

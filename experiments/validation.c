@@ -712,6 +712,42 @@ int validate_mm_builtin(validate_mm_data *d, pfb_err *err)
     return validate_mm_parse(PFB_REF_MARTIN_MOYCE, "data/reference/martin_moyce_1952.csv (compiled in)", d, err);
 }
 
+/* The three reference CSVs the validation reads (validate.h). */
+static int load_refs(const pfb_exp_ctx *ctx, const pfb_fluid *fl, gfs_ref *ref2, gfs_ref *ref3, gfs_ref *refd,
+                     pfb_err *err)
+{
+    static const char *const need_front[] = {"t", "T", "Z", NULL}, *const need_drop[] = {"t", "deformation", NULL};
+    memset(ref2, 0, sizeof *ref2);
+    memset(ref3, 0, sizeof *ref3);
+    memset(refd, 0, sizeof *refd);
+    int rc = ref_load(ctx, "reference_dam_break_slip.csv", need_front, fl->density, fl->nu, fl->sigma, ref2, err);
+    if (!rc)
+        rc = ref_load(ctx, "reference_dam_break_3d.csv", need_front, fl->density, fl->nu, fl->sigma, ref3, err);
+    if (!rc)
+        rc = ref_load(ctx, "reference_drop.csv", need_drop, fl->density, fl->nu, GFS_DROP_SIGMA, refd, err);
+    if (rc) {
+        gfs_ref_free(ref2);
+        gfs_ref_free(ref3);
+        gfs_ref_free(refd);
+    }
+    return rc;
+}
+
+int validation_check_reference(const char *dir, const pfb_fluid *fluid, pfb_err *err)
+{
+    pfb_exp_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.reference_dir = dir;
+    gfs_ref a, b, c;
+    int rc = load_refs(&ctx, fluid, &a, &b, &c, err);
+    if (!rc) {
+        gfs_ref_free(&a);
+        gfs_ref_free(&b);
+        gfs_ref_free(&c);
+    }
+    return rc;
+}
+
 static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
     const int q = ctx->quick ? 1 : 0;
@@ -719,17 +755,10 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
         return pfb_err_set(err, PFB_EINVAL, "the validation experiment needs the reference fluid (its viscosity is "
                                             "the viscous decay's reference); valid: --fluid FILE or scenes/fluid.ini");
     /* the continuum reference (data/reference; gerris.h), for this fluid */
-    static const char *const need_front[] = {"t", "T", "Z", NULL}, *const need_drop[] = {"t", "deformation", NULL};
-    const pfb_fluid *fl = ctx->fluid;
     gfs_ref ref2, ref3, refd;
-    memset(&ref2, 0, sizeof ref2);
-    memset(&ref3, 0, sizeof ref3);
-    memset(&refd, 0, sizeof refd);
-    int rc = ref_load(ctx, "reference_dam_break_slip.csv", need_front, fl->density, fl->nu, fl->sigma, &ref2, err);
-    if (!rc)
-        rc = ref_load(ctx, "reference_dam_break_3d.csv", need_front, fl->density, fl->nu, fl->sigma, &ref3, err);
-    if (!rc)
-        rc = ref_load(ctx, "reference_drop.csv", need_drop, fl->density, fl->nu, GFS_DROP_SIGMA, &refd, err);
+    int rc = load_refs(ctx, ctx->fluid, &ref2, &ref3, &refd, err);
+    if (rc)
+        return rc;
     drop_ref dref = {NAN, NAN, NAN, -1};
     if (!rc) {
         double *t = malloc((refd.nrow + 1) * sizeof *t), *y = malloc((refd.nrow + 1) * sizeof *y);

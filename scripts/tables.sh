@@ -11,7 +11,11 @@
 #   validation_dam_break.tex validation_hydrostatic.tex validation_hydrostatic_vertical.tex
 #   validation_hydrostatic_weight.tex
 #   validation_viscous.tex validation_drop.tex validation_drop_damping.tex
+#   validation_dam_break_mm.tex validation_drop_rayleigh.tex validation_drop_weak.tex
+#   reference_convergence.tex reference_checks.tex
 #                    tabular environments
+#   reference_numbers.tex  the continuum reference's numbers (REFDIR: the committed
+#                    data/reference unless REFDIR is set; `make reference` makes it)
 #   numbers.tex      \newcommand macros the text quotes (the best and worst method by
 #                    each measure and its value; see the definitions below)
 #   appendix.tex     provenance of every run the CSVs used (each experiment's
@@ -36,6 +40,13 @@ for f in volume/volume_summary stability/stability_summary drop/drop_summary \
          validation/validation_order; do
   if [ ! -r "$data/$f.csv" ]; then
     echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
+    exit 1
+  fi
+done
+refdir=${REFDIR:-data/reference}
+for f in reference_convergence reference_checks reference_runs reference_dam_break_slip reference_drop; do
+  if [ ! -r "$refdir/$f.csv" ]; then
+    echo "tables.sh: '$refdir/$f.csv' is missing; it is committed (git checkout data/reference) or made by make reference" >&2
     exit 1
   fi
 done
@@ -292,13 +303,19 @@ valtable() {
     print "\\end{tabular}"
   }' "$data/validation/validation_order.csv" "$1"
 }
-valtable "$data/validation/validation_dam_break.csv" a_dx err_mean dam_break '$a/\Delta x$' > "$tmp/validation_dam_break.tex"
+valtable "$data/validation/validation_dam_break.csv" a_dx ref_err_mean dam_break_ref '$a/\Delta x$' > "$tmp/validation_dam_break.tex"
+valtable "$data/validation/validation_dam_break.csv" a_dx err_mean dam_break '$a/\Delta x$' > "$tmp/validation_dam_break_mm.tex"
 valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err hydrostatic '$D/\Delta x$' > "$tmp/validation_hydrostatic.tex"
 valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err_vert hydrostatic_vertical '$D/\Delta x$' > "$tmp/validation_hydrostatic_vertical.tex"
 valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err_weight hydrostatic_weight '$D/\Delta x$' > "$tmp/validation_hydrostatic_weight.tex"
 valtable "$data/validation/validation_viscous.csv" cells err viscous '$L/\Delta x$' > "$tmp/validation_viscous.tex"
-valtable "$data/validation/validation_drop.csv" R_dx omega_rel_err drop '$R/\Delta x$' > "$tmp/validation_drop.tex"
-valtable "$data/validation/validation_drop.csv" R_dx beta_rel_err drop_damping '$R/\Delta x$' > "$tmp/validation_drop_damping.tex"
+# the drop against the reference: 2D only (the reference drop is 2D)
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "dim") d = i; print; next } $d == 2' \
+  "$data/validation/validation_drop.csv" > "$tmp/drop2d.csv"
+valtable "$tmp/drop2d.csv" R_dx omega_ref_err drop_ref '$R/\Delta x$' > "$tmp/validation_drop.tex"
+valtable "$tmp/drop2d.csv" R_dx beta_ref_err drop_damping_ref '$R/\Delta x$' > "$tmp/validation_drop_damping.tex"
+valtable "$data/validation/validation_drop.csv" R_dx omega_rel_err drop '$R/\Delta x$' > "$tmp/validation_drop_rayleigh.tex"
+valtable "$data/validation/validation_drop.csv" R_dx beta_rel_err drop_damping '$R/\Delta x$' > "$tmp/validation_drop_weak.tex"
 
 # ... and the validation numbers the text quotes: per case, the method with the lowest
 # error at the finest 2D resolution it ran, that error (%), and for the dam break the
@@ -308,7 +325,9 @@ function def(n, x) { printf "\\newcommand{\\%s}{%s}\n", n, x }
 { c = FILENAME; sub(/.*validation_/, "", c); sub(/\.csv$/, "", c); sub(/_summary$/, "", c)
   if (v("dim") != 2) next
   r = (c == "dam_break") ? v("a_dx") : (c == "hydrostatic") ? v("D_dx") : (c == "viscous") ? v("cells") : v("R_dx")
-  e = (c == "dam_break") ? v("err_mean") : (c == "drop") ? v("omega_rel_err") : v("err")
+  e = (c == "dam_break") ? v("ref_err_mean") : (c == "drop") ? v("omega_ref_err") : v("err")
+  if (c == "dam_break") { emm[c SUBSEP r SUBSEP v("solver")] = v("err_mean"); bias[c SUBSEP r SUBSEP v("solver")] = v("ref_bias") }
+  if (c == "drop") { eb[c SUBSEP r SUBSEP v("solver")] = v("beta_ref_err"); eray[c SUBSEP r SUBSEP v("solver")] = v("omega_rel_err") }
   fin[c] = (fin[c] == "" || r + 0 > fin[c] + 0) ? r : fin[c]
   if (c == "dam_break" && isnum(v("Re"))) re = v("Re")
   key = c SUBSEP r SUBSEP v("solver"); err[key] = e; sec[key] = v("wall_seconds"); cases[c] = 1; sols[v("solver")] = 1
@@ -322,6 +341,25 @@ END {
     def("Val" mac[i] "BestErr", best == "" ? "--" : sprintf("%.1f", 100 * be))
     def("Val" mac[i] "Res", fin[c] == "" ? "--" : fin[c])
     if (c == "dam_break") def("ValDamBestSec", (best == "" || !isnum(bs)) ? "--" : sprintf("%.0f", bs)) }
+  # each method: its dam-break error against the reference and its bias at the finest 2D
+  # resolution ("M\"uller 2.1\,\% (behind)"), and the one closest to Martin & Moyce
+  list = ""; m = 0; bm = ""
+  for (k = 1; k <= nsol; k++) { s = order[k]; key = "dam_break" SUBSEP fin["dam_break"] SUBSEP s
+    if (!(key in err)) continue
+    item[++m] = name(s) " " (isnum(err[key]) ? sprintf("%.1f\\,\\%%", 100 * err[key]) " (" (bias[key] + 0 < 0 ? "behind" : "ahead") ")" : "--")
+    if (isnum(emm[key]) && (bm == "" || emm[key] + 0 < bme + 0)) { bm = s; bme = emm[key] } }
+  for (k = 1; k <= m; k++) list = list (k == 1 ? "" : (k == m ? " and " : ", ")) item[k]
+  def("ValDamRefList", m ? list : "--")
+  def("ValDamMMBest", bm == "" ? "--" : name(bm)); def("ValDamMMBestErr", bm == "" ? "--" : sprintf("%.1f", 100 * bme))
+  # the drops against the reference at the finest 2D resolution: frequency and damping
+  list = ""; m = 0
+  for (k = 1; k <= nsol; k++) { s = order[k]; key = "drop" SUBSEP fin["drop"] SUBSEP s
+    if (!(key in err) || !isnum(err[key])) continue
+    item[++m] = sprintf("%s (frequency %.1f\\,\\%%, damping %.0f\\,\\%%)", name(s), 100 * err[key], 100 * eb[key]) }
+  list = ""
+  for (k = 1; k <= m; k++) list = list (k == 1 ? "" : (k == m ? " and " : ", ")) item[k]
+  def("ValDropRefList", m ? list : "no method")
+  def("ValDropRefCount", m)
   # the surface rise of the settled pools at the finest 2D resolution, in spacings, per method
   list = ""; m = 0
   for (k = 1; k <= nsol; k++) { s = order[k]; key = "hydrostatic" SUBSEP fin["hydrostatic"] SUBSEP s
@@ -341,6 +379,136 @@ END {
   def("ValDamRe", re == "" ? "--" : sprintf("%.0f", re))
 }' "$data/validation/validation_dam_break.csv" "$data/validation/validation_hydrostatic_summary.csv" \
    "$data/validation/validation_viscous.csv" "$data/validation/validation_drop.csv" > "$tmp/validation_numbers.tex"
+
+# ---- the continuum reference (data/reference: pfbench exp reference, Gerris) -----------
+# reference_convergence.tex: per case and quantity, the levels' values, the observed
+# order and the finest level's error bar (Richardson's where the levels converge
+# monotonically, else their spread); reference_checks.tex: the reference against
+# experiment and theory at its finest level; reference_numbers.tex: what the text quotes.
+awk "$prelude"'
+function casename(c) {
+  if (c == "dam_break_slip") return "dam break, free slip"
+  if (c == "dam_break_noslip") return "dam break, no slip"
+  if (c == "dam_break_water") return "dam break, water"
+  if (c == "dam_break_3d") return "dam break 3D, free slip"
+  if (c == "drop") return "drop"
+  if (c == "drop_inviscid") return "drop, $\\nu = 10^{-3}$"
+  if (c == "pool") return "pool"
+  if (c == "wave") return "shear wave"
+  return tex(c) }
+function qname(q, x) {
+  if (q == "Z") return sprintf("$Z$ at $T = %g$", x)
+  if (q == "H") return sprintf("$H$ at $T = %g$", x)
+  if (q == "W") return sprintf("wetted $W$ at $T = %g$", x)
+  if (q == "omega") return "$\\omega$ (1/s)"
+  if (q == "beta") return "$\\beta$ (1/s)"
+  if (q == "p") return sprintf("$p$ at $d = %g$\\,m (Pa)", x)
+  if (q == "nu") return "$\\nu$ (m$^2$/s)"
+  return q }
+{ c = v("case"); q = v("quantity"); x = v("x")
+  # the dam breaks: Z at T = 1, 2, 3; the pool: the middle depth
+  if (q == "H") next
+  if (q == "Z" && x != 1 && x != 2 && x != 3) next
+  if (q == "p" && x != 0.25) next
+  n++; rc[n] = c; rq[n] = qname(q, x); f0[n] = v("f_coarse"); f1[n] = v("f_mid"); f2[n] = v("f_fine")
+  po[n] = v("order"); fi[n] = v("f_inf"); rb[n] = v("rel_bar"); lf[n] = v("level_fine") }
+END {
+  print "\\begin{tabular}{l l r r r r r r}"
+  print "\\toprule"
+  print "case & quantity & coarse & middle & finest & order & Richardson & error bar (\\%) \\\\"
+  print "\\midrule"
+  for (i = 1; i <= n; i++) {
+    line = ((i == 1 || rc[i] != rc[i - 1]) ? casename(rc[i]) : "") " & " rq[i] " & " mathnum(f0[i]) " & " mathnum(f1[i]) \
+      " & " mathnum(f2[i]) " & " (isnum(po[i]) ? sprintf("%.2f", po[i]) : "--") " & " mathnum(fi[i]) " & " pct(rb[i], "%.2f")
+    print line " \\\\" }
+  print "\\bottomrule"
+  print "\\end{tabular}"
+}' "$refdir/reference_convergence.csv" > "$tmp/reference_convergence.tex"
+
+awk "$prelude"'
+{ c = v("case"); l = v("level") + 0
+  if (!(c in fin) || l > fin[c]) fin[c] = l
+  k = c SUBSEP l SUBSEP v("quantity"); val[k] = v("value"); ex[k] = v("expected"); re[k] = v("rel_err"); ag[k] = v("against") }
+function row(c, q, label,    k) {
+  k = c SUBSEP fin[c] SUBSEP q
+  if (!(k in val)) return
+  print label " & " fin[c] " & " mathnum(val[k]) " & " mathnum(ex[k]) " & " pct(re[k], "%+.1f") " & " tex(ag[k]) " \\\\" }
+END {
+  print "\\begin{tabular}{l r r r r l}"
+  print "\\toprule"
+  print "check & level & value & expected & error (\\%) & against \\\\"
+  print "\\midrule"
+  row("dam_break_water", "front_err_mean", "water front, mean $|$error$|$")
+  row("dam_break_water", "front_err_max", "water front, largest $|$error$|$")
+  row("dam_break_water", "front_bias", "water front, mean error")
+  row("dam_break_slip", "front_bias", "reference fluid front, mean error")
+  row("dam_break_noslip", "front_bias", "reference fluid, no slip, mean error")
+  row("dam_break_slip", "volume_change", "reference fluid, volume change")
+  row("drop_inviscid", "omega", "drop $\\nu = 10^{-3}$: $\\omega$ (1/s)")
+  row("drop_inviscid", "beta", "drop $\\nu = 10^{-3}$: $\\beta$ (1/s)")
+  row("drop", "omega", "drop, reference fluid: $\\omega$ (1/s)")
+  row("drop", "beta", "drop, reference fluid: $\\beta$ (1/s)")
+  row("pool", "p_d0.25", "pool: $p$ at 0.25\\,m (Pa)")
+  row("wave", "nu", "shear wave: $\\nu$ (m$^2$/s)")
+  print "\\bottomrule"
+  print "\\end{tabular}"
+}' "$refdir/reference_checks.csv" > "$tmp/reference_checks.tex"
+
+# the numbers: the error bars (the finest CSVs' "# error bar" lines), the levels and
+# spacings, the checks, the no-slip front per level and the CPU time of make reference
+{
+  bar() { sed -n 's/^# error bar: //p' "$refdir/$1.csv" | head -1; }
+  lev() { sed -n 's/^# level: //p' "$refdir/$1.csv" | head -1; }
+  gdx() { sed -n 's/^# dx: //p' "$refdir/$1.csv" | head -1; }
+  ver() { sed -n 's/^# gerris: //p' "$refdir/$1.csv" | head -1; }
+  echo "slipbar,dropbar,slipdx,droplev,dropdx,bar3,version"
+  printf '%s,%s,%s,%s,%s,%s,%s\n' "$(bar reference_dam_break_slip)" "$(bar reference_drop)" "$(gdx reference_dam_break_slip)" \
+    "$(lev reference_drop)" "$(gdx reference_drop)" "$(bar reference_dam_break_3d 2>/dev/null || true)" \
+    "$(ver reference_dam_break_slip | tr -d ,)"
+} > "$tmp/refhead.txt"
+awk "$prelude"'
+function def(n, x) { printf "\\newcommand{\\%s}{%s}\n", n, x }
+FILENAME ~ /refhead/ { slipbar = v("slipbar"); dropbar = v("dropbar"); slipdx = v("slipdx"); dropdx = v("dropdx"); bar3 = v("bar3")
+  ver = v("version"); next }
+FILENAME ~ /reference_checks/ { c = v("case"); l = v("level") + 0; if (!(c in fin) || l > fin[c]) fin[c] = l
+  k = c SUBSEP l SUBSEP v("quantity"); val[k] = v("value"); re[k] = v("rel_err"); ex[k] = v("expected"); next }
+FILENAME ~ /reference_convergence/ { if (v("case") == "dam_break_noslip" && v("quantity") == "Z" && v("x") == 3) {
+    nsz = sprintf("%.2f, %.2f and %.2f", v("f_coarse"), v("f_mid"), v("f_fine")); nso = v("order") }
+  if (v("case") == "dam_break_noslip" && v("quantity") == "W" && v("x") == 3) {
+    nsw = sprintf("%.2f, %.2f and %.2f", v("f_coarse"), v("f_mid"), v("f_fine")); nswo = v("order"); nswb = v("rel_bar") }
+  if (v("case") == "dam_break_slip" && v("quantity") == "Z" && v("x") == 3) { sz3 = v("f_fine") }
+  next }
+FILENAME ~ /reference_runs/ { cpu += v("cpu_seconds"); if (v("cpu_seconds") + 0 > cmax) { cmax = v("cpu_seconds") + 0; cmaxn = v("case") " " v("level") }
+  lv[v("case")] = lv[v("case")] (lv[v("case")] == "" ? "" : ", ") v("level"); next }
+function chk(c, q) { return re[c SUBSEP fin[c] SUBSEP q] }
+function chv(c, q) { return val[c SUBSEP fin[c] SUBSEP q] }
+function che(c, q) { return ex[c SUBSEP fin[c] SUBSEP q] }
+END {
+  def("RefVersion", tex(ver))
+  def("RefSlipBar", pct(slipbar, "%.2f")); def("RefDropBar", pct(dropbar, "%.2f")); def("RefThreeBar", pct(bar3, "%.1f"))
+  def("RefSlipAdx", isnum(slipdx) ? sprintf("%.0f", 0.25 / slipdx) : "--")
+  def("RefDropRdx", isnum(dropdx) ? sprintf("%.0f", 0.1 / dropdx) : "--")
+  def("RefSlipLevels", lv["dam_break_slip"]); def("RefDropLevels", lv["drop"]); def("RefThreeLevels", lv["dam_break_3d"])
+  def("RefSlipZthree", isnum(sz3) ? sprintf("%.3f", sz3) : "--")
+  def("RefWaterErrMean", pct(chk("dam_break_water", "front_err_mean"), "%.1f"))
+  def("RefWaterErrMax", pct(chk("dam_break_water", "front_err_max"), "%.1f"))
+  def("RefWaterBias", pct(chk("dam_break_water", "front_bias"), "%+.1f"))
+  def("RefSlipBiasMM", pct(chk("dam_break_slip", "front_bias"), "%+.1f"))
+  def("RefNoslipZ", nsz == "" ? "--" : nsz)
+  def("RefNoslipOrder", isnum(nso) ? sprintf("%.2f", nso) : "--")
+  def("RefNoslipW", nsw == "" ? "--" : nsw)
+  def("RefNoslipWOrder", isnum(nswo) ? sprintf("%.2f", nswo) : "none (the levels do not converge monotonically)")
+  def("RefNoslipWBar", pct(nswb, "%.0f"))
+  def("RefInvOmegaErr", pct(chk("drop_inviscid", "omega"), "%+.1f"))
+  def("RefInvBetaErr", pct(chk("drop_inviscid", "beta"), "%+.1f"))
+  def("RefDropOmegaRatio", isnum(chv("drop", "omega")) ? sprintf("%.3f", chv("drop", "omega") / che("drop", "omega")) : "--")
+  def("RefDropBetaRatio", isnum(chv("drop", "beta")) ? sprintf("%.2f", chv("drop", "beta") / che("drop", "beta")) : "--")
+  def("RefDropOmega", isnum(chv("drop", "omega")) ? sprintf("%.3f", chv("drop", "omega")) : "--")
+  def("RefDropBeta", isnum(chv("drop", "beta")) ? sprintf("%.2f", chv("drop", "beta")) : "--")
+  def("RefPoolErr", pct(chk("pool", "p_d0.25"), "%+.2f")); def("RefWaveErr", pct(chk("wave", "nu"), "%+.2f"))
+  def("RefCpuMin", sprintf("%.0f", cpu / 60)); def("RefCpuMaxMin", sprintf("%.0f", cmax / 60)); def("RefCpuMaxName", tex(cmaxn))
+}' "$tmp/refhead.txt" "$refdir/reference_checks.csv" "$refdir/reference_convergence.csv" "$refdir/reference_runs.csv" \
+  > "$tmp/reference_numbers.tex"
 
 # ---- numbers the text quotes ----------------------------------------------------------
 # Every macro is defined (as "--" when the data cannot give it), so the paper builds
@@ -425,6 +593,8 @@ END {
     if (hi == "" || sl[s] + 0 > sl[hi] + 0) hi = s }
   def("SlopeMin", lo == "" ? "--" : sprintf("%.2f", sl[lo])); def("SlopeMinName", lo == "" ? "--" : name(lo))
   def("SlopeMax", hi == "" ? "--" : sprintf("%.2f", sl[hi])); def("SlopeMaxName", hi == "" ? "--" : name(hi))
+  def("SlopeRange", lo == "" ? "were not measured" : (lo == hi ? sprintf("is %.2f (%s, the only method measured)", sl[lo], name(lo)) \
+      : sprintf("range from %.2f (%s) to %.2f (%s)", sl[lo], name(lo), sl[hi], name(hi))))
   def("ScaleNmin", nmin == "" ? "--" : sprintf("%d", nmin)); def("ScaleNmax", nmax == "" ? "--" : sprintf("%d", nmax))
   def("SnapN", snapn == "" ? "--" : snapn)
   # drop: the methods without an explicit sigma that oscillate, and those that do not
@@ -441,6 +611,8 @@ END {
   def("NuMinName", lo == "" ? "--" : name(lo)); def("NuMin", lo == "" ? "--" : "$" sig3(pnu[lo]) "$")
   def("NuMaxName", hi == "" ? "--" : name(hi)); def("NuMax", hi == "" ? "--" : "$" sig3(pnu[hi]) "$")
   def("NuRatio", lo == "" || pnu[lo] + 0 <= 0 ? "--" : "$" sig3(pnu[hi] / pnu[lo]) "$")
+  def("NuRange", lo == "" ? "is not measured" : (lo == hi ? sprintf("is $%s$\\,m$^2$/s (%s, the only one)", sig3(pnu[lo]), name(lo)) \
+      : sprintf("runs from $%s$\\,m$^2$/s (%s) to $%s$\\,m$^2$/s (%s), a factor of $%s$", sig3(pnu[lo]), name(lo), sig3(pnu[hi]), name(hi), sig3(pnu[hi] / pnu[lo]))))
   el = ""
   for (i = 1; i <= nsol; i++) { s = order[i]; if (s in elastic) el = el (el == "" ? "" : " and ") name(s) }
   def("ElasticNames", el == "" ? "none" : el)
@@ -450,6 +622,9 @@ END {
     if (hi == "" || pc[s] + 0 > pc[hi] + 0) hi = s }
   def("CeffMinName", lo == "" ? "--" : name(lo)); def("CeffMin", lo == "" ? "--" : "$" sig3(pc[lo]) "$")
   def("CeffMaxName", hi == "" ? "--" : name(hi)); def("CeffMax", hi == "" ? "--" : "$" sig3(pc[hi]) "$")
+  # the sentence a range makes: one member reads as one
+  def("CeffRange", lo == "" ? "were not measured" : (lo == hi ? sprintf("is $%s$\\,m/s (%s, the only method measured)", sig3(pc[lo]), name(lo)) \
+      : sprintf("run from $%s$\\,m/s (%s) to $%s$\\,m/s (%s)", sig3(pc[lo]), name(lo), sig3(pc[hi]), name(hi))))
   # calibration: the targets, and per property the methods that reach it (calibrated
   # or set) and those that do not
   # the largest ratio of the paper preset step to the calibrated one
@@ -563,6 +738,7 @@ END {
 
 for f in volume stability drop scaling properties calibration calibration_reasons numbers appendix sources \
          validation_dam_break validation_hydrostatic validation_hydrostatic_vertical validation_hydrostatic_weight \
-         validation_viscous validation_drop validation_drop_damping validation_numbers; do
+         validation_viscous validation_drop validation_drop_damping validation_numbers validation_dam_break_mm \
+         validation_drop_rayleigh validation_drop_weak reference_convergence reference_checks reference_numbers; do
   mv "$tmp/$f.tex" "$gen/$f.tex"
 done

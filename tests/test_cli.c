@@ -486,7 +486,20 @@ START_TEST(test_bad_experiment)
     expect_bad(&a, "'validaton'", "did you mean 'validation'", "calibrate", "properties", END);
     argv_list b = {.n = 0};
     args_add(&b, "exp", "--quick", "--out", wpath(out, sizeof out, "out"), END);
-    expect_bad(&b, "missing experiment name", "volume", "snapshots", "validation", END);
+    expect_bad(&b, "missing experiment name", "volume", "snapshots", "validation", "reference", END);
+    /* the continuum reference's directory is the validation's only */
+    argv_list c = {.n = 0};
+    args_add(&c, "exp", "volume", "--quick", "--reference", "data/reference", "--out", wpath(out, sizeof out, "out"),
+             END);
+    expect_bad(&c, "--reference is read only by the validation experiment, not 'volume'", END);
+    /* a reference directory without the reference: named, nothing written */
+    char fl[PATH_LEN], ref[PATH_LEN];
+    write_text(wpath(fl, sizeof fl, "fluid.ini"),
+               "[reference]\nlength = 0.5\ngravity = 9.81\ndensity = 1000\nRe = 100\nMa = 0.1\nBo = 33700\n");
+    argv_list d = {.n = 0};
+    args_add(&d, "exp", "validation", "--quick", "--solvers", "muller", "--fluid", fl, "--reference",
+             wpath(ref, sizeof ref, "noref"), "--out", wpath(out, sizeof out, "out"), END);
+    expect_bad(&d, "noref/reference_dam_break_slip.csv' is missing", "make reference", END);
 }
 END_TEST
 

@@ -56,7 +56,8 @@ static void gen_contains(const char *file, const char *what)
 static int run_tables(const char *extra)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "bash scripts/tables.sh '%s/data' '%s/gen' %s > '%s/out.txt' 2>&1", dir, dir, extra, dir);
+    snprintf(cmd, sizeof cmd, "REFDIR='%s/ref' bash scripts/tables.sh '%s/data' '%s/gen' %s > '%s/out.txt' 2>&1", dir,
+             dir, dir, extra, dir);
     int rc = system(cmd);
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
@@ -128,12 +129,15 @@ static void fixture(void)
     /* the validation: muller's dam-break error halves from a/dx 25 to 50 (order 1),
      * clavet's finer run blew up; the hydrostatic, viscous and drop errors per
      * resolution; clavet's drop has no surface tension (a skipped row) */
+    /* against the reference (ref_*): muller 4% then 2% behind it; against Martin &
+     * Moyce (err_mean) muller 3% then 5%, clavet 1% at a/dx 25 (the closest to it) */
     write_file("data/validation/validation_dam_break.csv",
-               "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds,Re\n"
-               "muller,2,25,0.01,100,ok,,0.04,0.1,-0.02,9,100,12,35.36\n"
-               "muller,2,50,0.005,400,ok,,0.02,0.05,-0.01,9,200,90,35.36\n"
-               "clavet,2,25,0.01,100,ok,,0.1,0.2,-0.1,9,100,5,35.36\n"
-               "clavet,2,50,0.005,400,unstable,energy growth,nan,nan,nan,9,150,30,35.36\n");
+               "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds,Re,ref_err_mean,"
+               "ref_err_max,ref_bias,ref_bar,ref_level\n"
+               "muller,2,25,0.01,100,ok,,0.03,0.1,-0.02,9,100,12,35.36,0.04,0.06,-0.04,0.002,6\n"
+               "muller,2,50,0.005,400,ok,,0.05,0.05,-0.01,9,200,90,35.36,0.02,0.03,-0.02,0.002,6\n"
+               "clavet,2,25,0.01,100,ok,,0.01,0.2,-0.1,9,100,5,35.36,0.1,0.2,0.1,0.002,6\n"
+               "clavet,2,50,0.005,400,unstable,energy growth,nan,nan,nan,9,150,30,35.36,nan,nan,nan,0.002,6\n");
     write_file("data/validation/validation_hydrostatic_summary.csv",
                "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,err_weight,surface_rise\n"
                "muller,2,25,0.02,0.048,0.98,0.04,0.99,1,0.03,0.006\nmuller,2,50,0.01,0.012,1,0.01,1,1,0.02,0.005\n"
@@ -144,12 +148,16 @@ static void fixture(void)
                "muller,2,40,0.02,viscous,0.0108,1e-06,0.0110736,0.025,0.0128,0.16,nan,ok\n"
                "clavet,2,20,0.04,elastic,nan,nan,0.0110736,nan,nan,nan,1700,ok\n"
                "clavet,2,40,0.02,elastic,nan,nan,0.0110736,nan,nan,nan,14000,ok\n");
+    /* muller's drop against the reference: frequency 20% then 10% off, damping 80% then 70% */
     write_file("data/validation/validation_drop.csv",
                "solver,dim,R_dx,dx,n,status,reason,sigma_source,sigma,omega_rayleigh,omega,omega_err,omega_rel_err,"
-               "beta_viscous,beta,beta_err,beta_rel_err\n"
-               "muller,2,10,0.01,313,ok,,explicit,26.3,12.56,14.8,0.06,0.18,4.3,1.9,0.05,0.55\n"
-               "muller,2,20,0.005,1250,ok,,explicit,26.3,12.56,13.7,0.05,0.09,4.3,2.2,0.05,0.49\n"
-               "clavet,2,10,0.01,0,skipped,no surface tension,none,,,,,,,,,\n");
+               "beta_viscous,beta,beta_err,beta_rel_err,omega_ref,beta_ref,omega_ref_err,beta_ref_err,sigma_set,"
+               "sigma_eff_set,sigma_eff_cal\n"
+               "muller,2,10,0.01,313,ok,,calibrated,26.3,12.56,14.8,0.06,0.18,4.3,1.9,0.05,0.55,11.7,3.3,0.2,0.8,21,"
+               "33,26.3\n"
+               "muller,2,20,0.005,1250,ok,,calibrated,26.3,12.56,13.7,0.05,0.09,4.3,2.2,0.05,0.49,11.7,3.3,0.1,0.7,21,"
+               "33,26.3\n"
+               "clavet,2,10,0.01,0,skipped,no surface tension,none,,,,,,,,,,,,,,,,\n");
     write_file("data/validation/validation_order.csv",
                "case,solver,dim,nres,order,order_err,err_coarse,err_fine\n"
                "dam_break,muller,2,2,1,nan,0.04,0.02\ndam_break,clavet,2,2,nan,nan,0.1,nan\n"
@@ -158,7 +166,31 @@ static void fixture(void)
                "hydrostatic_weight,muller,2,2,0.58,nan,0.03,0.02\nhydrostatic_weight,clavet,2,2,0.32,nan,0.5,0.4\n"
                "viscous,muller,2,2,1,nan,0.05,0.025\nviscous,clavet,2,2,nan,nan,nan,nan\n"
                "drop,muller,2,2,1,nan,0.18,0.09\ndrop_damping,muller,2,2,0.17,nan,0.55,0.49\n"
+               "dam_break_ref,muller,2,2,1,nan,0.04,0.02\ndam_break_ref,clavet,2,2,nan,nan,0.1,nan\n"
+               "drop_ref,muller,2,2,1,nan,0.2,0.1\ndrop_damping_ref,muller,2,2,0.19,nan,0.8,0.7\n"
                "drop,clavet,2,1,nan,nan,nan,nan\ndrop_damping,clavet,2,1,nan,nan,nan,nan\n");
+    /* the continuum reference: the slip front converges (order 2, bar 0.1%), the
+     * no-slip one does not; the water front 5% from Martin & Moyce; 20 + 40 CPU minutes */
+    write_file("ref/reference_convergence.csv",
+               "case,quantity,x,level_fine,f_coarse,f_mid,f_fine,order,f_inf,bar,rel_bar\n"
+               "dam_break_slip,Z,0.5,6,1.1,1.1,1.1,inf,1.1,0,0\n"
+               "dam_break_slip,Z,3,6,3.79,3.806,3.81,2,3.81133,0.00133,0.000349\n"
+               "dam_break_slip,H,3,6,1,1,1,nan,nan,0,0\n"
+               "dam_break_noslip,Z,3,6,3.14,3.11,3.09,0.39,3.04,0.058,0.019\n"
+               "dam_break_noslip,W,3,6,2.45,2.05,1.67,0.074,-5.5,7.2,4.3\n"
+               "drop,omega,nan,9,11.8,11.72,11.7,2,11.693,0.0067,0.00057\n");
+    write_file("ref/reference_checks.csv", "case,level,dx,quantity,value,expected,rel_err,against\n"
+               "dam_break_water,5,0.0078125,front_err_mean,0.07,,0.07,Martin & Moyce (T <= 3)\n"
+               "dam_break_water,6,0.00390625,front_err_mean,0.05,,0.05,Martin & Moyce (T <= 3)\n"
+               "dam_break_water,6,0.00390625,front_err_max,0.11,,0.11,Martin & Moyce (T <= 3)\n"
+               "drop,9,0.0025,omega,11.7,12.56,-0.0685,Rayleigh omega_R (2D mode 2)\n"
+               "drop,9,0.0025,beta,3.3,4.43,-0.255,weak damping 4 nu / R^2\n");
+    write_file("ref/reference_runs.csv", "case,level,dx,status,wall_seconds,cpu_seconds\n"
+               "dam_break_slip,4,0.015625,ok,1200,1200\ndam_break_slip,6,0.00390625,ok,2400,2400\n"
+               "drop,9,0.0025,ok,1,1\n");
+    write_file("ref/reference_dam_break_slip.csv", "# gerris: 1.3.2 (131206-155120)\n# level: 6\n# dx: 0.00390625\n"
+               "# error bar: 0.0012\nt,T,Z\n0,0,1\n");
+    write_file("ref/reference_drop.csv", "# level: 9\n# dx: 0.0025\n# error bar: 0.0061\nt,deformation\n0,0.1\n");
     write_file("data/volume/runs/muller_pool_2d/run.meta", meta_a);
     /* a stale run the manifest does not list: not counted (stability has no manifest:
      * every run directory counts) */
@@ -223,6 +255,8 @@ START_TEST(test_tables_numbers)
     contains(num, "\\newcommand{\\NuRatio}{$20.8$}", "numbers.tex");
     contains(num, "\\newcommand{\\ElasticNames}{Clavet}", "numbers.tex");
     contains(num, "\\newcommand{\\CeffMax}{$21.5$}", "numbers.tex");
+    contains(num, "\\newcommand{\\CeffRange}{run from $8.67$\\,m/s (M\\\"uller) to $21.5$\\,m/s (Clavet)}",
+             "numbers.tex");
     contains(num, "\\newcommand{\\DropOscNames}{Clavet}", "numbers.tex");
     contains(num, "\\newcommand{\\DropNoOscNames}{none}", "numbers.tex");
     /* the calibration: values reached, half-spacing values, daggers where out of reach */
@@ -250,10 +284,16 @@ START_TEST(test_tables_numbers)
     contains(vd, "M\\\"uller & 4.0 & 2.0 & $1.00$ \\\\", "validation_dam_break.tex");
     contains(vd, "Clavet & 10.0 & unst. & -- \\\\", "validation_dam_break.tex");
     free(vd);
+    /* against Martin & Moyce, the secondary table */
+    gen_contains("validation_dam_break_mm.tex", "M\\\"uller & 3.0 & 5.0 & $1.00$ \\\\");
+    /* the drop against the reference (2D only), and the weak-damping comparison */
+    gen_contains("validation_drop.tex", "M\\\"uller & 20.0 & 10.0 & $1.00$ \\\\");
+    gen_contains("validation_drop_damping.tex", "M\\\"uller & 80.0 & 70.0 & $0.19$ \\\\");
+    gen_contains("validation_drop_rayleigh.tex", "M\\\"uller & 18.0 & 9.0 & $1.00$ \\\\");
     gen_contains("validation_hydrostatic_vertical.tex", "Clavet & 3.0 & 2.0 & $0.50$ \\\\");
     gen_contains("validation_hydrostatic_weight.tex", "Clavet & 50.0 & 40.0 & $0.32$ \\\\");
     gen_contains("validation_viscous.tex", "Clavet & -- & -- & -- \\\\");
-    gen_contains("validation_drop_damping.tex", "M\\\"uller & 55.0 & 49.0 & $0.17$ \\\\");
+    gen_contains("validation_drop_weak.tex", "M\\\"uller & 55.0 & 49.0 & $0.17$ \\\\");
     char *vn = read_gen("validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValDamBest}{M\\\"uller}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValDamBestErr}{2.0}", "validation_numbers.tex");
@@ -266,7 +306,32 @@ START_TEST(test_tables_numbers)
     contains(vn, "\\newcommand{\\ValDamBestSec}{90}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValHydBestErr}{1.2}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValViscBestErr}{2.5}", "validation_numbers.tex");
-    contains(vn, "\\newcommand{\\ValDropBestErr}{9.0}", "validation_numbers.tex");
+    contains(vn, "\\newcommand{\\ValDropBestErr}{10.0}", "validation_numbers.tex");
+    /* each method's error against the reference at the finest 2D resolution, with its sign */
+    contains(vn, "\\newcommand{\\ValDamRefList}{M\\\"uller 2.0\\,\\% (behind) and Clavet --}", "validation_numbers.tex");
+    contains(vn, "\\newcommand{\\ValDamMMBest}{M\\\"uller}", "validation_numbers.tex");
+    contains(vn, "\\newcommand{\\ValDropRefList}{M\\\"uller (frequency 10.0\\,\\%, damping 70\\,\\%)}",
+             "validation_numbers.tex");
+    /* the reference: its convergence, its checks and the numbers the text quotes */
+    gen_contains("reference_convergence.tex", "dam break, free slip & $Z$ at $T = 3$ & $3.79$ & $3.81$ & $3.81$ & 2.00 & "
+                                              "$3.81$ & 0.03 \\\\");
+    gen_contains("reference_convergence.tex", "& wetted $W$ at $T = 3$ & $2.45$ & $2.05$ & $1.67$ & 0.07 & "
+                                              "$-5.50$ & 430.00 \\\\");
+    gen_contains("reference_checks.tex", "water front, mean $|$error$|$ & 6 & $0.0500$ & -- & +5.0 & Martin \\& Moyce");
+    gen_contains("reference_checks.tex", "drop, reference fluid: $\\omega$ (1/s) & 9 & $11.7$ & $12.6$ & -6.9 &");
+    char *rn = read_gen("reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefSlipBar}{0.12}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefDropBar}{0.61}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefSlipAdx}{64}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefDropRdx}{40}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefWaterErrMean}{5.0}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefNoslipZ}{3.14, 3.11 and 3.09}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefNoslipW}{2.45, 2.05 and 1.67}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefNoslipWBar}{430}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefDropOmegaRatio}{0.932}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefCpuMin}{60}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefSlipLevels}{4, 6}", "reference_numbers.tex");
+    free(rn);
     contains(vn, "\\newcommand{\\ValDropRes}{20}", "validation_numbers.tex");
     free(vn);
     char *app = read_gen("appendix.tex");
@@ -281,6 +346,22 @@ START_TEST(test_tables_numbers)
     free(sc);
     free(num);
     free(app);
+    cleanup();
+}
+END_TEST
+
+/* A range of one member reads as one ("the sound speeds ... run from 8.56 m/s
+ * (Miller-Pearce) to 8.56 m/s (Miller-Pearce)" was issue 46's example). */
+START_TEST(test_tables_one_member)
+{
+    fixture();
+    write_file("data/properties/properties_summary.csv",
+               "solver,dim,nu_set,nu_eff,nu_err,response,shear_modulus,omega,c_eff,c_err,sigma_set,sigma_eff,"
+               "sigma_err,Re,Ma,Bo,status_wave,status_pool\n"
+               "miller_pearce,2,nan,0.775,7.6e-05,viscous,nan,nan,8.56,0.1,nan,0,nan,1.43,nan,nan,ok,ok\n");
+    ck_assert_int_eq(run_tables("0"), 0);
+    gen_contains("numbers.tex", "\\newcommand{\\CeffRange}{is $8.56$\\,m/s (Miller--Pearce, the only method measured)}");
+    gen_contains("numbers.tex", "\\newcommand{\\NuRange}{is $0.775$\\,m$^2$/s (Miller--Pearce, the only one)}");
     cleanup();
 }
 END_TEST
@@ -327,6 +408,7 @@ int main(void)
     Suite *s = suite_create("paper");
     TCase *tc = tcase_create("tables");
     tcase_add_test(tc, test_tables_numbers);
+    tcase_add_test(tc, test_tables_one_member);
     tcase_add_test(tc, test_tables_bad_input);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -6,9 +6,9 @@
  * The input is the arguments after `pfbench`, separated by NUL or newline; a
  * first argument "exp" parses `pfbench exp`, anything else `pfbench run` (a first
  * "run" is dropped).  The options that name files to read (--config, --preset,
- * --resume, --presets, --fluid) may name only a file without '/' (relative to
- * the working directory, the repository's root) or one under scenes/ or
- * tests/fuzz/ with no "..": an input naming anything else (/dev/zero, a FIFO,
+ * --resume, --presets, --fluid, --reference) may name only a file without '/'
+ * (relative to the working directory, the repository's root) or one under
+ * scenes/, tests/fuzz/ or data/reference with no "..": an input naming anything else (/dev/zero, a FIFO,
  * /proc) is skipped, so that every input reads a few small files. */
 #include "fuzz.h"
 
@@ -22,7 +22,7 @@ static int safe_path(const char *v)
         return 0;
     if (!strchr(v, '/'))
         return 1;
-    return !strncmp(v, "scenes/", 7) || !strncmp(v, "tests/fuzz/", 11);
+    return !strncmp(v, "scenes/", 7) || !strncmp(v, "tests/fuzz/", 11) || !strncmp(v, "data/reference", 14);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *cmd = "run";
     if (ntok > 0 && (!strcmp(tok[0], "exp") || !strcmp(tok[0], "run")))
         cmd = tok[start++];
-    static const char *const path_opts[] = {"--config", "--preset", "--resume", "--presets", "--fluid"};
+    static const char *const path_opts[] = {"--config", "--preset", "--resume", "--presets", "--fluid", "--reference"};
     for (int i = start; i + 1 < ntok; i++)
         for (size_t k = 0; k < sizeof path_opts / sizeof path_opts[0]; k++)
             if (!strcmp(tok[i], path_opts[k]) && !safe_path(tok[i + 1])) {
