@@ -143,6 +143,7 @@ int gfs_input(const gfs_case *c, int level, char **text, size_t *len, pfb_err *e
         return pfb_err_set(err, PFB_ENOMEM, "out of memory writing the Gerris input of '%s'", c->name);
     }
     const double L = gfs_box(c), dxf = L / (double)(1 << level);
+    int nx = 1, ny = 1, periodic = 0; /* the boxes (gfs_boxes) */
     const double half = 0.5 * L;
     fprintf(body, "# pfbench reference case %s, level %d (dx = %.6g m): experiments/gerris.h\n", c->name, level, dxf);
     switch (c->kind) {
@@ -168,9 +169,8 @@ int gfs_input(const gfs_case *c, int level, char **text, size_t *len, pfb_err *e
         if (c->snap_dt > 0)
             fprintf(f, "  OutputSimulation { step = %.17g } snap-%%g.txt { format = text variables = T }\n",
                     c->snap_dt);
-        fprintf(f, "  OutputTime { istep = 1000 } stderr\n");
-        fclose(f);
-        gfs_boxes(body, c->dim, 4, 3, 1, c->noslip, 0, inner);
+        nx = 4;
+        ny = 3;
         break;
     }
     case GFS_DROP: {
@@ -181,9 +181,6 @@ int gfs_input(const gfs_case *c, int level, char **text, size_t *len, pfb_err *e
         fprintf(f, "  OutputScalarSum { step = %.17g } ixx { v = T * x * x }\n", c->dt_out);
         fprintf(f, "  OutputScalarSum { step = %.17g } iyy { v = T * y * y }\n", c->dt_out);
         fprintf(f, "  OutputScalarSum { step = %.17g } volume { v = T }\n", c->dt_out);
-        fprintf(f, "  OutputTime { istep = 1000 } stderr\n");
-        fclose(f);
-        gfs_boxes(body, 2, 1, 1, 1, c->noslip, 0, inner);
         break;
     }
     case GFS_POOL: {
@@ -195,9 +192,6 @@ int gfs_input(const gfs_case *c, int level, char **text, size_t *len, pfb_err *e
         fprintf(f, "  OutputLocation { step = %.17g } pressure {\n", c->dt_out);
         fprintf(f, "    0 -0.15 0\n    0 -0.25 0\n    0 -0.35 0\n    0 0.25 0\n  }\n");
         fprintf(f, "  OutputScalarSum { step = %.17g } ke { v = T * RHOL / 2. * (U * U + V * V) }\n", c->dt_out);
-        fprintf(f, "  OutputTime { istep = 1000 } stderr\n");
-        fclose(f);
-        gfs_boxes(body, 2, 1, 1, 1, c->noslip, 0, inner);
         break;
     }
     case GFS_WAVE: {
@@ -209,9 +203,7 @@ int gfs_input(const gfs_case *c, int level, char **text, size_t *len, pfb_err *e
         fprintf(f, "  SourceViscosity %.17g\n", c->nu);
         fprintf(f, "  OutputScalarSum { step = %.17g } amplitude { v = U * sin(2. * M_PI * y / %.17g) }\n",
                 c->dt_out, L);
-        fprintf(f, "  OutputTime { istep = 1000 } stderr\n");
-        fclose(f);
-        gfs_boxes(body, 2, 1, 1, 1, 0, 1, inner);
+        periodic = 1;
         break;
     }
     default:
@@ -223,6 +215,9 @@ int gfs_input(const gfs_case *c, int level, char **text, size_t *len, pfb_err *e
         return pfb_err_set(err, PFB_EINVAL, "Gerris case '%s': unknown kind %d; valid: dam break, drop, pool, wave",
                            c->name, (int)c->kind);
     }
+    fprintf(f, "  OutputTime { istep = 1000 } stderr\n");
+    fclose(f);
+    gfs_boxes(body, c->dim, nx, ny, 1, c->noslip && !periodic, periodic, inner);
     free(inner);
     if (fclose(body) != 0) {
         free(*text);

@@ -434,25 +434,22 @@ static double wave_nu(const ref_table *t)
     return -b / (k * k);
 }
 
-/* The front's errors against Martin & Moyce at their points with T <= 3. */
+/* The front's errors against Martin & Moyce at their points with T <= 3
+ * (validate_mm_errors on the table's T and Z). */
 static void mm_errors(const ref_table *t, const validate_mm_data *mm, double *mean, double *max, double *bias)
 {
-    double s = 0, b = 0, m = 0;
-    int n = 0;
-    for (size_t si = 0; si < mm->ns; si++)
-        for (size_t k = 0; k < mm->s[si].n; k++) {
-            const double Tk = mm->s[si].T[k], Zk = mm->s[si].Z[k];
-            if (Tk > REF_T_MAX)
-                continue;
-            const double z = table_interp(t, 1, 2, Tk), e = (z - Zk) / Zk;
-            s += fabs(e);
-            b += e;
-            m = fmax(m, fabs(e));
-            n++;
+    double *T = malloc((t->nrow + 1) * sizeof *T), *Z = malloc((t->nrow + 1) * sizeof *Z);
+    int np = 0;
+    *mean = *max = *bias = NAN;
+    if (T && Z) {
+        for (size_t k = 0; k < t->nrow; k++) {
+            T[k] = t->d[k * t->ncol + 1];
+            Z[k] = t->d[k * t->ncol + 2];
         }
-    *mean = n ? s / n : NAN;
-    *bias = n ? b / n : NAN;
-    *max = n && isfinite(s) ? m : NAN;
+        validate_mm_errors(T, Z, t->nrow, mm, REF_T_MAX, mean, max, bias, &np);
+    }
+    free(T);
+    free(Z);
 }
 
 /* The quantities whose convergence the levels show, for one case: up to QMAX

@@ -238,3 +238,33 @@ double validate_surface_rise(const double *const x[3], size_t n, int dim, const 
     free(col);
     return low < INFINITY ? top - low : NAN;
 }
+
+void validate_mm_errors(const double *T, const double *Z, size_t n, const validate_mm_data *mm, double T_max,
+                        double *mean, double *max, double *bias, int *npoints)
+{
+    double s = 0.0, b = 0.0, m = 0.0;
+    int k = 0;
+    for (size_t si = 0; si < mm->ns; si++)
+        for (size_t p = 0; p < mm->s[si].n; p++) {
+            const double Tk = mm->s[si].T[p], Zk = mm->s[si].Z[p];
+            if (Tk > T_max)
+                continue;
+            double z = NAN;
+            for (size_t r = 0; r + 1 < n; r++)
+                if (T[r] <= Tk && Tk <= T[r + 1]) {
+                    z = Z[r] + (Z[r + 1] - Z[r]) * (Tk - T[r]) / (T[r + 1] - T[r]);
+                    break;
+                }
+            const double e = (z - Zk) / Zk;
+            s += fabs(e);
+            b += e;
+            m = fmax(m, fabs(e));
+            k++;
+        }
+    *npoints = k;
+    *mean = k ? s / k : NAN;
+    *bias = k ? b / k : NAN;
+    *max = k ? m : NAN; /* fmax drops NaN: a run that stopped early has NaN in s */
+    if (isnan(s))
+        *max = NAN;
+}

@@ -86,6 +86,14 @@ double validate_surface_rise(const double *const x[3], size_t n, int dim, const 
 struct pfb_fluid;
 int validation_check_reference(const char *dir, const struct pfb_fluid *fluid, pfb_err *err);
 
+/* A front Z(T) of n samples (T increasing) against Martin & Moyce's points with
+ * T <= T_max (both series; Z interpolated linearly between the samples):
+ *   mean = mean |Z(T_k) - Z_k| / Z_k,  max = the largest,  bias = the mean signed
+ * error (negative: behind); *npoints the points used.  A point outside the
+ * samples (a run that stopped early) makes mean, bias and max NaN. */
+void validate_mm_errors(const double *T, const double *Z, size_t n, const validate_mm_data *mm, double T_max,
+                        double *mean, double *max, double *bias, int *npoints);
+
 /* Z of series s at T by linear interpolation; NAN outside its range. */
 double validate_mm_interp(const validate_mm_series *s, double T);
 

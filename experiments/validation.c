@@ -280,37 +280,6 @@ static void order_row(exp_csv *order, const char *cname, const pfb_solver_ops *s
             nres ? errs[0] : NAN, nres ? errs[nres - 1] : NAN);
 }
 
-/* The run's errors against the data (the header's definitions). */
-static void front_errors(const double *T, const double *Z, size_t n, const validate_mm_data *mm, double *mean,
-                         double *max, double *bias, int *npoints)
-{
-    double s = 0.0, b = 0.0, m = 0.0;
-    int k = 0;
-    for (size_t si = 0; si < mm->ns; si++)
-        for (size_t p = 0; p < mm->s[si].n; p++) {
-            const double Tk = mm->s[si].T[p], Zk = mm->s[si].Z[p];
-            if (Tk > VAL_T_MAX)
-                continue;
-            double z = NAN;
-            for (size_t r = 0; r + 1 < n; r++)
-                if (T[r] <= Tk && Tk <= T[r + 1]) {
-                    z = Z[r] + (Z[r + 1] - Z[r]) * (Tk - T[r]) / (T[r + 1] - T[r]);
-                    break;
-                }
-            const double e = (z - Zk) / Zk;
-            s += fabs(e);
-            b += e;
-            m = fmax(m, fabs(e));
-            k++;
-        }
-    *npoints = k;
-    *mean = k ? s / k : NAN;
-    *bias = k ? b / k : NAN;
-    *max = k ? m : NAN; /* fmax drops NaN: a run that stopped early has NaN in s */
-    if (isnan(s))
-        *max = NAN;
-}
-
 /* ---- the continuum reference (gerris.h; data/reference) ------------------- */
 
 /* The reference's CSV NAME in ctx's reference directory, for the fluid rho, nu,
@@ -892,7 +861,7 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 }
                 double emean, emax, bias;
                 int np;
-                front_errors(T, Z, nr, &mm, &emean, &emax, &bias, &np);
+                validate_mm_errors(T, Z, nr, &mm, VAL_T_MAX, &emean, &emax, &bias, &np);
                 char reason[320];
                 exp_reason(&out, reason, sizeof reason);
                 const gfs_ref *fr_ref = vr->dim == 2 ? &ref2 : &ref3;
