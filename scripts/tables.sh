@@ -478,7 +478,7 @@ FILENAME ~ /reference_convergence/ { if (v("case") == "dam_break_noslip" && v("q
     nsw = sprintf("%.2f, %.2f and %.2f", v("f_coarse"), v("f_mid"), v("f_fine")); nswo = v("order"); nswb = v("rel_bar") }
   if (v("case") == "dam_break_slip" && v("quantity") == "Z" && v("x") == 3) { sz3 = v("f_fine") }
   next }
-FILENAME ~ /reference_runs/ { cpu += v("cpu_seconds"); if (v("cpu_seconds") + 0 > cmax) { cmax = v("cpu_seconds") + 0; cmaxn = v("case") " " v("level") }
+FILENAME ~ /reference_runs/ { cpu += v("cpu_seconds"); if (v("cpu_seconds") + 0 > cmax) { cmax = v("cpu_seconds") + 0; cmaxn = v("case") ", level " v("level") }
   lv[v("case")] = lv[v("case")] (lv[v("case")] == "" ? "" : ", ") v("level"); next }
 function chk(c, q) { return re[c SUBSEP fin[c] SUBSEP q] }
 function chv(c, q) { return val[c SUBSEP fin[c] SUBSEP q] }

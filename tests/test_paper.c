@@ -330,6 +330,7 @@ START_TEST(test_tables_numbers)
     contains(rn, "\\newcommand{\\RefNoslipWBar}{430}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefDropOmegaRatio}{0.932}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefCpuMin}{60}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefCpuMaxName}{dam\\_break\\_slip, level 6}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefSlipLevels}{4, 6}", "reference_numbers.tex");
     free(rn);
     contains(vn, "\\newcommand{\\ValDropRes}{20}", "validation_numbers.tex");
