@@ -6,8 +6,9 @@
 # against), one line per level (Δx = a / 2^level), in greys, the finest darkest; the
 # same set-up with water (ν = 10^-6 m^2/s) at its finest level dashed; Martin & Moyce's
 # experiment (both column sizes) as symbols.  Right: no-slip walls, the same levels in
-# the same greys: their fronts do not converge (the levels drift apart), which is why
-# the reference has free-slip walls.  A level or file that is missing has no curve.
+# the same greys: the front (solid) and the wetted length of the floor W (dashed, the
+# contact line), which moves less at every refinement: no converged answer, which is
+# why the reference has free-slip walls.  A level or file that is missing has no curve.
 # Data: REFDIR/reference_dam_break_slip_L<level>.csv, reference_dam_break_noslip_L<level>.csv,
 #       reference_dam_break_water_L<level>.csv ('#' provenance lines, then t,T,Z,H,ke,volume),
 #       REFDIR the gnuplot variable refdir, else data/reference; and
@@ -59,7 +60,11 @@ wcolour = "#000000"
 D1 = curves("slip", Ls, style_line) \
    . ((strlen(wlev) > 0) ? sprintf("'%s' using \"T\":\"Z\" with lines lc rgb '%s' %s notitle, ", reffile("water", wlev), wcolour, style_water) : "") \
    . mmpoints
-D2 = curves("noslip", Ln, style_line)
+# the wetted length, where the file has its column W
+hasW(file) = (hw_v = system(sprintf("awk '!/^#/ { print (\",\" $0 \",\" ~ /,W,/) ? 1 : 0; exit }' '%s' 2>/dev/null", file)), hw_v eq "1")
+curveW(case, lv) = hasW(reffile(case, lv)) ? sprintf("'%s' using \"T\":\"W\" with lines lc rgb '%s' lw 1.5 dt (4,3) notitle, ", \
+  reffile(case, lv), grey(lv)) : ""
+D2 = curves("noslip", Ln, style_line) . (cw_s = "", sum [cw_i = 1:words(Ln)] (cw_s = cw_s . curveW("noslip", word(Ln, cw_i)), 0), cw_s)
 
 K = (kl_s = "", sum [kl_i = 1:nlev] (kl_s = kl_s . sprintf("keyentry with lines lc rgb '%s' %s title \"Gerris, %s\", ", \
       grey(word(Lall, kl_i)), style_line, levlabel(levcase(word(Lall, kl_i)), word(Lall, kl_i))), 0), kl_s) \
@@ -83,8 +88,8 @@ do for [fmt in formats] {
     eval lintics("x", 0.0, 3.0, 6)
     eval lintics("y", 1.0, 4.0, 6)
     set xlabel "T = t √(2g/a)"
-    set ylabel (p == 1) ? "Z = front / a" : ""
-    set title (p == 1) ? "free-slip walls (the reference)" : "no-slip walls"
+    set ylabel (p == 1) ? "Z = front / a" : "Z, W (/ a)"
+    set title (p == 1) ? "free-slip walls (the reference)" : "no-slip walls (dashed: wetted length)"
     # the tank's far wall
     set arrow 1 from graph 0, first 4 to graph 1, first 4 nohead ls 102 back
     set label 1 "far wall" at graph 0.02, first 4 left offset 0, -0.6 tc rgb c_grey font ",8"

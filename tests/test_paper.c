@@ -190,6 +190,11 @@ static void fixture(void)
                "drop,9,0.0025,ok,1,1\n");
     write_file("ref/reference_dam_break_slip.csv", "# gerris: 1.3.2 (131206-155120)\n# level: 6\n# dx: 0.00390625\n"
                "# error bar: 0.0012\nt,T,Z\n0,0,1\n");
+    /* the water front Z = 1 + T, Martin & Moyce's points 0.2 later in T: the best
+     * shift is 0.2 and leaves no error */
+    write_file("ref/reference_dam_break_water.csv", "# level: 6\nt,T,Z\n0,0,1\n0.1,1,2\n0.2,2,3\n0.3,3,4\n0.4,4,5\n");
+    write_file("ref/martin_moyce_1952.csv", "series,a_inch,T,Z\nmm_a1125,1.125,1.2,2\nmm_a1125,1.125,2.2,3\n"
+               "mm_a225,2.25,2.7,3.5\nmm_a225,2.25,3.5,4.3\n");
     write_file("ref/reference_drop.csv", "# level: 9\n# dx: 0.0025\n# error bar: 0.0061\nt,deformation\n0,0.1\n");
     write_file("data/volume/runs/muller_pool_2d/run.meta", meta_a);
     /* a stale run the manifest does not list: not counted (stability has no manifest:
@@ -330,6 +335,8 @@ START_TEST(test_tables_numbers)
     contains(rn, "\\newcommand{\\RefNoslipWBar}{430}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefDropOmegaRatio}{0.932}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefCpuMin}{60}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefWaterShift}{0.20}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefWaterShiftErrMean}{0.0}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefCpuMaxName}{dam\\_break\\_slip, level 6}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefSlipLevels}{4, 6}", "reference_numbers.tex");
     free(rn);
