@@ -496,6 +496,8 @@ FILENAME ~ /reference_convergence/ { if (v("case") == "dam_break_noslip" && v("q
   if (v("case") == "dam_break_noslip" && v("quantity") == "W" && v("x") == 3) {
     nsw = sprintf("%.2f, %.2f and %.2f", v("f_coarse"), v("f_mid"), v("f_fine")); nswo = v("order"); nswb = v("rel_bar") }
   if (v("case") == "dam_break_slip" && v("quantity") == "Z" && v("x") == 3) { sz3 = v("f_fine") }
+  # the drop: the difference of the two finest levels in omega (relative)
+  if (v("case") == "drop" && v("quantity") == "omega" && isnum(v("f_mid"))) dfd = (v("f_fine") - v("f_mid")) / v("f_fine")
   next }
 FILENAME ~ /reference_runs/ { cpu += v("cpu_seconds"); if (v("cpu_seconds") + 0 > cmax) { cmax = v("cpu_seconds") + 0; cmaxn = v("case") ", level " v("level") }
   lv[v("case")] = lv[v("case")] (lv[v("case")] == "" ? "" : ", ") v("level"); next }
@@ -509,6 +511,7 @@ END {
   def("RefDropRdx", isnum(dropdx) ? sprintf("%.0f", 0.1 / dropdx) : "--")
   def("RefSlipLevels", lv["dam_break_slip"]); def("RefDropLevels", lv["drop"]); def("RefThreeLevels", lv["dam_break_3d"])
   def("RefSlipZthree", isnum(sz3) ? sprintf("%.3f", sz3) : "--")
+  def("RefDropFineDiff", isnum(dfd) ? sprintf("%.1f", 100 * (dfd < 0 ? -dfd : dfd)) : "--")
   def("RefWaterErrMean", pct(chk("dam_break_water", "front_err_mean"), "%.1f"))
   def("RefWaterErrMax", pct(chk("dam_break_water", "front_err_max"), "%.1f"))
   def("RefWaterBias", pct(chk("dam_break_water", "front_bias"), "%+.1f"))

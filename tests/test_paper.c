@@ -329,6 +329,7 @@ START_TEST(test_tables_numbers)
     contains(rn, "\\newcommand{\\RefDropBar}{0.61}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefSlipAdx}{64}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefDropRdx}{40}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefDropFineDiff}{0.2}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefWaterErrMean}{5.0}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefNoslipZ}{3.14, 3.11 and 3.09}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefNoslipW}{2.45, 2.05 and 1.67}", "reference_numbers.tex");
