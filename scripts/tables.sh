@@ -328,7 +328,8 @@ function def(n, x) { printf "\\newcommand{\\%s}{%s}\n", n, x }
   r = (c == "dam_break") ? v("a_dx") : (c == "hydrostatic") ? v("D_dx") : (c == "viscous") ? v("cells") : v("R_dx")
   e = (c == "dam_break") ? v("ref_err_mean") : (c == "drop") ? v("omega_ref_err") : v("err")
   if (c == "dam_break") { emm[c SUBSEP r SUBSEP v("solver")] = v("err_mean"); bias[c SUBSEP r SUBSEP v("solver")] = v("ref_bias") }
-  if (c == "drop") { eb[c SUBSEP r SUBSEP v("solver")] = v("beta_ref_err"); eray[c SUBSEP r SUBSEP v("solver")] = v("omega_rel_err") }
+  if (c == "drop") { eb[c SUBSEP r SUBSEP v("solver")] = v("beta_ref_err"); eray[c SUBSEP r SUBSEP v("solver")] = v("omega_rel_err")
+    if (v("sigma_source") == "calibrated") { cal_name = v("solver"); cal_t = v("sigma"); cal_set = v("sigma_set"); cal_e0 = v("sigma_eff_set"); cal_e1 = v("sigma_eff_cal") } }
   fin[c] = (fin[c] == "" || r + 0 > fin[c] + 0) ? r : fin[c]
   if (c == "dam_break" && isnum(v("Re"))) re = v("Re")
   key = c SUBSEP r SUBSEP v("solver"); err[key] = e; sec[key] = v("wall_seconds"); cases[c] = 1; sols[v("solver")] = 1
@@ -361,6 +362,13 @@ END {
   for (k = 1; k <= m; k++) list = list (k == 1 ? "" : (k == m ? " and " : ", ")) item[k]
   def("ValDropRefList", m ? list : "no method")
   def("ValDropRefCount", m)
+  # the explicit sigma calibrated to the drop target (validation.c): the method, the
+  # target, the set value, the Laplace sigma_eff at the target and at the set value
+  def("ValDropCalName", cal_name == "" ? "--" : name(cal_name))
+  def("ValDropCalTarget", isnum(cal_t) ? sprintf("%.1f", cal_t) : "--")
+  def("ValDropCalSet", isnum(cal_set) ? sprintf("%.1f", cal_set) : "--")
+  def("ValDropCalEffSet", isnum(cal_e0) ? sprintf("%.1f", cal_e0) : "--")
+  def("ValDropCalEffCal", isnum(cal_e1) ? sprintf("%.1f", cal_e1) : "--")
   # the surface rise of the settled pools at the finest 2D resolution, in spacings, per method
   list = ""; m = 0
   for (k = 1; k <= nsol; k++) { s = order[k]; key = "hydrostatic" SUBSEP fin["hydrostatic"] SUBSEP s

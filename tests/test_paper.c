@@ -315,6 +315,8 @@ START_TEST(test_tables_numbers)
     /* each method's error against the reference at the finest 2D resolution, with its sign */
     contains(vn, "\\newcommand{\\ValDamRefList}{M\\\"uller 2.0\\,\\% (behind) and Clavet --}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValDamMMBest}{M\\\"uller}", "validation_numbers.tex");
+    contains(vn, "\\newcommand{\\ValDropCalSet}{21.0}", "validation_numbers.tex");
+    contains(vn, "\\newcommand{\\ValDropCalEffSet}{33.0}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValDropRefList}{M\\\"uller (frequency 10.0\\,\\%, damping 70\\,\\%)}",
              "validation_numbers.tex");
     /* the reference: its convergence, its checks and the numbers the text quotes */
