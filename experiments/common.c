@@ -319,13 +319,19 @@ static int tables_build(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_ta
     return PFB_OK;
 }
 
-static uint64_t fnv1a(uint64_t h, const char *s)
+uint64_t exp_fnv1a(uint64_t h, const void *data, size_t n)
 {
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
+    const unsigned char *s = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= s[i];
         h *= 1099511628211ULL;
     }
     return h;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    return exp_fnv1a(h, s, strlen(s));
 }
 
 /* Hash of everything that determines a run's result. */

@@ -30,6 +30,7 @@
 #define PFB_EXPERIMENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../core/error.h"
@@ -147,6 +148,10 @@ int exp_run(const pfb_exp_ctx *ctx, const exp_run_spec *spec, exp_run_out *out, 
  * naming another run); hands it to ctx->on_pending and marks the `only` run as
  * met.  For drivers whose runs are not pfbench runs (the Gerris reference). */
 int exp_left_pending(const pfb_exp_ctx *ctx, const char *id, int current, int timing);
+
+/* FNV-1a over n bytes, continuing from h: the hash in every run.meta's inputs
+ * line (the runs' parameters, a Gerris input file). */
+uint64_t exp_fnv1a(uint64_t h, const void *data, size_t n);
 
 /* Free what exp_run loaded. */
 void exp_run_out_free(exp_run_out *out);

@@ -534,14 +534,6 @@ void gfs_ref_free(gfs_ref *r)
     memset(r, 0, sizeof *r);
 }
 
-double gfs_interp(const double *x, const double *y, size_t n, double xq)
-{
-    for (size_t k = 0; k + 1 < n; k++)
-        if (x[k] <= xq && xq <= x[k + 1])
-            return x[k + 1] > x[k] ? y[k] + (y[k + 1] - y[k]) * (xq - x[k]) / (x[k + 1] - x[k]) : y[k];
-    return NAN;
-}
-
 /* ---- running Gerris ---------------------------------------------------------- */
 
 /* Gerris's version line ("1.3.2 (131206-155120)"), or an error saying how to

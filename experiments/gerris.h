@@ -152,7 +152,4 @@ void gfs_ref_free(gfs_ref *r);
 /* The fluid line as the reference CSVs write it. */
 void gfs_fluid_line(char *buf, size_t len, double rho, double nu, double sigma);
 
-/* Linear interpolation of y(x) at xq over n rows (x increasing); NAN outside. */
-double gfs_interp(const double *x, const double *y, size_t n, double xq);
-
 #endif

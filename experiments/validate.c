@@ -184,12 +184,21 @@ int validate_mm_load(const char *path, validate_mm_data *d, pfb_err *err)
     return rc;
 }
 
+double validate_interp(const double *x, const double *y, size_t n, size_t stride, double xq)
+{
+    for (size_t k = 0; k + 1 < n; k++) {
+        const double x0 = x[k * stride], x1 = x[(k + 1) * stride];
+        if (x0 <= xq && xq <= x1) {
+            const double y0 = y[k * stride], y1 = y[(k + 1) * stride];
+            return x1 > x0 ? y0 + (y1 - y0) * (xq - x0) / (x1 - x0) : y0;
+        }
+    }
+    return NAN;
+}
+
 double validate_mm_interp(const validate_mm_series *s, double T)
 {
-    for (size_t k = 0; k + 1 < s->n; k++)
-        if (T >= s->T[k] && T <= s->T[k + 1])
-            return s->Z[k] + (s->Z[k + 1] - s->Z[k]) * (T - s->T[k]) / (s->T[k + 1] - s->T[k]);
-    return NAN;
+    return validate_interp(s->T, s->Z, s->n, 1, T);
 }
 
 /* whether particle i lies in the span (validate.h) */
@@ -249,13 +258,7 @@ void validate_mm_errors(const double *T, const double *Z, size_t n, const valida
             const double Tk = mm->s[si].T[p], Zk = mm->s[si].Z[p];
             if (Tk > T_max)
                 continue;
-            double z = NAN;
-            for (size_t r = 0; r + 1 < n; r++)
-                if (T[r] <= Tk && Tk <= T[r + 1]) {
-                    z = Z[r] + (Z[r + 1] - Z[r]) * (Tk - T[r]) / (T[r + 1] - T[r]);
-                    break;
-                }
-            const double e = (z - Zk) / Zk;
+            const double e = (validate_interp(T, Z, n, 1, Tk) - Zk) / Zk;
             s += fabs(e);
             b += e;
             m = fmax(m, fabs(e));

@@ -94,6 +94,12 @@ int validation_check_reference(const char *dir, const struct pfb_fluid *fluid, p
 void validate_mm_errors(const double *T, const double *Z, size_t n, const validate_mm_data *mm, double T_max,
                         double *mean, double *max, double *bias, int *npoints);
 
+/* Linear interpolation of y(x) at xq over n samples x[k * stride], y[k * stride]
+ * (x increasing; stride 1 for arrays, the column count for a row-major table's
+ * columns); NAN outside [x[0], x[n - 1]].  The one interpolation of the
+ * validation and the reference. */
+double validate_interp(const double *x, const double *y, size_t n, size_t stride, double xq);
+
 /* Z of series s at T by linear interpolation; NAN outside its range. */
 double validate_mm_interp(const validate_mm_series *s, double T);
 

@@ -308,16 +308,9 @@ static void front_ref_errors(const double *T, const double *Z, size_t n, const g
     double s = 0.0, b = 0.0, m = 0.0;
     for (int k = 0; k < REF_NT; k++) {
         const double Tk = REF_T0 + 0.1 * k;
-        double zr = NAN;
-        for (size_t r = 0; r + 1 < ref->nrow; r++) {
-            const double T0 = gfs_ref_get(ref, r, cT), T1 = gfs_ref_get(ref, r + 1, cT);
-            if (T0 <= Tk && Tk <= T1) {
-                const double z0 = gfs_ref_get(ref, r, cZ), z1 = gfs_ref_get(ref, r + 1, cZ);
-                zr = z0 + (z1 - z0) * (Tk - T0) / (T1 - T0);
-                break;
-            }
-        }
-        const double e = (gfs_interp(T, Z, n, Tk) - zr) / zr;
+        const double zr = cT < 0 || cZ < 0 ? NAN
+                                           : validate_interp(ref->data + cT, ref->data + cZ, ref->nrow, ref->ncol, Tk);
+        const double e = (validate_interp(T, Z, n, 1, Tk) - zr) / zr;
         s += fabs(e);
         b += e;
         m = isnan(e) ? NAN : fmax(m, fabs(e));

@@ -12,6 +12,7 @@
 
 #include "../core/output.h"
 #include "../experiments/gerris.h"
+#include "../experiments/validate.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -288,14 +289,21 @@ START_TEST(test_ref_csv)
 }
 END_TEST
 
-/* Linear interpolation, NaN outside. */
+/* Linear interpolation (validate_interp, the reference's and the validation's
+ * one), NaN outside; exact on these dyadic values.  The strided form reads the
+ * columns of a row-major table, as the reference CSVs are held. */
 START_TEST(test_interp)
 {
     const double x[3] = {0, 1, 3}, y[3] = {1, 3, 4};
-    ck_assert_double_eq(gfs_interp(x, y, 3, 0.5), 2.0);
-    ck_assert_double_eq(gfs_interp(x, y, 3, 2.0), 3.5);
-    ck_assert(isnan(gfs_interp(x, y, 3, 3.5)));
-    ck_assert(isnan(gfs_interp(x, y, 3, -0.1)));
+    ck_assert_double_eq(validate_interp(x, y, 3, 1, 0.5), 2.0);
+    ck_assert_double_eq(validate_interp(x, y, 3, 1, 2.0), 3.5);
+    ck_assert(isnan(validate_interp(x, y, 3, 1, 3.5)));
+    ck_assert(isnan(validate_interp(x, y, 3, 1, -0.1)));
+    const double tab[3][2] = {{0, 1}, {1, 3}, {3, 4}};
+    ck_assert_double_eq(validate_interp(&tab[0][0], &tab[0][1], 3, 2, 2.0), 3.5);
+    /* a repeated abscissa gives its first sample, not 0/0 */
+    const double xr[3] = {1, 1, 2}, yr[3] = {1, 3, 5};
+    ck_assert_double_eq(validate_interp(xr, yr, 3, 1, 1.0), 1.0);
 }
 END_TEST
 
