@@ -506,6 +506,8 @@ FILENAME ~ /reference_convergence/ { if (v("case") == "dam_break_noslip" && v("q
   if (v("case") == "dam_break_slip" && v("quantity") == "Z" && v("x") == 3) { sz3 = v("f_fine") }
   # the drop: the difference of the two finest levels in omega (relative)
   if (v("case") == "drop" && v("quantity") == "omega" && isnum(v("f_mid"))) dfd = (v("f_fine") - v("f_mid")) / v("f_fine")
+  # the drop: each quantity with its bar and, when the levels converge monotonically, its order
+  if (v("case") == "drop") { dbar[v("quantity")] = v("rel_bar"); dord[v("quantity")] = v("order") }
   next }
 FILENAME ~ /reference_runs/ { cpu += v("cpu_seconds"); if (v("cpu_seconds") + 0 > cmax) { cmax = v("cpu_seconds") + 0; cmaxn = v("case") ", level " v("level") }
   lv[v("case")] = lv[v("case")] (lv[v("case")] == "" ? "" : ", ") v("level"); next }
@@ -520,6 +522,12 @@ END {
   def("RefSlipLevels", lv["dam_break_slip"]); def("RefDropLevels", lv["drop"]); def("RefThreeLevels", lv["dam_break_3d"])
   def("RefSlipZthree", isnum(sz3) ? sprintf("%.3f", sz3) : "--")
   def("RefDropFineDiff", isnum(dfd) ? sprintf("%.1f", 100 * (dfd < 0 ? -dfd : dfd)) : "--")
+  def("RefDropOmegaBar", pct(dbar["omega"], "%.2f")); def("RefDropBetaBar", pct(dbar["beta"], "%.1f"))
+  # how the frequency bar was made: the Richardson estimate (monotone levels) or their spread
+  if (isnum(dord["omega"]))
+    def("RefDropHow", sprintf("the Richardson estimate: the three levels converge monotonically in the frequency, at order %.1f", dord["omega"]))
+  else
+    def("RefDropHow", "the spread of the three levels: they do not converge monotonically in the frequency")
   def("RefWaterErrMean", pct(chk("dam_break_water", "front_err_mean"), "%.1f"))
   def("RefWaterErrMax", pct(chk("dam_break_water", "front_err_max"), "%.1f"))
   def("RefWaterBias", pct(chk("dam_break_water", "front_bias"), "%+.1f"))

@@ -178,7 +178,8 @@ static void fixture(void)
                "dam_break_slip,H,3,6,1,1,1,nan,nan,0,0\n"
                "dam_break_noslip,Z,3,6,3.14,3.11,3.09,0.39,3.04,0.058,0.019\n"
                "dam_break_noslip,W,3,6,2.45,2.05,1.67,0.074,-5.5,7.2,4.3\n"
-               "drop,omega,nan,9,11.8,11.72,11.7,2,11.693,0.0067,0.00057\n");
+               "drop,omega,nan,9,11.8,11.72,11.7,2,11.693,0.0067,0.00057\n"
+               "drop,beta,nan,9,3.1,3.3,3.2,nan,nan,0.3,0.094\n");
     write_file("ref/reference_checks.csv", "case,level,dx,quantity,value,expected,rel_err,against\n"
                "dam_break_water,5,0.0078125,front_err_mean,0.07,,0.07,Martin & Moyce (T <= 3)\n"
                "dam_break_water,6,0.00390625,front_err_mean,0.05,,0.05,Martin & Moyce (T <= 3)\n"
@@ -332,6 +333,10 @@ START_TEST(test_tables_numbers)
     contains(rn, "\\newcommand{\\RefSlipAdx}{64}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefDropRdx}{40}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefDropFineDiff}{0.2}", "reference_numbers.tex");
+    /* the frequency's bar with its order (monotone levels), the damping's alone */
+    contains(rn, "\\newcommand{\\RefDropOmegaBar}{0.06}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefDropBetaBar}{9.4}", "reference_numbers.tex");
+    contains(rn, "converge monotonically in the frequency, at order 2.0}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefWaterErrMean}{5.0}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefNoslipZ}{3.14, 3.11 and 3.09}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefNoslipW}{2.45, 2.05 and 1.67}", "reference_numbers.tex");
