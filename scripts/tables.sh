@@ -555,7 +555,7 @@ END {
   def("RefDropRdx", isnum(dropdx) ? sprintf("%.0f", 0.1 / dropdx) : "--")
   def("RefSlipLevels", lv["dam_break_slip"]); def("RefDropLevels", lv["drop"]); def("RefThreeLevels", lv["dam_break_3d"])
   def("RefSlipZthree", isnum(sz3) ? sprintf("%.3f", sz3) : "--")
-  def("RefDropFineDiff", isnum(dfd) ? sprintf("%.1f", 100 * (dfd < 0 ? -dfd : dfd)) : "--")
+  def("RefDropFineDiff", isnum(dfd) ? sprintf("%.2f", 100 * (dfd < 0 ? -dfd : dfd)) : "--")
   def("RefDropOmegaBar", pct(dbar["omega"], "%.2f")); def("RefDropBetaBar", pct(dbar["beta"], "%.1f"))
   # how the frequency bar was made: the Richardson estimate (monotone levels) or their spread
   if (isnum(dord["omega"]))

@@ -337,7 +337,7 @@ START_TEST(test_tables_numbers)
     contains(rn, "\\newcommand{\\RefDropBar}{0.61}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefSlipAdx}{64}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefDropRdx}{40}", "reference_numbers.tex");
-    contains(rn, "\\newcommand{\\RefDropFineDiff}{0.2}", "reference_numbers.tex");
+    contains(rn, "\\newcommand{\\RefDropFineDiff}{0.17}", "reference_numbers.tex");
     /* the frequency's bar with its order (monotone levels), the damping's alone */
     contains(rn, "\\newcommand{\\RefDropOmegaBar}{0.06}", "reference_numbers.tex");
     contains(rn, "\\newcommand{\\RefDropBetaBar}{9.4}", "reference_numbers.tex");
