@@ -95,6 +95,30 @@ size_t pcg_work(size_t n)
 int pcg_solve(const pfb_csr *A, const double *b, double *x, double tol, int max_iter, int precond, const pfb_amg *amg,
            int threads, double *work, int *iters, double *resid, pfb_err *err)
 {
+    const pfb_pcg_stop stop = {PFB_PCG_RELATIVE, tol, 0};
+    return pcg_solve_stop(A, b, x, &stop, max_iter, precond, amg, threads, work, iters, resid, err);
+}
+
+/* sum |a| over the fixed blocks */
+static double pcg_abs_sum(const pcg_ctx *c, const double *a)
+{
+    const size_t n = c->n, nb = c->nb;
+    double *part = c->part;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(c->nt) if (c->nt > 1)
+    for (size_t bl = 0; bl < nb; bl++) {
+        const size_t lo = bl * PCG_BLOCK, hi = lo + PCG_BLOCK < n ? lo + PCG_BLOCK : n;
+        double s = 0.0;
+        for (size_t i = lo; i < hi; i++)
+            s += fabs(a[i]);
+        part[bl] = s;
+        part[nb + bl] = 0.0;
+    }
+    return sum_parts(c, NULL);
+}
+
+int pcg_solve_stop(const pfb_csr *A, const double *b, double *x, const pfb_pcg_stop *stop, int max_iter, int precond,
+                   const pfb_amg *amg, int threads, double *work, int *iters, double *resid, pfb_err *err)
+{
     const size_t n = A->n;
     double *r = work, *z = work + n, *d = work + 2 * n, *q = work + 3 * n, *dinv = work + 4 * n;
     *iters = 0;
@@ -105,8 +129,13 @@ int pcg_solve(const pfb_csr *A, const double *b, double *x, double tol, int max_
     const int mg = precond == PFB_PRECOND_AMG;
     if (mg && (!amg || !amg->ready || amg->A0 != A || amg->n0 != A->n))
         return pfb_err_set(err, PFB_EINVAL, "PCG preconditioner 2 (amg) needs a hierarchy set up for its matrix");
+    if (stop->rule != PFB_PCG_RELATIVE && stop->rule != PFB_PCG_MEAN_ABS)
+        return pfb_err_set(err, PFB_EINVAL, "PCG stopping rule %d is unknown; valid: 0 (relative), 1 (mean abs)",
+                           stop->rule);
     if (n == 0)
         return PFB_OK;
+    const int mean_abs = stop->rule == PFB_PCG_MEAN_ABS;
+    const double tol = stop->tol, count = (double)(stop->count ? stop->count : n);
     pcg_ctx c = {A, n, (n + PCG_BLOCK - 1) / PCG_BLOCK, 1, work + 5 * n};
 #ifdef _OPENMP
     c.nt = threads > 0 ? threads : pcg_max_threads();
@@ -122,6 +151,8 @@ int pcg_solve(const pfb_csr *A, const double *b, double *x, double tol, int max_
         memset(x, 0, n * sizeof *x);
         return PFB_OK;
     }
+    /* the rule's bound on its measure rn: tol |b|, or tol (the mean |r| is rn) */
+    const double bound = mean_abs ? tol : tol * bn;
     pcg_mul(&c, x, q);
     for (size_t u = 0; u < n; u++) {
         r[u] = b[u] - q[u];
@@ -132,9 +163,9 @@ int pcg_solve(const pfb_csr *A, const double *b, double *x, double tol, int max_
     memcpy(d, z, n * sizeof *d);
     double rr;
     double rz = pcg_dot(&c, r, z, r, &rr);
-    double rn = sqrt(rr);
+    double rn = mean_abs ? pcg_abs_sum(&c, r) / count : sqrt(rr);
     int k = 0;
-    while (rn > tol * bn && k < max_iter) {
+    while (rn > bound && k < max_iter) {
         const double dq = pcg_mul(&c, d, q);
         if (!(dq > 0))
             break; /* not positive definite along d: stop with what we have */
@@ -152,7 +183,7 @@ int pcg_solve(const pfb_csr *A, const double *b, double *x, double tol, int max_
                 r[u] -= alpha * q[u];
                 z[u] = dinv[u] * r[u];
                 s += r[u] * z[u];
-                t += r[u] * r[u];
+                t += mean_abs ? fabs(r[u]) : r[u] * r[u];
             }
             part[bl] = s;
             part[nb + bl] = t;
@@ -167,10 +198,10 @@ int pcg_solve(const pfb_csr *A, const double *b, double *x, double tol, int max_
 #pragma omp parallel for schedule(dynamic, 4096) num_threads(c.nt) if (c.nt > 1)
         for (size_t u = 0; u < n; u++)
             d[u] = z[u] + beta * d[u];
-        rn = sqrt(rr);
+        rn = mean_abs ? rr / count : sqrt(rr);
         k++;
     }
     *iters = k;
-    *resid = rn / bn;
+    *resid = mean_abs ? rn : rn / bn;
     return PFB_OK;
 }

@@ -28,4 +28,24 @@ size_t pcg_work(size_t n);
 int pcg_solve(const pfb_csr *A, const double *b, double *x, double tol, int max_iter, int precond, const pfb_amg *amg,
            int threads, double *work, int *iters, double *resid, pfb_err *err);
 
+/* Stopping rules of pcg_solve_stop. */
+enum {
+    PFB_PCG_RELATIVE = 0, /* |b - A x| <= tol |b| (pcg_solve's rule) */
+    PFB_PCG_MEAN_ABS = 1  /* sum_u |b - A x|_u / count <= tol: a mean error in the
+                           * units of b, the rule of a solve whose residual is a
+                           * per-unknown error (a density error per particle) */
+};
+
+typedef struct pfb_pcg_stop {
+    int rule;     /* PFB_PCG_RELATIVE or PFB_PCG_MEAN_ABS */
+    double tol;   /* the rule's tolerance */
+    size_t count; /* PFB_PCG_MEAN_ABS: the count the sum is divided by (0: n) */
+} pfb_pcg_stop;
+
+/* pcg_solve with the stopping rule *stop; *resid is the rule's measure at the end
+ * (|r| / |b|, or the mean |r|).  The mean is summed over the same fixed blocks as
+ * every other sum, so it too is the same for any thread count. */
+int pcg_solve_stop(const pfb_csr *A, const double *b, double *x, const pfb_pcg_stop *stop, int max_iter, int precond,
+                   const pfb_amg *amg, int threads, double *work, int *iters, double *resid, pfb_err *err);
+
 #endif

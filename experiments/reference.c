@@ -659,9 +659,12 @@ static int reference_run(const pfb_exp_ctx *ctx, pfb_err *err)
                     char path[4300], *text = NULL;
                     size_t len;
                     snprintf(path, sizeof path, "%s/snap-%g.txt", rr[0].dir, (double)fr * c.snap_dt);
-                    if (output_read_file(path, "a Gerris snapshot", &text, &len, NULL) != 0) {
+                    /* a run found current without its snapshots is an error, not an
+                     * empty figure row */
+                    rc = output_read_file(path, "a Gerris snapshot", &text, &len, err);
+                    if (rc) {
                         free(text);
-                        continue;
+                        break;
                     }
                     for (char *s = text; s && *s;) {
                         char *e = strchr(s, '\n');

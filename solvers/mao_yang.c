@@ -183,8 +183,15 @@
  *    (build_ghosts), added per particle after the real pairs.  The pressure
  *    matrix's rows walk the list's full form (halflist_full), each row on one
  *    thread.
- *  - PCG: warm-started from the previous step's pressure, relative residual 1e-6;
- *    parallel, with every sum formed over fixed blocks in a fixed order, so the
+ *  - PCG: warm-started from the previous step's pressure.  The paper names no
+ *    stopping rule.  pcg_stop = residual (the default): relative residual
+ *    |b - A p| <= 1e-6 |b|.  pcg_stop = density: DFSPH's rule (SPlisHSPlasH's
+ *    maxError 0.01%, maxErrorV 0.1%): eq. 7's residual r = b - A p is the density
+ *    error the pressure leaves, rho_0 dt^2 r_i at particle i, so the solve stops
+ *    when the mean |r| over the unknowns is at most eta / dt^2 (pcg_eta = 1e-4),
+ *    the divergence solve at eta_div / dt^2 (pcg_eta_div = 1e-3: the density
+ *    change per step it leaves); pcg_residual then reports the relative density
+ *    error dt^2 mean |r|.  Parallel, with every sum formed over fixed blocks in a fixed order, so the
  *    bits do not depend on the thread count.  Preconditioner: by default an
  *    aggregation multigrid W-cycle (core/amg.c), rebuilt for each step's
  *    matrix, whose iterations do not grow with N (3D dam break, 8k to 524k
@@ -247,7 +254,10 @@ static const pfb_param_spec mao_yang_params[] = {
     {"pressure_form", PFB_PARAM_CHOICE, 2, 0, 0, "", "pressure gradient: the difference (p_j - p_i) form, eq. 5's symmetric sum, or split (sum of positive parts + difference of negative parts)", "difference|sum|split"},
     {"artificial_stress", PFB_PARAM_DOUBLE, 0.2, 0.0, 2.0, "1", "epsilon of Monaghan's artificial stress against the tensile instability (0: off)", NULL},
     {"density_correction", PFB_PARAM_CHOICE, 1, 0, 0, "", "what eq. 7's density-error part corrects: velocity and position (the paper) or the position only", "velocity|position"},
-    {"pcg_tol", PFB_PARAM_DOUBLE, 1e-6, 1e-14, 0.5, "1", "relative residual |b - A p| / |b| at which PCG stops", NULL},
+    {"pcg_tol", PFB_PARAM_DOUBLE, 1e-6, 1e-14, 0.5, "1", "pcg_stop = residual: relative residual |b - A p| / |b| at which PCG stops", NULL},
+    {"pcg_stop", PFB_PARAM_CHOICE, 0, 0, 0, "", "what stops each PCG solve: the relative residual (pcg_tol), or the mean density error the solve leaves (pcg_eta, pcg_eta_div: the rule of SPlisHSPlasH's DFSPH)", "residual|density"},
+    {"pcg_eta", PFB_PARAM_DOUBLE, 1e-4, 1e-12, 0.5, "1", "pcg_stop = density: the pressure solve stops when the mean |rho - rho_ref| / rho_0 it leaves is at most this (DFSPH's maxError, 0.01%)", NULL},
+    {"pcg_eta_div", PFB_PARAM_DOUBLE, 1e-3, 1e-12, 0.5, "1", "pcg_stop = density: the divergence solve stops when the mean density change per step it leaves, over rho_0, is at most this (DFSPH's maxErrorV, 0.1%)", NULL},
     {"pcg_max_iter", PFB_PARAM_INT, 1000, 1, 1e6, "1", "PCG iteration cap per step", NULL},
     {"pcg_precond", PFB_PARAM_CHOICE, 2, 0, 0, "", "PCG preconditioner (amg: the multigrid of core/amg.c)", "none|jacobi|amg"},
     {"wall_no_slip", PFB_PARAM_BOOL, 1, 0, 1, "", "wall mirrors carry 2 v_wall - v (no slip); false: reflected normal velocity (free slip)", NULL},
@@ -273,7 +283,8 @@ typedef struct my_ghost {
 typedef struct my_state {
     int dim;
     double h, hh, rho0, m0, mu, mu_e, lambda, gamma, kappa, beta, tol, e, fric, margin, cfl;
-    int rot, corr, no_slip, max_iter, precond, pform, pos_only;
+    int rot, corr, no_slip, max_iter, precond, pform, pos_only, stop;
+    double eta, eta_div;       /* pcg_stop = density: the mean density errors left */
     double corr_min, eps_art, w_d; /* w_d: W_cubic(D), the artificial stress's reference */
     long resample_every;
     my_resample_params rp;
@@ -329,6 +340,7 @@ typedef struct my_state {
 } my_state;
 
 enum { MY_PFORM_DIFFERENCE, MY_PFORM_SUM, MY_PFORM_SPLIT }; /* pressure_form's choices, in order */
+enum { MY_STOP_RESIDUAL, MY_STOP_DENSITY };                  /* pcg_stop's choices, in order */
 
 /* ---- small helpers ----------------------------------------------------------- */
 
@@ -1402,9 +1414,21 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         rc = amg_setup(&s->amg, &s->A, err);
     if (rc)
         return rc;
+    /* the stopping rule: the relative residual, or the density error the solve
+     * leaves.  Eq. 7 with its source b = (rho* - rho_ref) / (rho_0 dt^2): the
+     * pressure p changes the density by rho_0 dt^2 A p, so particle i is left
+     * with rho_0 dt^2 r_i, r = b - A p, a relative error dt^2 r_i; the mean of
+     * |r| over the unknowns at most eta / dt^2 is DFSPH's rule (mean density
+     * error at most eta; maxError 0.01% in SPlisHSPlasH).  The divergence
+     * solve's residual is likewise the density change per step it leaves. */
+    const double dt2 = dt * dt;
+    pfb_pcg_stop stop = {PFB_PCG_RELATIVE, s->tol, 0};
+    if (s->stop == MY_STOP_DENSITY)
+        stop = (pfb_pcg_stop){PFB_PCG_MEAN_ABS, s->eta / dt2, 0};
     int it = 0;
     double res = 0.0;
-    rc = pcg_solve(&s->A, s->b, s->x, s->tol, s->max_iter, s->precond, &s->amg, sim_threads(sim), s->work, &it, &res, err);
+    rc = pcg_solve_stop(&s->A, s->b, s->x, &stop, s->max_iter, s->precond, &s->amg, sim_threads(sim), s->work, &it,
+                        &res, err);
     if (rc)
         return rc;
     double *pr = sim->p.field[s->f_p].data, *pd = sim->p.field[s->f_pd].data;
@@ -1420,15 +1444,17 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         }
         int it1 = 0;
         double res1 = 0.0;
-        rc = pcg_solve(&s->A, s->b1, s->x1, s->tol, s->max_iter, s->precond, &s->amg, sim_threads(sim), s->work, &it1, &res1,
-                    err);
+        if (s->stop == MY_STOP_DENSITY)
+            stop.tol = s->eta_div / dt2;
+        rc = pcg_solve_stop(&s->A, s->b1, s->x1, &stop, s->max_iter, s->precond, &s->amg, sim_threads(sim), s->work,
+                            &it1, &res1, err);
         if (rc)
             return rc;
         it += it1;
         res = fmax(res, res1);
     }
     s->last_iters = it;
-    s->last_resid = res;
+    s->last_resid = s->stop == MY_STOP_DENSITY ? res * dt2 : res; /* density rule: the relative density error */
     s->iters_total += it;
     s->steps++;
     double mp = 0.0, md = 0.0;
@@ -1855,6 +1881,9 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     s->eps_art = params_get(pp, "artificial_stress");
     s->beta = params_get(pp, "surface_beta");
     s->tol = params_get(pp, "pcg_tol");
+    s->stop = params_get_int(pp, "pcg_stop");
+    s->eta = params_get(pp, "pcg_eta");
+    s->eta_div = params_get(pp, "pcg_eta_div");
     s->max_iter = params_get_int(pp, "pcg_max_iter");
     s->precond = params_get_int(pp, "pcg_precond");
     s->no_slip = params_get_int(pp, "wall_no_slip");
@@ -1866,6 +1895,17 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     s->pos_only = params_get_int(pp, "density_correction");
     s->margin = params_get(pp, "wall_margin") * D;
     s->m0 = sim->p.n ? particles_total_mass(&sim->p) / (double)sim->p.n : 0.0;
+    /* a tolerance given for the rule not in force would be silently ignored */
+    if (s->stop == MY_STOP_RESIDUAL && (params_is_set(pp, "pcg_eta") || params_is_set(pp, "pcg_eta_div"))) {
+        free(s);
+        return pfb_err_set(err, PFB_EINVAL, "mao_yang: pcg_eta and pcg_eta_div apply to pcg_stop = density, and "
+                           "pcg_stop is residual; valid: pcg_stop = density with them, or pcg_tol");
+    }
+    if (s->stop == MY_STOP_DENSITY && params_is_set(pp, "pcg_tol")) {
+        free(s);
+        return pfb_err_set(err, PFB_EINVAL, "mao_yang: pcg_tol applies to pcg_stop = residual, and pcg_stop is "
+                           "density; valid: pcg_stop = residual with it, or pcg_eta and pcg_eta_div");
+    }
     int rc = kernel_init(&s->cubic, PFB_KERNEL_CUBIC, sim->dim, s->h, err);
     if (!rc)
         rc = kernel_init(&s->spiky, PFB_KERNEL_SPIKY, sim->dim, s->h, err);

@@ -360,6 +360,91 @@ START_TEST(test_pcg_threads_same_bits)
 }
 END_TEST
 
+/* The mean-error stopping rule (pcg_solve_stop, PFB_PCG_MEAN_ABS; mao_yang's
+ * pcg_stop = density): the solve stops at the first iterate whose mean |b - A x|
+ * over `count` unknowns is at most tol.  Checked against the residual recomputed
+ * here from A (a different summation order: equal to within a few ulps of the
+ * sum, far below the 1e-9 relative margin), the previous iterate above tol (the
+ * solve stopped at the first, one iteration fewer does not meet it), the same
+ * bits for 1 and 2 threads, and an unknown rule refused. */
+START_TEST(test_pcg_mean_abs_stop)
+{
+    const size_t m = 160, n = m * m;
+    pfb_csr A = grid_laplacian(m, 2, 0.01);
+    double *b = malloc(n * sizeof *b), *x[2], *work = malloc(pcg_work(n) * sizeof *work);
+    for (size_t u = 0; u < n; u++)
+        b[u] = sin(0.1 * (double)(u % m)) * cos(0.07 * (double)(u / m)) + 0.3;
+    pfb_err err;
+    const double tol = 1e-5;
+    const pfb_pcg_stop stop = {PFB_PCG_MEAN_ABS, tol, 0};
+    int it[2];
+    double res[2];
+    for (int t = 0; t < 2; t++) {
+        x[t] = calloc(n, sizeof *x[t]);
+        ck_assert(pcg_solve_stop(&A, b, x[t], &stop, 10000, PFB_PRECOND_JACOBI, NULL, t + 1, work, &it[t], &res[t],
+                                 &err) == 0);
+    }
+    ck_assert_int_eq(it[1], it[0]);
+    ck_assert(memcmp(x[1], x[0], n * sizeof *x[0]) == 0);
+    double s = 0.0;
+    for (size_t u = 0; u < n; u++) {
+        double y = 0.0;
+        for (size_t e = A.start[u]; e < A.start[u + 1]; e++)
+            y += A.val[e] * x[0][A.col[e]];
+        s += fabs(b[u] - y);
+    }
+    ck_assert_msg(s / (double)n <= tol * (1.0 + 1e-9), "mean |r| %g above %g", s / (double)n, tol);
+    ck_assert_msg(fabs(s / (double)n - res[0]) <= 1e-9 * tol, "reported %g, recomputed %g", res[0], s / (double)n);
+    ck_assert_int_gt(it[0], 1);
+    /* one iteration fewer leaves more than tol */
+    double res1;
+    int it1;
+    memset(x[1], 0, n * sizeof *x[1]);
+    ck_assert(pcg_solve_stop(&A, b, x[1], &(pfb_pcg_stop){PFB_PCG_MEAN_ABS, 0.0, 0}, it[0] - 1, PFB_PRECOND_JACOBI,
+                             NULL, 1, work, &it1, &res1, &err) == 0);
+    ck_assert_int_eq(it1, it[0] - 1);
+    ck_assert_msg(res1 > tol, "after %d iterations the mean |r| is already %g", it1, res1);
+    /* count: the same sum over half as many gives twice the mean */
+    memset(x[1], 0, n * sizeof *x[1]);
+    ck_assert(pcg_solve_stop(&A, b, x[1], &(pfb_pcg_stop){PFB_PCG_MEAN_ABS, 0.0, n / 2}, it[0], PFB_PRECOND_JACOBI,
+                             NULL, 1, work, &it1, &res1, &err) == 0);
+    ck_assert(res1 == 2.0 * res[0]);
+    ck_assert_int_ne(pcg_solve_stop(&A, b, x[1], &(pfb_pcg_stop){7, tol, 0}, 10, PFB_PRECOND_JACOBI, NULL, 1, work,
+                                    &it1, &res1, &err), 0);
+    ck_assert_msg(strstr(err.msg, "stopping rule 7"), "%s", err.msg);
+    for (int t = 0; t < 2; t++)
+        free(x[t]);
+    free(b);
+    free(work);
+    csr_free(&A);
+}
+END_TEST
+
+/* A tolerance for the stopping rule not in force is refused, not ignored:
+ * pcg_tol with pcg_stop = density, pcg_eta or pcg_eta_div with the residual rule. */
+START_TEST(test_pcg_stop_params_refused)
+{
+    const double x[6] = {0, 0, 0, 0.01, 0, 0}, v[6] = {0};
+    const char *const bad[3][3] = {{"pcg_stop=density", "pcg_tol=1e-8", NULL},
+                                   {"pcg_eta=1e-5", NULL, NULL},
+                                   {"pcg_stop=residual", "pcg_eta_div=1e-2", NULL}};
+    const char *const names[3] = {"pcg_tol", "pcg_eta", "pcg_eta"};
+    for (int k = 0; k < 3; k++) {
+        pfb_sim sim;
+        tu_bare_sim(&sim, 2, 0.01, 2, x, v);
+        pfb_params p;
+        tu_solver_params(&p, &pfb_solver_mao_yang, bad[k]);
+        void *st = NULL;
+        pfb_err err;
+        ck_assert_int_ne(pfb_solver_mao_yang.create(&p, &sim, &st, &err), 0);
+        ck_assert_ptr_null(st);
+        ck_assert_msg(strstr(err.msg, names[k]) && strstr(err.msg, "valid:"), "%s", err.msg);
+        params_free(&p);
+        sim_free(&sim);
+    }
+}
+END_TEST
+
 /* Multigrid's point: PCG iterations that do not grow with the grid.  On the 3D
  * Dirichlet Laplacian, cond(A) grows like m^2, so Jacobi-PCG's iterations grow
  * like m (doubling from m = 12 to 24 to 48: asserted above 1.6x per doubling,
@@ -726,6 +811,8 @@ int main(void)
     tcase_add_test(tc, test_uncorrected_gradient_lags);
     tcase_add_test(tc, test_pressure_matrix_spd_and_pcg);
     tcase_add_test(tc, test_pcg_threads_same_bits);
+    tcase_add_test(tc, test_pcg_mean_abs_stop);
+    tcase_add_test(tc, test_pcg_stop_params_refused);
     tcase_add_test(tc, test_amg_iterations_independent_of_n);
     tcase_add_test(tc, test_amg_symmetric_positive);
     tcase_add_test(tc, test_laplacian_calibration);
