@@ -191,7 +191,12 @@
  *    when the mean |r| over the unknowns is at most eta / dt^2 (pcg_eta = 1e-4),
  *    the divergence solve at eta_div / dt^2 (pcg_eta_div = 1e-3: the density
  *    change per step it leaves); pcg_residual then reports the relative density
- *    error dt^2 mean |r|.  Parallel, with every sum formed over fixed blocks in a fixed order, so the
+ *    error dt^2 mean |r|.  Not the default: on the 2D dam break (a/dx = 50, free
+ *    slip) it stops after about 2 iterations a step and the run blows up at
+ *    t = 0.045 s, where the residual rule takes 17-22 and runs.  The density rule
+ *    assumes that eq. 8's kappa-scaled Laplacian is the density's response to the
+ *    position correction, which DFSPH's system is by construction and eq. 8 is
+ *    not shown to be.  Parallel, with every sum formed over fixed blocks in a fixed order, so the
  *    bits do not depend on the thread count.  Preconditioner: by default an
  *    aggregation multigrid W-cycle (core/amg.c), rebuilt for each step's
  *    matrix, whose iterations do not grow with N (3D dam break, 8k to 524k
