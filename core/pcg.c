@@ -45,8 +45,9 @@ static double sum_parts(const pcg_ctx *c, double *s2)
     return s;
 }
 
-/* a . b, and a . c into *ac when ac is not NULL */
-static double pcg_dot(const pcg_ctx *c, const double *a, const double *b, const double *cc, double *ac)
+/* a . b, and into *ac (when not NULL) a . cc, or sum |a| when abs_a (the
+ * mean-error rule's measure, summed in the same blocks as the loop's) */
+static double pcg_dot(const pcg_ctx *c, const double *a, const double *b, const double *cc, int abs_a, double *ac)
 {
     const size_t n = c->n, nb = c->nb;
     double *part = c->part;
@@ -56,7 +57,7 @@ static double pcg_dot(const pcg_ctx *c, const double *a, const double *b, const 
         double s = 0.0, t = 0.0;
         for (size_t i = lo; i < hi; i++) {
             s += a[i] * b[i];
-            t += cc ? a[i] * cc[i] : 0.0;
+            t += abs_a ? fabs(a[i]) : cc ? a[i] * cc[i] : 0.0;
         }
         part[bl] = s;
         part[nb + bl] = t;
@@ -99,23 +100,6 @@ int pcg_solve(const pfb_csr *A, const double *b, double *x, double tol, int max_
     return pcg_solve_stop(A, b, x, &stop, max_iter, precond, amg, threads, work, iters, resid, err);
 }
 
-/* sum |a| over the fixed blocks */
-static double pcg_abs_sum(const pcg_ctx *c, const double *a)
-{
-    const size_t n = c->n, nb = c->nb;
-    double *part = c->part;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(c->nt) if (c->nt > 1)
-    for (size_t bl = 0; bl < nb; bl++) {
-        const size_t lo = bl * PCG_BLOCK, hi = lo + PCG_BLOCK < n ? lo + PCG_BLOCK : n;
-        double s = 0.0;
-        for (size_t i = lo; i < hi; i++)
-            s += fabs(a[i]);
-        part[bl] = s;
-        part[nb + bl] = 0.0;
-    }
-    return sum_parts(c, NULL);
-}
-
 int pcg_solve_stop(const pfb_csr *A, const double *b, double *x, const pfb_pcg_stop *stop, int max_iter, int precond,
                    const pfb_amg *amg, int threads, double *work, int *iters, double *resid, pfb_err *err)
 {
@@ -146,7 +130,7 @@ int pcg_solve_stop(const pfb_csr *A, const double *b, double *x, const pfb_pcg_s
         c.nt = 1; /* a few blocks cost less than a fork */
     for (size_t u = 0; u < n; u++)
         dinv[u] = precond == PFB_PRECOND_JACOBI && A->val[A->start[u]] > 0 ? 1.0 / A->val[A->start[u]] : 1.0;
-    double bn = sqrt(pcg_dot(&c, b, b, NULL, NULL));
+    double bn = sqrt(pcg_dot(&c, b, b, NULL, 0, NULL));
     if (bn == 0.0) {
         memset(x, 0, n * sizeof *x);
         return PFB_OK;
@@ -162,8 +146,8 @@ int pcg_solve_stop(const pfb_csr *A, const double *b, double *x, const pfb_pcg_s
         amg_apply(amg, r, z, c.nt);
     memcpy(d, z, n * sizeof *d);
     double rr;
-    double rz = pcg_dot(&c, r, z, r, &rr);
-    double rn = mean_abs ? pcg_abs_sum(&c, r) / count : sqrt(rr);
+    double rz = pcg_dot(&c, r, z, r, mean_abs, &rr);
+    double rn = mean_abs ? rr / count : sqrt(rr);
     int k = 0;
     while (rn > bound && k < max_iter) {
         const double dq = pcg_mul(&c, d, q);
@@ -191,7 +175,7 @@ int pcg_solve_stop(const pfb_csr *A, const double *b, double *x, const pfb_pcg_s
         double rz1 = sum_parts(&c, &rr);
         if (mg) {
             amg_apply(amg, r, z, c.nt);
-            rz1 = pcg_dot(&c, r, z, NULL, NULL);
+            rz1 = pcg_dot(&c, r, z, NULL, 0, NULL);
         }
         const double beta = rz1 / rz;
         rz = rz1;

@@ -368,8 +368,6 @@ END {
   m = 0
   for (k = 1; k <= nsol; k++) { s = order[k]; if (!(s in ord)) continue
     if (isnum(ord[s]) && ord[s] + 0 > 0.5) continue
-    key = "dam_break" SUBSEP fin["dam_break"] SUBSEP s
-    why = ""
     if (((fin["dam_break"], s) in dstat) && dstat[fin["dam_break"], s] != "ok")
       why = sprintf("its run at $a/\\Delta x = %s$ blew up", fin["dam_break"])
     else if (presp[s] == "elastic" && isnum(pg[s]) && rho + 0 > 0)

@@ -196,8 +196,8 @@
  *    t = 0.045 s, where the residual rule takes 17-22 and runs.  The density rule
  *    assumes that eq. 8's kappa-scaled Laplacian is the density's response to the
  *    position correction, which DFSPH's system is by construction and eq. 8 is
- *    not shown to be.  Parallel, with every sum formed over fixed blocks in a fixed order, so the
- *    bits do not depend on the thread count.  Preconditioner: by default an
+ *    not shown to be.  Parallel, with every sum formed over fixed blocks in a
+ *    fixed order, so the bits do not depend on the thread count.  Preconditioner: by default an
  *    aggregation multigrid W-cycle (core/amg.c), rebuilt for each step's
  *    matrix, whose iterations do not grow with N (3D dam break, 8k to 524k
  *    particles: 16-18 per solve; Jacobi's, 117 to 445, grew like N^0.32 and made
