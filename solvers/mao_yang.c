@@ -54,7 +54,19 @@
  *  - Support h = 2.5 spacings.  A particle's own mass times W(0) is 45% of its
  *    kernel density at h = 2 spacings (20% at 3): a merged particle reads ~1.4
  *    rho_0 uncompressed, and with re-sampling the dam break blew up at h = 2.
- *  - Surface particles (held at air pressure, p = 0): rho*_i < 0.97 rho_ref,i, the
+ *  - Re-sampled particles keep eq. 7's rest density rho_0, as printed.  A merge
+ *    of two particles 0.6 D apart (eps_d) raises the merged particle's kernel
+ *    density by m_0 (W(0) - W(0.6 D)), 8% of rho_0 at h = 2.5 spacings in 2D,
+ *    and leaves its neighbours' about as they were.  Two per-particle
+ *    references were tried and fail the 2D dam break at a/dx = 100 (free slip):
+ *    a reference rescaled by the density after / before each re-sampling
+ *    random-walks (0.89 to 1.05 rho_0), and the run blew up at t = 0.28 s; the
+ *    number-density reference rho_0 sum_j m_j W_ij / (m_0 sum_j W_ij) drops 25%
+ *    at a merge, which makes the merged particle a surface particle (p = 0), a
+ *    sink its neighbours fall into and merge in turn (5,600 merges in one frame,
+ *    the same blow-up).  With rho_0 the run reaches t = 0.3 s with 122 merges
+ *    and its volume within 0.6%.
+ *  - Surface particles (held at air pressure, p = 0): rho*_i < 0.97 rho_0, the
  *    MPS criterion of Premoze et al. (Koshizuka and Oka).  A geometric criterion
  *    (smallest eigenvalue of the kernel moment matrix B below 0.75, after Marrone
  *    et al. 2010) flagged thin compressed jets as surface and the dam break blew
@@ -97,8 +109,8 @@
  *  - Delta t of eq. 7 is the step, as printed.
  *  - What the pressure corrects (density_correction = position, the default).
  *    Eq. 7's source splits exactly into this step's compression and the density
- *    error the step started with: rho* - rho_ref = (rho* - rho_n) + (rho_n -
- *    rho_ref).  The pressure p of the whole source moves the particles, x_{n+1} =
+ *    error the step started with: rho* - rho_0 = (rho* - rho_n) + (rho_n -
+ *    rho_0).  The pressure p of the whole source moves the particles, x_{n+1} =
  *    x* - dt^2 grad p / rho (as the paper); the velocity is corrected only by the
  *    pressure p_div of the first part (same matrix, a second PCG solve), v_{n+1} =
  *    v* - dt grad p_div / rho, which makes the predicted velocity
@@ -255,13 +267,13 @@ static const pfb_param_spec mao_yang_params[] = {
     {"grad_correction_min", PFB_PARAM_DOUBLE, 0.25, 0.01, 1.0, "1", "eigenvalues of B below this are raised to it before inverting (bounds the correction)", NULL},
     {"viscosity", PFB_PARAM_DOUBLE, -1.0, -1.0, 1e6, "Pa s", "Newtonian viscosity mu of eq. 1 (Mueller 2003 form); -1 = viscosity_alpha rho_0 v_ref h", NULL},
     {"viscosity_alpha", PFB_PARAM_DOUBLE, 0.5, 0.0, 100.0, "1", "mu = alpha rho_0 v_ref h when viscosity = -1", NULL},
-    {"surface_beta", PFB_PARAM_DOUBLE, 0.97, 0.0, 1.0, "1", "density criterion: surface when rho* < beta rho_ref", NULL},
+    {"surface_beta", PFB_PARAM_DOUBLE, 0.97, 0.0, 1.0, "1", "density criterion: surface when rho* < beta rho_0", NULL},
     {"pressure_form", PFB_PARAM_CHOICE, 2, 0, 0, "", "pressure gradient: the difference (p_j - p_i) form, eq. 5's symmetric sum, or split (sum of positive parts + difference of negative parts)", "difference|sum|split"},
     {"artificial_stress", PFB_PARAM_DOUBLE, 0.2, 0.0, 2.0, "1", "epsilon of Monaghan's artificial stress against the tensile instability (0: off)", NULL},
     {"density_correction", PFB_PARAM_CHOICE, 1, 0, 0, "", "what eq. 7's density-error part corrects: velocity and position (the paper) or the position only", "velocity|position"},
     {"pcg_tol", PFB_PARAM_DOUBLE, 1e-6, 1e-14, 0.5, "1", "pcg_stop = residual: relative residual |b - A p| / |b| at which PCG stops", NULL},
     {"pcg_stop", PFB_PARAM_CHOICE, 0, 0, 0, "", "what stops each PCG solve: the relative residual (pcg_tol), or the mean density error the solve leaves (pcg_eta, pcg_eta_div: the rule of SPlisHSPlasH's DFSPH)", "residual|density"},
-    {"pcg_eta", PFB_PARAM_DOUBLE, 1e-4, 1e-12, 0.5, "1", "pcg_stop = density: the pressure solve stops when the mean |rho - rho_ref| / rho_0 it leaves is at most this (DFSPH's maxError, 0.01%)", NULL},
+    {"pcg_eta", PFB_PARAM_DOUBLE, 1e-4, 1e-12, 0.5, "1", "pcg_stop = density: the pressure solve stops when the mean |rho - rho_0| / rho_0 it leaves is at most this (DFSPH's maxError, 0.01%)", NULL},
     {"pcg_eta_div", PFB_PARAM_DOUBLE, 1e-3, 1e-12, 0.5, "1", "pcg_stop = density: the divergence solve stops when the mean density change per step it leaves, over rho_0, is at most this (DFSPH's maxErrorV, 0.1%)", NULL},
     {"pcg_max_iter", PFB_PARAM_INT, 1000, 1, 1e6, "1", "PCG iteration cap per step", NULL},
     {"pcg_precond", PFB_PARAM_CHOICE, 2, 0, 0, "", "PCG preconditioner (amg: the multigrid of core/amg.c)", "none|jacobi|amg"},
@@ -297,7 +309,7 @@ typedef struct my_state {
     double seconds_pressure, seconds_resample; /* phase timers (observed only) */
     pfb_kernel cubic, spiky, visc;
     double w0;                 /* W_cubic(0): self term of eq. 4 */
-    int f_rho, f_p, f_pd, f_T, f_ref, f_mue, f_lam;
+    int f_rho, f_p, f_pd, f_T, f_mue, f_lam;
     /* the real particles' pairs: the framework's kept list (core/halflist.h) in
      * its full form */
     pfb_halflist L;
@@ -940,16 +952,15 @@ static void artificial_stress(my_state *s, pfb_sim *sim)
     }
 }
 
-/* Surface particles, held at air pressure: rho*_i < beta rho_ref,i, the MPS
+/* Surface particles, held at air pressure: rho*_i < beta rho_0, the MPS
  * criterion (Koshizuka and Oka, used by Premoze et al.). */
 static void surface_flags(my_state *s, pfb_sim *sim)
 {
     const pfb_particles *p = &sim->p;
     const double *restrict rho = p->field[s->f_rho].data;
-    const double *restrict ref = p->field[s->f_ref].data;
     size_t nsurf = 0, pin = 0;
     for (size_t i = 0; i < p->n; i++) {
-        s->surface[i] = rho[i] < s->beta * ref[i];
+        s->surface[i] = rho[i] < s->beta * s->rho0;
         nsurf += s->surface[i];
         pin = p->id[i] < p->id[pin] ? i : pin;
     }
@@ -1358,12 +1369,12 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     if (rc)
         return rc;
     const double src = 1.0 / (s->rho0 * dt * dt); /* eq. 7 */
-    const double *ref = p->field[s->f_ref].data, *pr = p->field[s->f_p].data;
+    const double *pr = p->field[s->f_p].data;
 #pragma omp parallel for schedule(dynamic, 256) num_threads(nt) if (par)
     for (size_t u = 0; u < nu; u++) {
         const size_t i = s->rows[u];
         fill_row(s, p, u, i, s->mark + (size_t)pfb_thread_num() * s->cap_n);
-        s->b[u] = (rho[i] - ref[i]) * src; /* eq. 7 */
+        s->b[u] = (rho[i] - s->rho0) * src; /* eq. 7 */
         s->x[u] = pr[i];                   /* warm start */
     }
     if (s->pinned && nu > 0) {
@@ -1420,7 +1431,7 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     if (rc)
         return rc;
     /* the stopping rule: the relative residual, or the density error the solve
-     * leaves.  Eq. 7 with its source b = (rho* - rho_ref) / (rho_0 dt^2): the
+     * leaves.  Eq. 7 with its source b = (rho* - rho_0) / (rho_0 dt^2): the
      * pressure p changes the density by rho_0 dt^2 A p, so particle i is left
      * with rho_0 dt^2 r_i, r = b - A p, a relative error dt^2 r_i; the mean of
      * |r| over the unknowns at most eta / dt^2 is DFSPH's rule (mean density
@@ -1610,11 +1621,6 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
     const double t1 = sim->t + dt;
-    /* particles an emitter added carry zeroed fields: the fluid's rest density */
-    double *ref = p->field[s->f_ref].data;
-    for (size_t i = 0; i < p->n; i++)
-        if (ref[i] == 0.0)
-            ref[i] = s->rho0;
     /* 1. at x_n: density, velocity gradient, non-pressure accelerations */
     int rc = neighbours(s, sim, sim->t, err);
     if (!rc)
@@ -1733,18 +1739,9 @@ int my_mirror_pairs(void *state, pfb_sim *sim, double *h, const uint32_t **ms, c
     return PFB_OK;
 }
 
-/* §5: re-sampling at the end of every resample_every-th frame.
- *
- * A particle's kernel density (eq. 4) includes its own mass times W(0), 45% of
- * rho_0 in 2D at h = 2 spacings: a merged particle of mass 2 m_0 reads about
- * 1.4 rho_0 where the fluid is not compressed at all, and the pressure solve
- * would blow it apart (measured: every scene with re-sampling blew up, none
- * without).  Re-sampling conserves volume, so the density change it causes is
- * not compression: each particle carries a reference density rho_ref (rho_0
- * initially; eq. 18 interpolates it like every field), rescaled by the ratio of
- * its kernel density after to before the re-sampling, and eq. 7's source is
- * (rho*_i - rho_ref,i) / (rho_0 dt^2).  Particles the re-sampling did not touch
- * keep rho_ref = rho_0 exactly. */
+/* §5: re-sampling at the end of every resample_every-th frame.  Eq. 7 keeps
+ * rho_0 as every particle's rest density, also for the merged and inserted
+ * particles (see the header). */
 static int resample_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
 {
     my_state *s = state;
@@ -1756,7 +1753,6 @@ static int resample_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
         rc = compute_density(s, sim, 0, err);
     if (rc)
         return rc;
-    size_t merged = s->rs.merged, inserted = s->rs.inserted;
     rc = my_downsample(sim, &s->rp, &s->rs, err);
     if (!rc)
         rc = my_upsample(sim, &s->rp, &s->rs, err);
@@ -1765,25 +1761,7 @@ static int resample_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
     /* a merged pair's centre of mass can lie inside a body (a chord across it) */
     sim_bodies_couple(sim, 0.0, sim->t, s->margin, s->fric);
     sim_positions_changed(sim);
-    if (rc || (s->rs.merged == merged && s->rs.inserted == inserted))
-        return rc;
-    /* the density field holds the densities before (or, for new particles, eq. 18's
-     * interpolation of them); rescale rho_ref by after / before */
-    pfb_particles *p = &sim->p;
-    rc = neighbours(s, sim, sim->t, err); /* (a sort moves the density field with the particles) */
-    if (rc)
-        return rc;
-    double *before = s->acc; /* 3 n doubles of scratch */
-    memcpy(before, p->field[s->f_rho].data, p->n * sizeof *before);
-    rc = compute_density(s, sim, 0, err);
-    if (rc)
-        return rc;
-    const double *after = p->field[s->f_rho].data;
-    double *ref = p->field[s->f_ref].data;
-    for (size_t i = 0; i < p->n; i++)
-        if (after[i] != before[i] && before[i] > 0)
-            ref[i] *= after[i] / before[i];
-    return PFB_OK;
+    return rc;
 }
 
 static int mao_yang_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
@@ -1924,8 +1902,6 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
         rc = field_or_add(&sim->p, "pressure_div", 1, &s->f_pd, err);
     if (!rc)
         rc = field_or_add(&sim->p, "stress", 9, &s->f_T, err);
-    if (!rc)
-        rc = field_or_add(&sim->p, "rho_ref", 1, &s->f_ref, err);
     if (rc) {
         mao_yang_destroy(s);
         return rc;
@@ -1946,8 +1922,6 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
         mao_yang_destroy(s);
         return rc;
     }
-    for (size_t i = 0; i < sim->p.n; i++)
-        sim->p.field[s->f_ref].data[i] = s->rho0;
     /* kappa: kappa sum_j (p_i - p_j) c_ij = -(1/rho_0) lap p on the lattice for p = |x - x_i|^2 / 2 */
     struct r2w_ctx rc2 = {&s->cubic, D};
     double S = lattice_sum(sim->dim, s->h / D, r2w_term, &rc2);

@@ -616,7 +616,9 @@ START_TEST(test_emitter_waits_when_blocked)
 END_TEST
 
 /* Globules an emitter adds get miller_pearce's radius and temperature (not the
- * zeroed fields particles_add leaves); mao_yang's get its rest density. */
+ * zeroed fields particles_add leaves); mao_yang's enter its density sum (eq. 4:
+ * at least their own m W(0) > 0), the fields its rest density needs being none
+ * (eq. 7's rho_0 is every particle's). */
 START_TEST(test_emitter_new_particles_initialised)
 {
     pfb_err err;
@@ -636,10 +638,12 @@ START_TEST(test_emitter_new_particles_initialised)
         }
         tu_step(so, st, &sim, dt);
         ck_assert_uint_eq(sim.p.n, 4 * (4 + 4)); /* 0.04 m of stream: 4 more layers */
-        const char *f = s == 0 ? "radius" : "rho_ref";
-        const double *v = sim.p.field[particles_find_field(&sim.p, f)].data;
+        const char *f = s == 0 ? "radius" : "density";
+        const int fi = particles_find_field(&sim.p, f);
+        ck_assert_msg(fi >= 0, "%s has no field %s", names[s], f);
+        const double *v = sim.p.field[fi].data;
         for (size_t i = 0; i < sim.p.n; i++)
-            ck_assert_msg(v[i] > 0.0, "%s: particle id %llu has %s %g", names[s], (unsigned long long)sim.p.id[i], f,
+            ck_assert_msg(v[i] > 0.0 && isfinite(v[i]), "%s: particle id %llu has %s %g", names[s], (unsigned long long)sim.p.id[i], f,
                           v[i]);
         so->destroy(st);
         sim_free(&sim);
