@@ -711,7 +711,9 @@ static int keep_outside_rod(const double x[3], const void *ctx)
  * centre, spinning about +y; the free surface rises at the rod for a fluid with
  * normal-stress differences.  2D: the rod's section is a disc (a cylinder along z)
  * at the pool's centre, half depth, spinning in the plane.  Particles whose
- * lattice site is inside the rod are left out. */
+ * lattice site is inside the rod are left out.  A rod drags fluid only through
+ * no-slip walls, and every method's walls slip by default: set them (mao_yang
+ * wall_no_slip = true, muller wall_friction = 1, clavet friction = 1). */
 static int rod_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
 {
     const int dim = sim->dim;

@@ -75,8 +75,9 @@
  *    Every particle within h of a wall has a mirror image across the wall's
  *    tangent plane (across each near face of a box container, corners included),
  *    with its mass, density, pressure (Neumann: dp/dn = 0), mirrored stress and
- *    a no-slip velocity 2 v_wall - v (or the free-slip reflection; spinning walls
- *    included).  Mirrors enter the density, the velocity gradient, the viscosity,
+ *    the reflected velocity (free slip, the walls of every method here, so that
+ *    a comparison of methods is not one of boundary conditions), or with
+ *    wall_no_slip the no-slip velocity 2 v_wall - v (spinning walls included).  Mirrors enter the density, the velocity gradient, the viscosity,
  *    the stress divergence, the pressure force and the pressure matrix (a mirror
  *    j' of j couples i to p_j), so a particle at a wall has a full neighbourhood.
  *    A position projection onto spacing/4 from the walls backs this up.
@@ -277,7 +278,7 @@ static const pfb_param_spec mao_yang_params[] = {
     {"pcg_eta_div", PFB_PARAM_DOUBLE, 1e-3, 1e-12, 0.5, "1", "pcg_stop = density: the divergence solve stops when the mean density change per step it leaves, over rho_0, is at most this (DFSPH's maxErrorV, 0.1%)", NULL},
     {"pcg_max_iter", PFB_PARAM_INT, 1000, 1, 1e6, "1", "PCG iteration cap per step", NULL},
     {"pcg_precond", PFB_PARAM_CHOICE, 2, 0, 0, "", "PCG preconditioner (amg: the multigrid of core/amg.c)", "none|jacobi|amg"},
-    {"wall_no_slip", PFB_PARAM_BOOL, 1, 0, 1, "", "wall mirrors carry 2 v_wall - v (no slip); false: reflected normal velocity (free slip)", NULL},
+    {"wall_no_slip", PFB_PARAM_BOOL, 0, 0, 1, "", "false (the default, as every method): mirrors carry the reflected normal velocity (free slip); true: 2 v_wall - v (no slip)", NULL},
     {"resample_every", PFB_PARAM_INT, 1, 0, 1e9, "1", "frames between re-samplings (section 5); 0 = never", NULL},
     {"eps_d", PFB_PARAM_DOUBLE, 0.6, 0.0, 10.0, "D", "down-sampling: merge pairs closer than eps_d spacings", NULL},
     {"r_min", PFB_PARAM_DOUBLE, 0.95, 0.0, 10.0, "D", "up-sampling: insert where a Delaunay circumradius exceeds r_min spacings", NULL},
