@@ -36,7 +36,7 @@ case "$quick" in 0|1) ;; *) echo "tables.sh: QUICK is '$quick'; valid: 0 or 1" >
 for f in volume/volume_summary stability/stability_summary drop/drop_summary \
          scaling/scaling_summary snapshots/snapshots_summary properties/properties_summary \
          calibrate/calibration_summary calibrate/calibration_steps validation/validation_dam_break \
-         validation/validation_hydrostatic_summary validation/validation_viscous validation/validation_drop \
+         validation/validation_hydrostatic_summary validation/validation_viscous validation/validation_drop validation/validation_drop_signal \
          validation/validation_order; do
   if [ ! -r "$data/$f.csv" ]; then
     echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
@@ -420,6 +420,37 @@ END {
    "$data/calibrate/calibration_summary.csv" \
    "$data/validation/validation_dam_break.csv" "$data/validation/validation_hydrostatic_summary.csv" \
    "$data/validation/validation_viscous.csv" "$data/validation/validation_drop.csv" > "$tmp/validation_numbers.tex"
+
+# ... and where a drop's frequency error arises, per method at each 2D resolution: the time
+# of the deformation's first change of sign (the first quarter swing) and the mean
+# half-period of the next two swings, against the reference drop's (finest level)
+grep -v '^#' "$refdir/reference_drop.csv" > "$tmp/refdrop.csv"
+awk "$prelude"'
+function def(n, x) { printf "\\newcommand{\\%s}{%s}\n", n, x }
+# the first three sign changes of d[key, 1..n] at t[key, 1..n], linearly interpolated, into z[1..]
+function zeros(key, n,    i, m, a, b) { m = 0
+  for (i = 2; i <= n && m < 3; i++) { a = d[key, i - 1]; b = d[key, i]
+    if (a * b < 0) z[++m] = t[key, i - 1] + (t[key, i] - t[key, i - 1]) * a / (a - b) }
+  return m }
+function join(arr, m,    k, out) { out = ""; for (k = 1; k <= m; k++) out = out (k == 1 ? "" : (k == m ? " and " : ", ")) arr[k]; return out }
+FILENAME ~ /refdrop/ { nr = ++cnt["ref"]; t["ref", nr] = v("t") + 0; d["ref", nr] = v("deformation") + 0; next }
+{ if (v("dim") != 2) next
+  key = v("solver") SUBSEP v("R_dx"); nk = ++cnt[key]; t[key, nk] = v("t") + 0; d[key, nk] = v("deformation") + 0
+  if (!((v("solver"), v("R_dx")) in seen)) { seen[v("solver"), v("R_dx")] = 1; nres[v("solver")]++; res[v("solver"), nres[v("solver")]] = v("R_dx") } }
+END {
+  if (zeros("ref", cnt["ref"]) < 3) { def("ValDropWhere", ""); exit }
+  rz1 = z[1]; rhp = (z[3] - z[1]) / 2
+  out = ""
+  for (k = 1; k <= nsol; k++) { s = order[k]; if (!(s in nres)) continue
+    m = 0
+    for (j = 1; j <= nres[s]; j++) { key = s SUBSEP res[s, j]
+      if (zeros(key, cnt[key]) < 3) continue
+      m++; rr[m] = "$" res[s, j] "$"; z1[m] = sprintf("$%.3f$", z[1]); hp[m] = sprintf("$%.3f$", (z[3] - z[1]) / 2) }
+    if (!m) continue
+    out = out sprintf("%s%s deformation first changes sign at $t = $ %s\\,s ($R/\\Delta x = $ %s), the reference drop%ss at $%.3f$\\,s; the next two half-periods of its swing last %s\\,s on average, the reference%ss $%.3f$\\,s.", \
+      out == "" ? "" : "  ", name(s) "\047s", join(z1, m), join(rr, m), "\047", rz1, join(hp, m), "\047", rhp) }
+  def("ValDropWhere", out)
+}' "$tmp/refdrop.csv" "$data/validation/validation_drop_signal.csv" >> "$tmp/validation_numbers.tex"
 
 # ---- the continuum reference (data/reference: pfbench exp reference, Gerris) -----------
 # reference_convergence.tex: per case and quantity, the levels' values, the observed

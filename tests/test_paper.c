@@ -158,6 +158,15 @@ static void fixture(void)
                "muller,2,20,0.005,1250,ok,,calibrated,26.3,12.56,13.7,0.05,0.09,4.3,2.2,0.05,0.49,11.7,3.3,0.1,0.7,21,"
                "33,26.3\n"
                "clavet,2,10,0.01,0,skipped,no surface tension,none,,,,,,,,,,,,,,,,\n");
+    /* the drop signals, piecewise linear so that their sign changes are exact: at
+     * R/dx 10 at 0.05, 0.25, 0.45 s; at R/dx 20 at 0.25, 0.35, 0.45 s (and the
+     * reference's, below, at 0.15, 0.35, 0.55 s) */
+    write_file("data/validation/validation_drop_signal.csv",
+               "solver,dim,R_dx,t,deformation\n"
+               "muller,2,10,0,1\nmuller,2,10,0.1,-1\nmuller,2,10,0.2,-1\nmuller,2,10,0.3,1\n"
+               "muller,2,10,0.4,1\nmuller,2,10,0.5,-1\n"
+               "muller,2,20,0,1\nmuller,2,20,0.1,1\nmuller,2,20,0.2,1\nmuller,2,20,0.3,-1\n"
+               "muller,2,20,0.4,1\nmuller,2,20,0.5,-1\nmuller,3,5,0,1\nmuller,3,5,0.1,-1\n");
     write_file("data/validation/validation_order.csv",
                "case,solver,dim,nres,order,order_err,err_coarse,err_fine\n"
                "dam_break,muller,2,2,1,nan,0.04,0.02\ndam_break,clavet,2,2,nan,nan,0.1,nan\n"
@@ -196,7 +205,8 @@ static void fixture(void)
     write_file("ref/reference_dam_break_water.csv", "# level: 6\nt,T,Z\n0,0,1\n0.1,1,2\n0.2,2,3\n0.3,3,4\n0.4,4,5\n");
     write_file("ref/martin_moyce_1952.csv", "series,a_inch,T,Z\nmm_a1125,1.125,1.2,2\nmm_a1125,1.125,2.2,3\n"
                "mm_a225,2.25,2.7,3.5\nmm_a225,2.25,3.5,4.3\n");
-    write_file("ref/reference_drop.csv", "# level: 9\n# dx: 0.0025\n# error bar: 0.0061\nt,deformation\n0,0.1\n");
+    write_file("ref/reference_drop.csv", "# level: 9\n# dx: 0.0025\n# error bar: 0.0061\nt,deformation\n0,0.1\n"
+                                         "0.1,0.1\n0.2,-0.1\n0.3,-0.1\n0.4,0.1\n0.5,0.1\n0.6,-0.1\n");
     write_file("data/volume/runs/muller_pool_2d/run.meta", meta_a);
     /* a stale run the manifest does not list: not counted (stability has no manifest:
      * every run directory counts) */
@@ -295,6 +305,12 @@ START_TEST(test_tables_numbers)
     /* the drop against the reference (2D only), and the weak-damping comparison */
     gen_contains("validation_drop.tex", "M\\\"uller & 20.0 & 10.0 & $1.00$ \\\\");
     gen_contains("validation_drop_damping.tex", "M\\\"uller & 80.0 & 70.0 & $0.19$ \\\\");
+    /* where the drop's frequency error arises: the first sign change and the mean of
+     * the next two half-periods, per resolution, against the reference's (2D only) */
+    gen_contains("validation_numbers.tex", "\\newcommand{\\ValDropWhere}{M\\\"uller's deformation first changes "
+                 "sign at $t = $ $0.050$ and $0.250$\\,s ($R/\\Delta x = $ $10$ and $20$), the reference drop's at "
+                 "$0.150$\\,s; the next two half-periods of its swing last $0.200$ and $0.100$\\,s on average, the "
+                 "reference's $0.200$\\,s.}");
     gen_contains("validation_drop_rayleigh.tex", "M\\\"uller & 18.0 & 9.0 & $1.00$ \\\\");
     gen_contains("validation_hydrostatic_vertical.tex", "Clavet & 3.0 & 2.0 & $0.50$ \\\\");
     gen_contains("validation_hydrostatic_weight.tex", "Clavet & 50.0 & 40.0 & $0.32$ \\\\");
