@@ -323,6 +323,22 @@ valtable "$data/validation/validation_drop.csv" R_dx beta_rel_err drop_damping '
 # run's wall time
 awk "$prelude"'
 function def(n, x) { printf "\\newcommand{\\%s}{%s}\n", n, x }
+# a method whose 2D dam-break bias against the reference keeps its sign over the three
+# finest resolutions and moves less at each refinement converges, to another front: its
+# successive moves sc_d1, sc_d2, their order sc_p = log(d1 / d2) / log(refinement) and the Richardson
+# limit sc_lim of its bias (returns 0 otherwise)
+function selfconv(s,    i, j, t, b1, b2, b3) {
+  for (i = 1; i <= ndres; i++) for (j = i + 1; j <= ndres; j++) if (dres[j] < dres[i]) { t = dres[i]; dres[i] = dres[j]; dres[j] = t }
+  if (ndres < 3) return 0
+  b1 = bias["dam_break", dres[ndres - 2], s]; b2 = bias["dam_break", dres[ndres - 1], s]; b3 = bias["dam_break", dres[ndres], s]
+  if (!isnum(b1) || !isnum(b2) || !isnum(b3) || !(refbar + 0 > 0)) return 0
+  b1 += 0; b2 += 0; b3 += 0
+  if (b1 * b3 <= 0 || b2 * b3 <= 0) return 0
+  sc_d1 = b2 - b1; sc_d2 = b3 - b2
+  if (sc_d1 * sc_d2 <= 0 || (sc_d2 < 0 ? -sc_d2 : sc_d2) >= (sc_d1 < 0 ? -sc_d1 : sc_d1)) return 0
+  sc_p = log(sc_d1 / sc_d2) / log(dres[ndres] / dres[ndres - 1]); sc_lim = b3 + sc_d2 * sc_d2 / (sc_d1 - sc_d2)
+  if (sc_d1 < 0) { sc_d1 = -sc_d1; sc_d2 = -sc_d2 }
+  return 1 }
 # what holds a method that does not converge to the reference: its 2D order, and its
 # material as measured (properties: an elastic shear modulus, the sound speed) against
 # the reference fluid (the calibration target of c)
@@ -335,6 +351,8 @@ FILENAME ~ /calibration_summary/ { if (v("property") == "c") ctarget = v("target
   r = (c == "dam_break") ? v("a_dx") : (c == "hydrostatic") ? v("D_dx") : (c == "viscous") ? v("cells") : v("R_dx")
   e = (c == "dam_break") ? v("ref_err_mean") : (c == "drop") ? v("omega_ref_err") : v("err")
   if (c == "dam_break") { emm[c SUBSEP r SUBSEP v("solver")] = v("err_mean"); bias[c SUBSEP r SUBSEP v("solver")] = v("ref_bias")
+    if (!(("res", r) in seenr)) { seenr["res", r] = 1; dres[++ndres] = r + 0 }
+    if (isnum(v("ref_bar"))) refbar = v("ref_bar")
     dstat[r SUBSEP v("solver")] = v("status") }
   if (c == "drop") { eb[c SUBSEP r SUBSEP v("solver")] = v("beta_ref_err"); eray[c SUBSEP r SUBSEP v("solver")] = v("omega_rel_err")
     if (v("sigma_source") == "calibrated") { cal_name = v("solver"); cal_t = v("sigma"); cal_set = v("sigma_set"); cal_e0 = v("sigma_eff_set"); cal_e1 = v("sigma_eff_cal") } }
@@ -374,6 +392,8 @@ END {
       why = sprintf("its shear wave oscillates instead of decaying, an elastic modulus $G = %s$\\,Pa, %.2f times the hydrostatic pressure at the foot of the column, $\\rho g a = %s$\\,Pa: a material that resists shear at the scale of its own weight", sig3(pg[s]), pg[s] / (rho * 9.81 * 0.25), sig3(rho * 9.81 * 0.25))
     else if (isnum(pce[s]) && isnum(ctarget) && pce[s] + 0 < ctarget + 0)
       why = sprintf("its sound speed is $%s$\\,m/s, %.2f of that of the reference fluid, $%s$\\,m/s, so that the column compresses by $g a / c^2 = %.1f$\\,\\%% under its weight, against %.1f\\,\\%% at the sound speed of the reference fluid", sig3(pce[s]), pce[s] / ctarget, sig3(ctarget), 100 * 9.81 * 0.25 / (pce[s] * pce[s]), 100 * 9.81 * 0.25 / (ctarget * ctarget))
+    else if (selfconv(s))
+      why = sprintf("its front converges among its own resolutions (the bias against the reference moves by $%.2f$ then $%.2f$ points, an order of $%.1f$) to one %.1f\\,\\%% %s the reference, %.0f times the reference%ss error bar", 100 * sc_d1, 100 * sc_d2, sc_p, 100 * (sc_lim < 0 ? -sc_lim : sc_lim), sc_lim < 0 ? "behind" : "ahead of", (sc_lim < 0 ? -sc_lim : sc_lim) / refbar, "\047")
     else
       why = "no measured property of its material differs from that of the reference fluid"
     item[++m] = sprintf("%s (%s): %s", name(s), isnum(ord[s]) ? sprintf("order $%.2f$", ord[s]) : "no order", why) }
