@@ -25,7 +25,7 @@ static int pcg_max_threads(void)
 }
 
 typedef struct pcg_ctx {
-    const pfb_csr *A;
+    const pfb_linop *op;
     size_t n, nb;          /* entries and blocks */
     int nt;                /* threads */
     double *part;          /* 2 nb partial sums (the end of the caller's workspace) */
@@ -65,27 +65,28 @@ static double pcg_dot(const pcg_ctx *c, const double *a, const double *b, const 
     return sum_parts(c, ac);
 }
 
-/* y = A x, each row by one thread; returns x . y */
+/* y = A x (the operator's action); returns x . y over the fixed blocks */
 static double pcg_mul(const pcg_ctx *c, const double *x, double *y)
 {
-    const pfb_csr *A = c->A;
-    const size_t n = c->n, nb = c->nb;
-    double *part = c->part;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(c->nt) if (c->nt > 1)
+    c->op->apply(c->op->ctx, x, y, c->nt);
+    return pcg_dot(c, x, y, NULL, 0, NULL);
+}
+
+/* The action of a compressed-row matrix: each block of rows by one thread. */
+static void csr_apply(void *ctx, const double *x, double *y, int threads)
+{
+    const pfb_csr *A = ctx;
+    const size_t n = A->n, nb = (n + PCG_BLOCK - 1) / PCG_BLOCK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
     for (size_t bl = 0; bl < nb; bl++) {
         const size_t lo = bl * PCG_BLOCK, hi = lo + PCG_BLOCK < n ? lo + PCG_BLOCK : n;
-        double t = 0.0;
         for (size_t u = lo; u < hi; u++) {
             double s = 0.0;
             for (size_t e = A->start[u]; e < A->start[u + 1]; e++)
                 s += A->val[e] * x[A->col[e]];
             y[u] = s;
-            t += x[u] * s;
         }
-        part[bl] = t;
-        part[nb + bl] = 0.0;
     }
-    return sum_parts(c, NULL);
 }
 
 size_t pcg_work(size_t n)
@@ -100,19 +101,14 @@ int pcg_solve(const pfb_csr *A, const double *b, double *x, double tol, int max_
     return pcg_solve_stop(A, b, x, &stop, max_iter, precond, amg, threads, work, iters, resid, err);
 }
 
-int pcg_solve_stop(const pfb_csr *A, const double *b, double *x, const pfb_pcg_stop *stop, int max_iter, int precond,
-                   const pfb_amg *amg, int threads, double *work, int *iters, double *resid, pfb_err *err)
+/* The solve, on the operator op (with the multigrid amg when mg). */
+static int pcg_run(const pfb_linop *op, int mg, const pfb_amg *amg, const double *b, double *x, const pfb_pcg_stop *stop,
+                   int max_iter, int precond, int threads, double *work, int *iters, double *resid, pfb_err *err)
 {
-    const size_t n = A->n;
+    const size_t n = op->n;
     double *r = work, *z = work + n, *d = work + 2 * n, *q = work + 3 * n, *dinv = work + 4 * n;
     *iters = 0;
     *resid = 0.0;
-    if (precond != PFB_PRECOND_NONE && precond != PFB_PRECOND_JACOBI && precond != PFB_PRECOND_AMG)
-        return pfb_err_set(err, PFB_EINVAL,
-                           "PCG preconditioner %d is unknown; valid: 0 (none), 1 (jacobi), 2 (amg)", precond);
-    const int mg = precond == PFB_PRECOND_AMG;
-    if (mg && (!amg || !amg->ready || amg->A0 != A || amg->n0 != A->n))
-        return pfb_err_set(err, PFB_EINVAL, "PCG preconditioner 2 (amg) needs a hierarchy set up for its matrix");
     if (stop->rule != PFB_PCG_RELATIVE && stop->rule != PFB_PCG_MEAN_ABS)
         return pfb_err_set(err, PFB_EINVAL, "PCG stopping rule %d is unknown; valid: 0 (relative), 1 (mean abs)",
                            stop->rule);
@@ -120,7 +116,7 @@ int pcg_solve_stop(const pfb_csr *A, const double *b, double *x, const pfb_pcg_s
         return PFB_OK;
     const int mean_abs = stop->rule == PFB_PCG_MEAN_ABS;
     const double tol = stop->tol, count = (double)(stop->count ? stop->count : n);
-    pcg_ctx c = {A, n, (n + PCG_BLOCK - 1) / PCG_BLOCK, 1, work + 5 * n};
+    pcg_ctx c = {op, n, (n + PCG_BLOCK - 1) / PCG_BLOCK, 1, work + 5 * n};
 #ifdef _OPENMP
     c.nt = threads > 0 ? threads : pcg_max_threads();
 #else
@@ -129,7 +125,7 @@ int pcg_solve_stop(const pfb_csr *A, const double *b, double *x, const pfb_pcg_s
     if (c.nb < 4)
         c.nt = 1; /* a few blocks cost less than a fork */
     for (size_t u = 0; u < n; u++)
-        dinv[u] = precond == PFB_PRECOND_JACOBI && A->val[A->start[u]] > 0 ? 1.0 / A->val[A->start[u]] : 1.0;
+        dinv[u] = precond == PFB_PRECOND_JACOBI && op->diag[u] > 0 ? 1.0 / op->diag[u] : 1.0;
     double bn = sqrt(pcg_dot(&c, b, b, NULL, 0, NULL));
     if (bn == 0.0) {
         memset(x, 0, n * sizeof *x);
@@ -188,4 +184,38 @@ int pcg_solve_stop(const pfb_csr *A, const double *b, double *x, const pfb_pcg_s
     *iters = k;
     *resid = mean_abs ? rn : rn / bn;
     return PFB_OK;
+}
+
+int pcg_solve_stop(const pfb_csr *A, const double *b, double *x, const pfb_pcg_stop *stop, int max_iter, int precond,
+                   const pfb_amg *amg, int threads, double *work, int *iters, double *resid, pfb_err *err)
+{
+    *iters = 0;
+    *resid = 0.0;
+    if (precond != PFB_PRECOND_NONE && precond != PFB_PRECOND_JACOBI && precond != PFB_PRECOND_AMG)
+        return pfb_err_set(err, PFB_EINVAL,
+                           "PCG preconditioner %d is unknown; valid: 0 (none), 1 (jacobi), 2 (amg)", precond);
+    const int mg = precond == PFB_PRECOND_AMG;
+    if (mg && (!amg || !amg->ready || amg->A0 != A || amg->n0 != A->n))
+        return pfb_err_set(err, PFB_EINVAL, "PCG preconditioner 2 (amg) needs a hierarchy set up for its matrix");
+    /* the diagonal, the first entry of each row (csr.h), for Jacobi's */
+    double *diag = work + 4 * A->n; /* the solve's dinv, which it overwrites in place */
+    if (precond == PFB_PRECOND_JACOBI)
+        for (size_t u = 0; u < A->n; u++)
+            diag[u] = A->val[A->start[u]];
+    const pfb_linop op = {A->n, csr_apply, (void *)A, diag};
+    return pcg_run(&op, mg, amg, b, x, stop, max_iter, precond, threads, work, iters, resid, err);
+}
+
+int pcg_solve_op(const pfb_linop *A, const double *b, double *x, const pfb_pcg_stop *stop, int max_iter, int precond,
+                 int threads, double *work, int *iters, double *resid, pfb_err *err)
+{
+    *iters = 0;
+    *resid = 0.0;
+    if (precond != PFB_PRECOND_NONE && precond != PFB_PRECOND_JACOBI)
+        return pfb_err_set(err, PFB_EINVAL,
+                           "PCG preconditioner %d on an operator is not available; valid: 0 (none), 1 (jacobi): "
+                           "the multigrid needs a matrix", precond);
+    if (precond == PFB_PRECOND_JACOBI && !A->diag)
+        return pfb_err_set(err, PFB_EINVAL, "PCG preconditioner 1 (jacobi) needs the operator's diagonal");
+    return pcg_run(A, 0, NULL, b, x, stop, max_iter, precond, threads, work, iters, resid, err);
 }

@@ -1,6 +1,7 @@
 /* pcg.h — preconditioned conjugate gradients on a compressed-row matrix
- * (csr.h), with Jacobi's or the multigrid's (amg.h) preconditioner; the same
- * bits for any thread count. */
+ * (csr.h), with Jacobi's or the multigrid's (amg.h) preconditioner, or on an
+ * operator given by its action (pfb_linop: no stored matrix) with Jacobi's; the
+ * same bits for any thread count. */
 #ifndef PFB_PCG_H
 #define PFB_PCG_H
 
@@ -41,6 +42,23 @@ typedef struct pfb_pcg_stop {
     double tol;   /* the rule's tolerance */
     size_t count; /* PFB_PCG_MEAN_ABS: the count the sum is divided by (0: n) */
 } pfb_pcg_stop;
+
+/* A symmetric positive definite operator given by its action, for a solve that
+ * stores no matrix: apply sets y = A x for the n unknowns (threads: the team it
+ * may use; its bits must not depend on it); diag is A's diagonal, for Jacobi's
+ * preconditioner, or NULL. */
+typedef struct pfb_linop {
+    size_t n;
+    void (*apply)(void *ctx, const double *x, double *y, int threads);
+    void *ctx;
+    const double *diag;
+} pfb_linop;
+
+/* pcg_solve_stop on an operator: preconditioner PFB_PRECOND_NONE, or
+ * PFB_PRECOND_JACOBI with A->diag (the multigrid needs a matrix: PFB_EINVAL).
+ * On the operator of a matrix it gives pcg_solve_stop's bits. */
+int pcg_solve_op(const pfb_linop *A, const double *b, double *x, const pfb_pcg_stop *stop, int max_iter, int precond,
+                 int threads, double *work, int *iters, double *resid, pfb_err *err);
 
 /* pcg_solve with the stopping rule *stop; *resid is the rule's measure at the end
  * (|r| / |b|, or the mean |r|).  The mean is summed over the same fixed blocks as

@@ -427,6 +427,85 @@ START_TEST(test_pcg_mean_abs_stop)
 }
 END_TEST
 
+/* The 5-point Laplacian + 0.01 I of an m x m grid by its action (grid_laplacian's
+ * matrix, stored nowhere): each row's products summed in the matrix's order (the
+ * diagonal, then -x at u - 1, u + 1, u - m, u + m), so that its y is the matrix's
+ * to the bit. */
+typedef struct stencil_ctx {
+    size_t m;
+    double shift;
+} stencil_ctx;
+
+static void stencil_apply(void *ctx, const double *x, double *y, int threads)
+{
+    const stencil_ctx *c = ctx;
+    const size_t m = c->m, n = m * m;
+    (void)threads;
+    for (size_t u = 0; u < n; u++) {
+        const size_t i = u % m, j = u / m;
+        double s = 0.0;
+        s += (4.0 + c->shift) * x[u];
+        if (i > 0)
+            s += -1.0 * x[u - 1];
+        if (i + 1 < m)
+            s += -1.0 * x[u + 1];
+        if (j > 0)
+            s += -1.0 * x[u - m];
+        if (j + 1 < m)
+            s += -1.0 * x[u + m];
+        y[u] = s;
+    }
+}
+
+/* pcg_solve_op (issue 47: a solve that stores no matrix) on the stencil's action
+ * gives pcg_solve_stop's iterations and bits on the stored matrix, for 1 and 2
+ * threads, under both stopping rules; the multigrid, which needs a matrix, and
+ * Jacobi without the operator's diagonal are refused. */
+START_TEST(test_pcg_operator_same_bits)
+{
+    const size_t m = 160, n = m * m;
+    pfb_csr A = grid_laplacian(m, 2, 0.01);
+    double *b = grid_rhs(m), *xa = calloc(n, sizeof *xa), *xo = calloc(n, sizeof *xo);
+    double *work = malloc(pcg_work(n) * sizeof *work), *diag = malloc(n * sizeof *diag);
+    ck_assert(xa && xo && work && diag);
+    for (size_t u = 0; u < n; u++)
+        diag[u] = 2.0 * 2 + 0.01; /* grid_laplacian's diagonal, to the bit */
+    stencil_ctx sc = {m, 0.01};
+    const pfb_linop op = {n, stencil_apply, &sc, diag};
+    const pfb_pcg_stop stops[2] = {{PFB_PCG_RELATIVE, 1e-8, 0}, {PFB_PCG_MEAN_ABS, 1e-5, 0}};
+    pfb_err err;
+    for (int k = 0; k < 2; k++)
+        for (int t = 1; t <= 2; t++) {
+            int ia, io;
+            double ra, ro;
+            memset(xa, 0, n * sizeof *xa);
+            memset(xo, 0, n * sizeof *xo);
+            ck_assert(pcg_solve_stop(&A, b, xa, &stops[k], 10000, PFB_PRECOND_JACOBI, NULL, t, work, &ia, &ra,
+                                     &err) == 0);
+            ck_assert_msg(pcg_solve_op(&op, b, xo, &stops[k], 10000, PFB_PRECOND_JACOBI, t, work, &io, &ro, &err) == 0,
+                          "%s", err.msg);
+            ck_assert_int_gt(ia, 1);
+            ck_assert_int_eq(io, ia);
+            ck_assert(ro == ra);
+            ck_assert_msg(memcmp(xo, xa, n * sizeof *xa) == 0, "rule %d, %d threads: the operator's bits differ", k,
+                          t);
+        }
+    int it;
+    double res;
+    ck_assert_int_ne(pcg_solve_op(&op, b, xo, &stops[0], 10, PFB_PRECOND_AMG, 1, work, &it, &res, &err), 0);
+    ck_assert_msg(strstr(err.msg, "needs a matrix"), "%s", err.msg);
+    const pfb_linop nodiag = {n, stencil_apply, &sc, NULL};
+    ck_assert_int_ne(pcg_solve_op(&nodiag, b, xo, &stops[0], 10, PFB_PRECOND_JACOBI, 1, work, &it, &res, &err), 0);
+    ck_assert_msg(strstr(err.msg, "diagonal"), "%s", err.msg);
+    free(b);
+    free(xa);
+    free(xo);
+    free(work);
+    free(diag);
+    csr_free(&A);
+}
+END_TEST
+
 /* A tolerance for the stopping rule not in force is refused, not ignored:
  * pcg_tol with pcg_stop = density, pcg_eta or pcg_eta_div with the residual rule. */
 START_TEST(test_pcg_stop_params_refused)
@@ -819,6 +898,7 @@ int main(void)
     tcase_add_test(tc, test_pressure_matrix_spd_and_pcg);
     tcase_add_test(tc, test_pcg_threads_same_bits);
     tcase_add_test(tc, test_pcg_mean_abs_stop);
+    tcase_add_test(tc, test_pcg_operator_same_bits);
     tcase_add_test(tc, test_pcg_stop_params_refused);
     tcase_add_test(tc, test_amg_iterations_independent_of_n);
     tcase_add_test(tc, test_amg_symmetric_positive);
