@@ -214,8 +214,10 @@
  *    aggregation multigrid W-cycle (core/amg.c), rebuilt for each step's
  *    matrix, whose iterations do not grow with N (3D dam break, 8k to 524k
  *    particles: 16-18 per solve; Jacobi's, 117 to 445, grew like N^0.32 and made
- *    the solver's cost per step grow like N^1.16); pcg_precond=jacobi gives the
- *    former default.  The hierarchy is not kept across steps: its aggregates
+ *    the solver's cost per step grow like N^1.16); per step, Jacobi's took 1.40
+ *    times the multigrid's time in the flow at 60k particles, 1.44 at rest, and
+ *    3.1 at rest at 10^6 (bench/README.md); pcg_precond=jacobi gives the former
+ *    default.  The hierarchy is not kept across steps: its aggregates
  *    number the unknowns, and in a flow the unknowns (the particles not at the
  *    surface) change from one step to the next.
  *    With the position correction there are two solves per step (p and p_div,
