@@ -16,8 +16,8 @@
  * (width a = 0.25 m, height 2a, at the tank's left wall), run with the material
  * preset (the calibrated fluid by default) and free-slip walls, every method's
  * default (the no-slip dam break has no converged reference,
- * reference_convergence.csv shows its levels drifting) for T = t sqrt(2 g / a) <= 3 (t_end = 3 / sqrt(2 g / a) plus one
- * frame), at 120 frames per second (T advances 0.074 between frames).  Each
+ * reference_convergence.csv shows its levels drifting), for T = t sqrt(2 g / a)
+ * <= 3 (t_end = 3 / sqrt(2 g / a) plus one frame), at 120 frames per second (T advances 0.074 between frames).  Each
  * frame's front is validate_front's: the end of the fluid connected to the
  * wall, spray (a particle more than two spacings ahead of the fluid behind it)
  * left out.  Against the reference (reference_dam_break_slip.csv in 2D, the

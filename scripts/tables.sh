@@ -327,8 +327,8 @@ function def(n, x) { printf "\\newcommand{\\%s}{%s}\n", n, x }
 # finest resolutions and moves less at each refinement converges, to another front: its
 # successive moves sc_d1, sc_d2, their order sc_p = log(d1 / d2) / log(refinement) and the Richardson
 # limit sc_lim of its bias (returns 0 otherwise)
-function selfconv(s,    i, j, t, b1, b2, b3) {
-  for (i = 1; i <= ndres; i++) for (j = i + 1; j <= ndres; j++) if (dres[j] < dres[i]) { t = dres[i]; dres[i] = dres[j]; dres[j] = t }
+# (dres: the 2D resolutions of the dam break, sorted at END)
+function selfconv(s,    b1, b2, b3) {
   if (ndres < 3) return 0
   b1 = bias["dam_break", dres[ndres - 2], s]; b2 = bias["dam_break", dres[ndres - 1], s]; b3 = bias["dam_break", dres[ndres], s]
   if (!isnum(b1) || !isnum(b2) || !isnum(b3) || !(refbar + 0 > 0)) return 0
@@ -361,6 +361,7 @@ FILENAME ~ /calibration_summary/ { if (v("property") == "c") ctarget = v("target
   key = c SUBSEP r SUBSEP v("solver"); err[key] = e; sec[key] = v("wall_seconds"); cases[c] = 1; sols[v("solver")] = 1
   if (c == "hydrostatic") { rise[key] = v("surface_rise"); rdx[key] = v("dx"); ew[key] = v("err_weight") } }
 END {
+  for (i = 1; i <= ndres; i++) for (j = i + 1; j <= ndres; j++) if (dres[j] < dres[i]) { t = dres[i]; dres[i] = dres[j]; dres[j] = t }
   n = split("dam_break hydrostatic viscous drop", cs, " "); split("Dam Hyd Visc Drop", mac, " ")
   for (i = 1; i <= n; i++) { c = cs[i]; best = ""
     for (k = 1; k <= nsol; k++) { s = order[k]; key = c SUBSEP fin[c] SUBSEP s

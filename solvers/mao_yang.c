@@ -77,8 +77,9 @@
  *    with its mass, density, pressure (Neumann: dp/dn = 0), mirrored stress and
  *    the reflected velocity (free slip, the walls of every method here, so that
  *    a comparison of methods is not one of boundary conditions), or with
- *    wall_no_slip the no-slip velocity 2 v_wall - v (spinning walls included).  Mirrors enter the density, the velocity gradient, the viscosity,
- *    the stress divergence, the pressure force and the pressure matrix (a mirror
+ *    wall_no_slip the no-slip velocity 2 v_wall - v (spinning walls included).
+ *    Mirrors enter the density, the velocity gradient, the viscosity, the
+ *    stress divergence, the pressure force and the pressure matrix (a mirror
  *    j' of j couples i to p_j), so a particle at a wall has a full neighbourhood.
  *    A position projection onto spacing/4 from the walls backs this up.
  *  - Pressure gradient (pressure_form = split, the default): eq. 5's symmetric sum
