@@ -17,8 +17,8 @@
  * log N over the sizes that ran (gsl_fit_linear, with its standard error from the
  * scatter): linear scaling is b = 1; a fixed cost per step (thread start-up, a
  * sequential pass over the cells) pulls b below 1 at small N, work per particle
- * that grows with N (PCG iterations of a Poisson solve grow like N^(1/3) in 3D
- * with a Jacobi preconditioner) pushes it above.  slope_large fits N >= 10^4 only,
+ * that grows with N (PCG iterations of a Poisson solve to a fixed relative
+ * residual grow like N^(1/3) in 3D with a Jacobi preconditioner) pushes it above.  slope_large fits N >= 10^4 only,
  * where fixed costs are negligible.
  *
  * Outputs:

@@ -5,8 +5,9 @@
  *   eq. 1   momentum        dv/dt = -grad p / rho + div T / rho + mu lap v / rho + f / rho
  *   eqs. 2-4 SPH interpolation and density with the cubic spline, q = 2r/h ... compute_density
  *   eqs. 5-6 pressure acceleration with the spiky gradient ................... pressure_correct
- *   eq. 7   pressure Poisson equation, eq. 8 its SPH Laplacian ............... assemble_pressure
- *           solved by preconditioned conjugate gradients ..................... pcg_solve
+ *   eq. 7   pressure Poisson equation, eq. 8 its SPH Laplacian .... pressure_operator
+ *           (or, stored, assemble_pressure), solved by preconditioned conjugate
+ *           gradients ........................................ solve_pressure (core/pcg.h)
  *   eqs. 9-15 corotational Maxwell rate, rotation tensor, strain tensors ...... stress_rate
  *   eq. 16  velocity gradient ................................................ velocity_gradient
  *   eq. 17  von Mises yield .................................................. stress_rate
@@ -194,31 +195,60 @@
  *    form's part, +m_i X for j), so the sums do not depend on the thread count.
  *    Mirrors act on real particles only: each particle's mirrors within h come
  *    from a search over the mirrors and the particles that can reach one
- *    (build_ghosts), added per particle after the real pairs.  The pressure
- *    matrix's rows walk the list's full form (halflist_full), each row on one
- *    thread.
+ *    (build_ghosts), added per particle after the real pairs.
+ *  - Eq. 8's operator.  pcg_operator = matrix (the default) stores the CSR
+ *    matrix (assemble_pressure; its rows walk the list's full form,
+ *    halflist_full, each row on one thread), which the multigrid needs.
+ *    pcg_operator = pairs stores none: one pass over the half list keeps each
+ *    pair's coefficient kappa c_ij (8 bytes per entry of the half list, against
+ *    the matrix's 16 per entry of both rows) and sums the diagonal, for
+ *    Jacobi's preconditioner; the mirrors' couplings, few, are gathered and
+ *    symmetrised per solve as the matrix's are (mirror_couplings); each product
+ *    A p is then a pair pass on the blocked schedule (pressure_operator).  Its
+ *    unknowns are all the particles, a surface particle's row the identity with
+ *    source 0.  The two are the same operator to round-off (test_mao_yang).
  *  - PCG: warm-started from the previous step's pressure.  The paper names no
  *    stopping rule.  pcg_stop = residual (the default): relative residual
- *    |b - A p| <= 1e-6 |b|.  pcg_stop = density: DFSPH's rule (SPlisHSPlasH's
- *    maxError 0.01%, maxErrorV 0.1%): eq. 7's residual r = b - A p is the density
- *    error the pressure leaves, rho_0 dt^2 r_i at particle i, so the solve stops
- *    when the mean |r| over the unknowns is at most eta / dt^2 (pcg_eta = 1e-4),
- *    the divergence solve at eta_div / dt^2 (pcg_eta_div = 1e-3: the density
- *    change per step it leaves); pcg_residual then reports the relative density
- *    error dt^2 mean |r|.  Not the default: on the 2D dam break (a/dx = 50, free
- *    slip) it stops after about 2 iterations a step and the run blows up at
- *    t = 0.045 s, where the residual rule takes 17-22 and runs.  The density rule
- *    assumes that eq. 8's kappa-scaled Laplacian is the density's response to the
- *    position correction, which DFSPH's system is by construction and eq. 8 is
- *    not shown to be.  Parallel, with every sum formed over fixed blocks in a
- *    fixed order, so the bits do not depend on the thread count.  Preconditioner: by default an
- *    aggregation multigrid W-cycle (core/amg.c), rebuilt for each step's
- *    matrix, whose iterations do not grow with N (3D dam break, 8k to 524k
- *    particles: 16-18 per solve; Jacobi's, 117 to 445, grew like N^0.32 and made
- *    the solver's cost per step grow like N^1.16); per step, Jacobi's took 1.40
- *    times the multigrid's time in the flow at 60k particles, 1.44 at rest, and
- *    3.1 at rest at 10^6 (bench/README.md); pcg_precond=jacobi gives the former
- *    default.  The hierarchy is not kept across steps: its aggregates
+ *    |b - A p| <= pcg_tol |b| (1e-6).  pcg_stop = density is DFSPH's rule, the
+ *    peers' (SPlisHSPlasH): eq. 7's residual r = b - A p is the density error
+ *    the pressure leaves, rho_0 dt^2 r_i at particle i, so the solve stops when
+ *    the mean |r| over the unknowns is at most eta / dt^2, with pcg_eta = 1e-4,
+ *    SPlisHSPlasH's maxError (0.01%); pcg_residual then reports the relative
+ *    density error dt^2 mean |r|.  The divergence solve stops likewise at
+ *    eta_div / dt^2, the density change per step its velocity correction
+ *    leaves, with pcg_eta_div = 1e-5, not SPlisHSPlasH's maxErrorV (0.1% per
+ *    step).  DFSPH's pressure solve corrects the velocities too, so what its
+ *    divergence solve leaves is removed by the next pressure solve; here, with
+ *    the position correction, the divergence solve is the only velocity
+ *    correction, and what it leaves accumulates.  Measured on the 2D dam break
+ *    (a/dx = 50, free slip, the calibrated fluid, dt = 3.8e-4 s): with
+ *    eta_div = 1e-3 the kinetic energy at t = 0.02 s is 35% above the
+ *    residual rule's and the run blows up at t = 0.048 s (most steps do not
+ *    iterate: gravity's compression per step stays below 0.1%); with 1e-4 it
+ *    is 0.2% above at 0.1 s, with 3e-5 and 1e-5 within 0.01%.  Both rules leave
+ *    the same density error in the flow (0.29% mean at t = 0.1 s): eq. 8's
+ *    Laplacian, which is not the density response of eq. 5's spiky-gradient
+ *    correction, sets it, not the solve.  The density rule is not the default
+ *    because of the settled pool: the method's pool at rest has a growing mode
+ *    (its kinetic energy leaves its floor and grows about e-fold per 0.1 s,
+ *    2D, 0.01 m, the calibrated fluid) whose onset the solve's error sets:
+ *    t = 2.2 s with the residual rule, 1.8 s with eta = eta_div = 1e-8, 1.4 s
+ *    with 1e-6, 1.2 s with the defaults; the validation's hydrostatic case
+ *    averages up to 2 s, so its error grows (0.03% to 1.0% at D/dx = 100)
+ *    under the density rule (bench/README.md).  Parallel, with every sum
+ *    formed over fixed blocks in a fixed order, so the bits do not depend on
+ *    the thread count.
+ *  - Preconditioner: an aggregation multigrid W-cycle by default (core/amg.c),
+ *    rebuilt for each step's matrix, whose iterations do not grow with N (3D
+ *    dam break, 8k to 524k particles: 16-18 per solve to the relative
+ *    residual 1e-6; Jacobi's, 117 to 445, grew like N^0.32): per step,
+ *    Jacobi's took 1.40 times the multigrid's in the flow at 60k particles,
+ *    1.44 at rest and 3.1 at rest at 10^6.  Under the density rule a step needs
+ *    few iterations of either (the 2D dam break: about 1 a step with the
+ *    multigrid, 17-29 with Jacobi), the set-up is then most of the
+ *    multigrid's cost, and Jacobi's step is the faster: 0.86 of the
+ *    multigrid's in the flow at 60k, 0.87 at rest, 0.80 at rest at 10^6
+ *    (bench/README.md).  The hierarchy is not kept across steps: its aggregates
  *    number the unknowns, and in a flow the unknowns (the particles not at the
  *    surface) change from one step to the next.
  *    With the position correction there are two solves per step (p and p_div,
@@ -278,9 +308,10 @@ static const pfb_param_spec mao_yang_params[] = {
     {"pcg_tol", PFB_PARAM_DOUBLE, 1e-6, 1e-14, 0.5, "1", "pcg_stop = residual: relative residual |b - A p| / |b| at which PCG stops", NULL},
     {"pcg_stop", PFB_PARAM_CHOICE, 0, 0, 0, "", "what stops each PCG solve: the relative residual (pcg_tol), or the mean density error the solve leaves (pcg_eta, pcg_eta_div: the rule of SPlisHSPlasH's DFSPH)", "residual|density"},
     {"pcg_eta", PFB_PARAM_DOUBLE, 1e-4, 1e-12, 0.5, "1", "pcg_stop = density: the pressure solve stops when the mean |rho - rho_0| / rho_0 it leaves is at most this (DFSPH's maxError, 0.01%)", NULL},
-    {"pcg_eta_div", PFB_PARAM_DOUBLE, 1e-3, 1e-12, 0.5, "1", "pcg_stop = density: the divergence solve stops when the mean density change per step it leaves, over rho_0, is at most this (DFSPH's maxErrorV, 0.1%)", NULL},
+    {"pcg_eta_div", PFB_PARAM_DOUBLE, 1e-5, 1e-12, 0.5, "1", "pcg_stop = density: the divergence solve stops when the mean density change per step it leaves, over rho_0, is at most this (DFSPH's maxErrorV is 1e-3; see the header for why not here)", NULL},
     {"pcg_max_iter", PFB_PARAM_INT, 1000, 1, 1e6, "1", "PCG iteration cap per step", NULL},
     {"pcg_precond", PFB_PARAM_CHOICE, 2, 0, 0, "", "PCG preconditioner (amg: the multigrid of core/amg.c)", "none|jacobi|amg"},
+    {"pcg_operator", PFB_PARAM_CHOICE, 1, 0, 0, "", "eq. 8's operator: applied over the pairs (no stored matrix; pcg_precond jacobi or none), or a stored CSR matrix (which pcg_precond = amg needs)", "pairs|matrix"},
     {"wall_no_slip", PFB_PARAM_BOOL, 0, 0, 1, "", "false (the default, as every method): mirrors carry the reflected normal velocity (free slip); true: 2 v_wall - v (no slip)", NULL},
     {"resample_every", PFB_PARAM_INT, 1, 0, 1e9, "1", "frames between re-samplings (section 5); 0 = never", NULL},
     {"eps_d", PFB_PARAM_DOUBLE, 0.6, 0.0, 10.0, "D", "down-sampling: merge pairs closer than eps_d spacings", NULL},
@@ -347,8 +378,19 @@ typedef struct my_state {
     uint32_t *mark;            /* per thread (cap_n each), a column's entry in the row being assembled, or UINT32_MAX */
     int mark_threads;
     size_t cap_n;
-    pfb_csr A;
+    pfb_csr A;                  /* the stored matrix (pcg_operator = matrix, and the multigrid's) */
     pfb_amg amg;                /* the multigrid hierarchy of A (pcg_precond amg) */
+    /* pcg_operator = pairs, eq. 8 applied over the pairs (pressure_operator):
+     * per entry q of the half list its coefficient c_q (0 beyond h), per
+     * particle the diagonal, the mirrors' part of it, and the symmetric mirror
+     * couplings (row i: columns mcv[mcs[i] .. mcs[i+1]-1], weights mcw) */
+    int matfree;
+    double *pc, *pdiag, *mdiag, *mcw;
+    uint32_t *mcs, *mcv;
+    size_t cap_pc, cap_pd, cap_mc;
+    int op_rc;                  /* an apply's failure (pairtasks_run), seen after the solve */
+    int op_threads, op_par;     /* the pair schedule's team, and whether it runs in parallel */
+    size_t nvec, count;         /* the last solve's unknowns (particles or rows of A) and those not at the surface */
     double *b, *x, *work, *dsurf;
     double *b1, *x1;           /* the divergence part's right-hand side and solution */
     size_t *rows;
@@ -647,8 +689,6 @@ static int neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err)
 {
     int built;
     int rc = halflist_ensure(&s->L, sim, -1.0, 0, &built, err);
-    if (!rc)
-        rc = halflist_full(&s->L, sim->p.n, &s->F, err);
     if (!rc)
         rc = ensure_particles(s, sim->p.n, err);
     if (!rc)
@@ -1279,6 +1319,14 @@ static size_t count_row(const my_state *s, size_t i, uint32_t *mark)
     return c;
 }
 
+/* Eq. 8's weight of the pair (i, j) at distance r, times kappa:
+ * kappa (m_i + m_j) / (2 (rho_i + rho_j)^2) W(r); symmetric in i and j bit for bit. */
+static inline double eq8_coeff(const my_state *s, const pfb_particles *p, const double *restrict rho, size_t i,
+                               size_t j, double r)
+{
+    return s->kappa * (p->m[i] + p->m[j]) / (2.0 * (rho[i] + rho[j]) * (rho[i] + rho[j])) * kernel_w(&s->cubic, r);
+}
+
 /* Row u (particle i) of the matrix at A->start[u]: the diagonal slot first,
  * then the off-diagonal entries sorted by column; its couplings to surface
  * particles into s->dsurf[u]. */
@@ -1296,8 +1344,7 @@ static void fill_row(my_state *s, const pfb_particles *p, size_t u, size_t i, ui
         const size_t js = src_of(s, n, j);
         if (js == i)
             continue; /* i's own mirror: p_mirror = p_i */
-        double c = s->kappa * (p->m[i] + p->m[js]) / (2.0 * (rho[i] + rho[js]) * (rho[i] + rho[js])) *
-                   kernel_w(&s->cubic, r); /* eq. 8 */
+        double c = eq8_coeff(s, p, rho, i, js, r);
         if (s->unk[js] < 0) {
             dsurf += c; /* p_j = 0 (air pressure) */
             continue;
@@ -1345,7 +1392,9 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         s->unk[i] = (long)nu++;
     }
     s->n_surface = nsurf;
-    int rc = ensure_unknowns(s, nu, 0, err);
+    int rc = halflist_full(&s->L, n, &s->F, err); /* the rows' neighbours */
+    if (!rc)
+        rc = ensure_unknowns(s, nu, 0, err);
     if (rc)
         return rc;
     if (s->mark_threads < nt) { /* each thread's marks, all clear */
@@ -1392,13 +1441,12 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
             s->b[u] -= mean;
     }
     /* symmetrise the off-diagonal entries, then the diagonals (row u alone
-     * reads and writes the pairs (u, v) and (v, u) with v > u: any threads) */
+     * writes the pairs (u, v) and (v, u) with v > u, and its own entries
+     * without a partner in row v, whichever v: any threads) */
 #pragma omp parallel for schedule(dynamic, 256) num_threads(nt) if (par)
     for (size_t u = 0; u < nu; u++)
         for (size_t a = A->start[u] + 1; a < A->start[u + 1]; a++) {
             size_t v = A->col[a];
-            if (v <= u)
-                continue;
             size_t lo = A->start[v] + 1, hi = A->start[v + 1];
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -1408,6 +1456,8 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
                     hi = mid;
             }
             if (lo < A->start[v + 1] && A->col[lo] == u) {
+                if (v < u)
+                    continue; /* the pair is row v's to average */
                 double avg = 0.5 * (A->val[a] + A->val[lo]);
                 A->val[a] = avg;
                 A->val[lo] = avg;
@@ -1426,14 +1476,313 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     return PFB_OK;
 }
 
+/* ---- eq. 8 applied over the pairs (pcg_operator = pairs) ----------------------- */
+
+/* The same operator as assemble_pressure's matrix, stored as what the pairs
+ * give instead of as a matrix: the unknowns are all the particles, a surface
+ * particle's row the identity with source 0 (its pressure stays 0, and it adds
+ * nothing to the stopping rule's sums), and
+ *   (A p)_i = sum_j c_ij (p_i - p_j) + mdiag_i p_i + sum_v w_iv (p_i - p_v)
+ * over the real pairs within h (c_ij of eq. 8, kept per entry of the half list:
+ * the coefficient pass), the mirrors' couplings to surface particles and those
+ * without a partner (mdiag), and the symmetrised mirror couplings w (as
+ * assemble_pressure: (M_iv + M_vi) / 2, or on i's diagonal alone when neither v
+ * couples back nor is a real neighbour).  8 bytes per entry of the half list
+ * against the matrix's 16 per entry of both rows; the matrix-vector product is a
+ * pair pass on the blocked schedule, so its bits do not depend on the threads. */
+typedef struct my_coupling {
+    size_t i, j;
+    double m;
+} my_coupling;
+
+static int coupling_cmp(const void *a, const void *b)
+{
+    const my_coupling *x = a, *y = b;
+    return x->i != y->i ? (x->i > y->i) - (x->i < y->i) : (x->j > y->j) - (x->j < y->j);
+}
+
+/* mdiag and the symmetric couplings mcs/mcv/mcw of the mirrors (serial: the
+ * mirrors' pairs are few, the particles within h of a wall). */
+static int mirror_couplings(my_state *s, const pfb_particles *p, pfb_err *err)
+{
+    const size_t n = p->n, nm = s->ms[n];
+    const double *restrict rho = p->field[s->f_rho].data;
+    my_coupling *E = nm ? malloc(2 * nm * sizeof *E) : NULL, *P = E ? E + nm : NULL;
+    if (nm && !E)
+        return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror couplings", nm);
+    memset(s->mdiag, 0, n * sizeof *s->mdiag);
+    size_t ne = 0, np = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s->unk[i] < 0)
+            continue;
+        const size_t e0 = ne;
+        for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
+            const size_t js = s->g[s->mj[q]].src;
+            if (js == i)
+                continue; /* i's own mirror: p_mirror = p_i */
+            const double c = eq8_coeff(s, p, rho, i, js, pair_r(s, s->dim, i, n + s->mj[q]));
+            if (s->unk[js] < 0) {
+                s->mdiag[i] += c; /* p_j = 0 (air pressure) */
+                continue;
+            }
+            size_t k = e0;
+            while (k < ne && E[k].j != js)
+                k++;
+            if (k == ne)
+                E[ne++] = (my_coupling){i, js, 0.0};
+            E[k].m += c;
+        }
+    }
+    if (ne > 1)
+        qsort(E, ne, sizeof *E, coupling_cmp);
+    for (size_t t = 0; t < ne; t++) {
+        const my_coupling key = {E[t].j, E[t].i, 0.0};
+        const my_coupling *back = bsearch(&key, E, ne, sizeof *E, coupling_cmp);
+        double r;
+        if (back) {
+            if (E[t].i < E[t].j)
+                P[np++] = (my_coupling){E[t].i, E[t].j, 0.5 * (E[t].m + back->m)};
+        } else if (within(s, E[t].i, E[t].j, &r)) {
+            P[np++] = (my_coupling){E[t].i, E[t].j, 0.5 * E[t].m}; /* the real pair's entry is the partner */
+        } else {
+            s->mdiag[E[t].i] += E[t].m; /* no partner: on the diagonal only */
+        }
+    }
+    if (2 * np > s->cap_mc) {
+        size_t nc = 2 * np + np / 2 + 64;
+        uint32_t *v = realloc(s->mcv, nc * sizeof *v);
+        if (v)
+            s->mcv = v;
+        double *w = realloc(s->mcw, nc * sizeof *w);
+        if (w)
+            s->mcw = w;
+        if (!v || !w) {
+            free(E);
+            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror couplings", np);
+        }
+        s->cap_mc = nc;
+    }
+    memset(s->mcs, 0, (n + 1) * sizeof *s->mcs);
+    for (size_t t = 0; t < np; t++) {
+        s->mcs[P[t].i + 1]++;
+        s->mcs[P[t].j + 1]++;
+    }
+    for (size_t i = 0; i < n; i++)
+        s->mcs[i + 1] += s->mcs[i];
+    for (size_t t = 0; t < np; t++) { /* each row in the couplings' order, mcs[i] counting up as it fills */
+        const size_t a = s->mcs[P[t].i]++, b = s->mcs[P[t].j]++;
+        s->mcv[a] = (uint32_t)P[t].j;
+        s->mcw[a] = P[t].m;
+        s->mcv[b] = (uint32_t)P[t].i;
+        s->mcw[b] = P[t].m;
+    }
+    for (size_t i = n; i > 0; i--) /* the starts again */
+        s->mcs[i] = s->mcs[i - 1];
+    s->mcs[0] = 0;
+    free(E);
+    return PFB_OK;
+}
+
+typedef struct my_op {
+    my_state *s;
+    const pfb_particles *p;
+    const double *x;
+    double *y;
+    pfb_err err;
+} my_op;
+
+static void coef_zero(void *ctx, size_t b)
+{
+    my_op *o = ctx;
+    const my_state *s = o->s;
+    memset(s->pdiag + s->L.blk[b], 0, (s->L.blk[b + 1] - s->L.blk[b]) * sizeof *s->pdiag);
+}
+
+/* c_q of every entry of the block's rows (0 beyond h), and the diagonals' real part */
+static void coef_pairs(void *ctx, size_t b)
+{
+    my_op *o = ctx;
+    my_state *s = o->s;
+    const double *restrict rho = o->p->field[s->f_rho].data;
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
+        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
+            const size_t j = s->L.lj[q];
+            double r;
+            if (!within(s, i, j, &r)) {
+                s->pc[q] = 0.0;
+                continue;
+            }
+            const double c = eq8_coeff(s, o->p, rho, i, j, r);
+            s->pc[q] = c;
+            s->pdiag[i] += c;
+            s->pdiag[j] += c;
+        }
+}
+
+static void coef_finish(void *ctx, size_t b)
+{
+    my_op *o = ctx;
+    my_state *s = o->s;
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
+        if (s->unk[i] < 0) {
+            s->pdiag[i] = 1.0;
+            continue;
+        }
+        double d = s->pdiag[i] + s->mdiag[i];
+        for (size_t e = s->mcs[i]; e < s->mcs[i + 1]; e++)
+            d += s->mcw[e];
+        s->pdiag[i] = d;
+    }
+}
+
+static const pfb_stage coef_stages[3] = {{0, coef_zero}, {1, coef_pairs}, {0, coef_finish}};
+
+static void op_zero(void *ctx, size_t b)
+{
+    my_op *o = ctx;
+    const my_state *s = o->s;
+    memset(o->y + s->L.blk[b], 0, (s->L.blk[b + 1] - s->L.blk[b]) * sizeof *o->y);
+}
+
+static void op_pairs(void *ctx, size_t b)
+{
+    my_op *o = ctx;
+    const my_state *s = o->s;
+    const double *restrict x = o->x, *restrict pc = s->pc;
+    double *restrict y = o->y;
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
+        const double xi = x[i];
+        double yi = 0.0;
+        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
+            const size_t j = s->L.lj[q];
+            const double t = pc[q] * (xi - x[j]);
+            yi += t;
+            y[j] -= t;
+        }
+        y[i] += yi;
+    }
+}
+
+static void op_finish(void *ctx, size_t b)
+{
+    my_op *o = ctx;
+    const my_state *s = o->s;
+    const double *restrict x = o->x;
+    double *restrict y = o->y;
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
+        if (s->unk[i] < 0) {
+            y[i] = x[i];
+            continue;
+        }
+        double t = y[i] + s->mdiag[i] * x[i];
+        for (size_t e = s->mcs[i]; e < s->mcs[i + 1]; e++)
+            t += s->mcw[e] * (x[i] - x[s->mcv[e]]);
+        y[i] = t;
+    }
+}
+
+static const pfb_stage op_stages[3] = {{0, op_zero}, {1, op_pairs}, {0, op_finish}};
+
+/* pfb_linop's apply: y = A x over the particles */
+static void operator_apply(void *ctx, const double *x, double *y, int threads)
+{
+    my_op *o = ctx;
+    my_state *s = o->s;
+    (void)threads; /* the pair schedule's team: the bits do not depend on it */
+    o->x = x;
+    o->y = y;
+    const int rc = pairtasks_run(&s->T, &s->L, op_stages, 3, o, s->op_threads, s->op_par, &o->err);
+    if (rc && !s->op_rc)
+        s->op_rc = rc;
+}
+
+/* The operator of eqs. 7-8 at the current density and surface flags, and the
+ * right-hand side and warm start over the particles (pcg_operator = pairs). */
+static int pressure_operator(my_state *s, pfb_sim *sim, double dt, my_op *o, pfb_err *err)
+{
+    const pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    const double *restrict rho = p->field[s->f_rho].data, *restrict pr = p->field[s->f_p].data;
+    size_t nsurf = 0;
+    for (size_t i = 0; i < n; i++) {
+        s->unk[i] = s->surface[i] ? -1 : (long)i;
+        nsurf += s->surface[i];
+    }
+    s->n_surface = nsurf;
+    int rc = ensure_unknowns(s, n, 0, err);
+    if (rc)
+        return rc;
+    const size_t ne = s->L.ls[n];
+    if (ne > s->cap_pc) {
+        size_t nc = ne + ne / 4 + 64;
+        double *c = realloc(s->pc, nc * sizeof *c);
+        if (!c)
+            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu pair coefficients", ne);
+        s->pc = c;
+        s->cap_pc = nc;
+    }
+    if (n + 1 > s->cap_pd) {
+        size_t nc = n + n / 4 + 64;
+        double *d = realloc(s->pdiag, nc * sizeof *d);
+        if (d)
+            s->pdiag = d;
+        double *md = realloc(s->mdiag, nc * sizeof *md);
+        if (md)
+            s->mdiag = md;
+        uint32_t *st = realloc(s->mcs, (nc + 1) * sizeof *st);
+        if (st)
+            s->mcs = st;
+        if (!d || !md || !st)
+            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for the operator of %zu particles", n);
+        s->cap_pd = nc;
+    }
+    for (size_t i = 0; i < n; i++)
+        s->rows[i] = i;
+    rc = mirror_couplings(s, p, err);
+    if (rc)
+        return rc;
+    s->op_threads = pairtasks_threads(sim);
+    s->op_par = sim_parallel_pairs(sim, n);
+    *o = (my_op){s, p, NULL, NULL, {{0}}};
+    rc = pairtasks_run(&s->T, &s->L, coef_stages, 3, o, s->op_threads, s->op_par, err);
+    if (rc)
+        return rc;
+    const double src = 1.0 / (s->rho0 * dt * dt); /* eq. 7 */
+    double mean = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        s->b[i] = s->unk[i] >= 0 ? (rho[i] - s->rho0) * src : 0.0;
+        s->x[i] = s->unk[i] >= 0 ? pr[i] : 0.0; /* warm start */
+        mean += s->b[i];
+    }
+    if (s->pinned && n > nsurf) /* as assemble_pressure: the singular system's source made consistent */
+        for (size_t i = 0; i < n; i++)
+            if (s->unk[i] >= 0)
+                s->b[i] -= mean / (double)(n - nsurf);
+    return PFB_OK;
+}
+
 /* Solve for the pressure and store it in the pressure field (0 at the surface). */
 static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
 {
-    int rc = assemble_pressure(s, sim, dt, err);
-    if (!rc && s->precond == PFB_PRECOND_AMG)
-        rc = amg_setup(&s->amg, &s->A, err);
+    my_op o;
+    memset(&o, 0, sizeof o);
+    int rc;
+    size_t nvec, count;
+    if (s->matfree) {
+        rc = pressure_operator(s, sim, dt, &o, err);
+        nvec = sim->p.n;
+        count = sim->p.n - s->n_surface;
+    } else {
+        rc = assemble_pressure(s, sim, dt, err);
+        if (!rc && s->precond == PFB_PRECOND_AMG)
+            rc = amg_setup(&s->amg, &s->A, err);
+        nvec = count = s->A.n;
+    }
     if (rc)
         return rc;
+    s->nvec = nvec;
+    s->count = count;
+    const pfb_linop op = {nvec, operator_apply, &o, s->pdiag};
     /* the stopping rule: the relative residual, or the density error the solve
      * leaves.  Eq. 7 with its source b = (rho* - rho_0) / (rho_0 dt^2): the
      * pressure p changes the density by rho_0 dt^2 A p, so particle i is left
@@ -1442,32 +1791,41 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
      * error at most eta; maxError 0.01% in SPlisHSPlasH).  The divergence
      * solve's residual is likewise the density change per step it leaves. */
     const double dt2 = dt * dt;
-    pfb_pcg_stop stop = {PFB_PCG_RELATIVE, s->tol, 0};
+    pfb_pcg_stop stop = {PFB_PCG_RELATIVE, s->tol, count};
     if (s->stop == MY_STOP_DENSITY)
-        stop = (pfb_pcg_stop){PFB_PCG_MEAN_ABS, s->eta / dt2, 0};
+        stop = (pfb_pcg_stop){PFB_PCG_MEAN_ABS, s->eta / dt2, count};
     int it = 0;
     double res = 0.0;
-    rc = pcg_solve_stop(&s->A, s->b, s->x, &stop, s->max_iter, s->precond, &s->amg, sim_threads(sim), s->work, &it,
-                        &res, err);
+    s->op_rc = 0;
+    rc = s->matfree ? pcg_solve_op(&op, s->b, s->x, &stop, s->max_iter, s->precond, sim_threads(sim), s->work, &it,
+                                   &res, err)
+                    : pcg_solve_stop(&s->A, s->b, s->x, &stop, s->max_iter, s->precond, &s->amg, sim_threads(sim),
+                                     s->work, &it, &res, err);
+    if (!rc && s->op_rc)
+        rc = pfb_err_set(err, s->op_rc, "%s", o.err.msg);
     if (rc)
         return rc;
     double *pr = sim->p.field[s->f_p].data, *pd = sim->p.field[s->f_pd].data;
     const double *rho = sim->p.field[s->f_rho].data;
     if (s->pos_only) {
-        /* the divergence part: the same matrix, the density change of this step's
-         * prediction as the source */
+        /* the divergence part: the same operator, the density change of this
+         * step's prediction as the source */
         const double src = 1.0 / (s->rho0 * dt * dt);
-        for (size_t u = 0; u < s->A.n; u++) {
+        for (size_t u = 0; u < nvec; u++) {
             size_t i = s->rows[u];
-            s->b1[u] = (rho[i] - s->rho_n[i]) * src;
-            s->x1[u] = pd[i];
+            s->b1[u] = s->unk[i] >= 0 ? (rho[i] - s->rho_n[i]) * src : 0.0;
+            s->x1[u] = s->unk[i] >= 0 ? pd[i] : 0.0;
         }
         int it1 = 0;
         double res1 = 0.0;
         if (s->stop == MY_STOP_DENSITY)
             stop.tol = s->eta_div / dt2;
-        rc = pcg_solve_stop(&s->A, s->b1, s->x1, &stop, s->max_iter, s->precond, &s->amg, sim_threads(sim), s->work,
-                            &it1, &res1, err);
+        rc = s->matfree ? pcg_solve_op(&op, s->b1, s->x1, &stop, s->max_iter, s->precond, sim_threads(sim), s->work,
+                                       &it1, &res1, err)
+                        : pcg_solve_stop(&s->A, s->b1, s->x1, &stop, s->max_iter, s->precond, &s->amg,
+                                         sim_threads(sim), s->work, &it1, &res1, err);
+        if (!rc && s->op_rc)
+            rc = pfb_err_set(err, s->op_rc, "%s", o.err.msg);
         if (rc)
             return rc;
         it += it1;
@@ -1715,6 +2073,56 @@ int my_pressure_system(void *state, pfb_sim *sim, double dt, const pfb_csr **A, 
     return PFB_OK;
 }
 
+int my_last_system(const void *state, size_t *nvec, size_t *count, const double **b, const double **b1,
+                   const size_t **rows, double *eta, double *eta_div)
+{
+    const my_state *s = state;
+    *nvec = s->nvec;
+    *count = s->count;
+    *b = s->b;
+    *b1 = s->pos_only ? s->b1 : NULL;
+    *rows = s->rows;
+    *eta = s->stop == MY_STOP_DENSITY ? s->eta : 0.0;
+    *eta_div = s->stop == MY_STOP_DENSITY ? s->eta_div : 0.0;
+    return PFB_OK;
+}
+
+int my_last_apply(void *state, pfb_sim *sim, const double *x, double *y, pfb_err *err)
+{
+    my_state *s = state;
+    if (!s->matfree) {
+        for (size_t u = 0; u < s->A.n; u++) {
+            double t = 0.0;
+            for (size_t e = s->A.start[u]; e < s->A.start[u + 1]; e++)
+                t += s->A.val[e] * x[s->A.col[e]];
+            y[u] = t;
+        }
+        return PFB_OK;
+    }
+    my_op o = {s, &sim->p, NULL, NULL, {{0}}};
+    s->op_rc = 0;
+    operator_apply(&o, x, y, 1);
+    return s->op_rc ? pfb_err_set(err, s->op_rc, "%s", o.err.msg) : PFB_OK;
+}
+
+int my_pressure_operator(void *state, pfb_sim *sim, double dt, const double *x, double *y, pfb_err *err)
+{
+    my_state *s = state;
+    int rc = neighbours(s, sim, sim->t, err);
+    if (!rc)
+        rc = compute_density(s, sim, 0, err);
+    if (rc)
+        return rc;
+    surface_flags(s, sim);
+    my_op o;
+    rc = pressure_operator(s, sim, dt, &o, err);
+    if (rc)
+        return rc;
+    s->op_rc = 0;
+    operator_apply(&o, x, y, 1);
+    return s->op_rc ? pfb_err_set(err, s->op_rc, "%s", o.err.msg) : PFB_OK;
+}
+
 int my_stress_update(void *state, pfb_sim *sim, double dt, pfb_err *err)
 {
     my_state *s = state;
@@ -1813,6 +2221,12 @@ static void mao_yang_destroy(void *state)
     free(s->A.col);
     free(s->A.val);
     amg_free(&s->amg);
+    free(s->pc);
+    free(s->pdiag);
+    free(s->mdiag);
+    free(s->mcw);
+    free(s->mcs);
+    free(s->mcv);
     free(s->b);
     free(s->x);
     free(s->b1);
@@ -1873,6 +2287,7 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     s->eta_div = params_get(pp, "pcg_eta_div");
     s->max_iter = params_get_int(pp, "pcg_max_iter");
     s->precond = params_get_int(pp, "pcg_precond");
+    s->matfree = params_get_int(pp, "pcg_operator") == 0;
     s->no_slip = params_get_int(pp, "wall_no_slip");
     s->resample_every = params_get_int(pp, "resample_every");
     s->e = params_get(pp, "wall_restitution");
@@ -1887,6 +2302,11 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
         free(s);
         return pfb_err_set(err, PFB_EINVAL, "mao_yang: pcg_eta and pcg_eta_div apply to pcg_stop = density, and "
                            "pcg_stop is residual; valid: pcg_stop = density with them, or pcg_tol");
+    }
+    if (s->precond == PFB_PRECOND_AMG && s->matfree) {
+        free(s);
+        return pfb_err_set(err, PFB_EINVAL, "mao_yang: pcg_operator = pairs stores no matrix, and pcg_precond = amg "
+                           "needs one; valid: pcg_operator = matrix with amg, or pcg_precond = jacobi or none");
     }
     if (s->stop == MY_STOP_DENSITY && params_is_set(pp, "pcg_tol")) {
         free(s);

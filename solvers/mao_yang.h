@@ -31,4 +31,27 @@ int my_stress_update(void *state, pfb_sim *sim, double dt, pfb_err *err);
 int my_mirror_pairs(void *state, pfb_sim *sim, double *h, const uint32_t **ms, const uint32_t **mj, size_t *ng,
                     const double *const **x, pfb_err *err);
 
+/* The systems of the last step's pressure solves, as they were solved (tests):
+ * nvec unknowns (the particles with pcg_operator = pairs, whose surface
+ * particles' rows are the identity with source 0; else the rows of the stored
+ * matrix), count of them not at the surface, eq. 7's source b and the
+ * divergence part's b1 (NULL with density_correction = velocity, one solve),
+ * the particle of each unknown (rows), and under pcg_stop = density the bounds
+ * eta and eta_div on the mean relative density error each solve leaves,
+ * dt^2 sum_u |b - A p|_u / count (0 under the residual rule).  The solutions
+ * are the particle fields "pressure" and "pressure_div".  Valid until the next
+ * step; owned by the state. */
+int my_last_system(const void *state, size_t *nvec, size_t *count, const double **b, const double **b1,
+                   const size_t **rows, double *eta, double *eta_div);
+
+/* y = A x with the last solve's operator (x, y: nvec unknowns, as above). */
+int my_last_apply(void *state, pfb_sim *sim, const double *x, double *y, pfb_err *err);
+
+/* Eq. 8's operator over the pairs (pcg_operator = pairs) at the current
+ * positions, made as a step makes it (density, surface flags, mirrors), applied
+ * to x: y = A x, both over the particles (a surface particle's row is the
+ * identity).  On the same state my_pressure_system's matrix is the same
+ * operator on the particles not at the surface. */
+int my_pressure_operator(void *state, pfb_sim *sim, double dt, const double *x, double *y, pfb_err *err);
+
 #endif
