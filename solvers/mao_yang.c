@@ -199,14 +199,15 @@
  *  - Eq. 8's operator.  pcg_operator = matrix (the default) stores the CSR
  *    matrix (assemble_pressure; its rows walk the list's full form,
  *    halflist_full, each row on one thread), which the multigrid needs.
- *    pcg_operator = pairs stores none: one pass over the half list keeps each
- *    pair's coefficient kappa c_ij (8 bytes per entry of the half list, against
- *    the matrix's 16 per entry of both rows) and sums the diagonal, for
- *    Jacobi's preconditioner; the mirrors' couplings, few, are gathered and
- *    symmetrised per solve as the matrix's are (mirror_couplings); each product
- *    A p is then a pair pass on the blocked schedule (pressure_operator).  Its
- *    unknowns are all the particles, a surface particle's row the identity with
- *    source 0.  The two are the same operator to round-off (test_mao_yang).
+ *    pcg_operator = pairs stores none: core/pairop.h keeps each pair's
+ *    coefficient kappa c_ij (8 bytes per entry of the half list, against the
+ *    matrix's 16 per entry of both rows) and the diagonal, for Jacobi's
+ *    preconditioner, and applies the operator as a pair pass on the blocked
+ *    schedule; the mirrors' couplings, few, are gathered and symmetrised per
+ *    solve as the matrix's are (mirror_couplings) and handed to it as extra
+ *    couplings (pressure_operator).  Its unknowns are all the particles, a
+ *    surface particle's row the identity with source 0.  The two are the same
+ *    operator to round-off (test_mao_yang).
  *  - PCG: warm-started from the previous step's pressure.  The paper names no
  *    stopping rule.  pcg_stop = residual (the default): relative residual
  *    |b - A p| <= pcg_tol |b| (1e-6).  pcg_stop = density is DFSPH's rule, the
@@ -283,6 +284,7 @@
 #include "../core/diag.h"
 #include "../core/checkpoint.h"
 #include "../core/halflist.h"
+#include "../core/pairop.h"
 #include "../core/pairtasks.h"
 #include "../core/kernels.h"
 #include "../core/timing.h"
@@ -381,15 +383,14 @@ typedef struct my_state {
     pfb_csr A;                  /* the stored matrix (pcg_operator = matrix, and the multigrid's) */
     pfb_amg amg;                /* the multigrid hierarchy of A (pcg_precond amg) */
     /* pcg_operator = pairs, eq. 8 applied over the pairs (pressure_operator):
-     * per entry q of the half list its coefficient c_q (0 beyond h), per
-     * particle the diagonal, the mirrors' part of it, and the symmetric mirror
-     * couplings (row i: columns mcv[mcs[i] .. mcs[i+1]-1], weights mcw) */
+     * the operator, and per particle the mirrors' part of its diagonal and its
+     * symmetric mirror couplings (row i: columns mcv[mcs[i] .. mcs[i+1]-1],
+     * weights mcw) */
     int matfree;
-    double *pc, *pdiag, *mdiag, *mcw;
+    pfb_pairop op;              /* core/pairop.h: the coefficients and the diagonal */
+    double *mdiag, *mcw;
     uint32_t *mcs, *mcv;
-    size_t cap_pc, cap_pd, cap_mc;
-    int op_rc;                  /* an apply's failure (pairtasks_run), seen after the solve */
-    int op_threads, op_par;     /* the pair schedule's team, and whether it runs in parallel */
+    size_t cap_pd, cap_mc;
     size_t nvec, count;         /* the last solve's unknowns (particles or rows of A) and those not at the surface */
     double *b, *x, *work, *dsurf;
     double *b1, *x1;           /* the divergence part's right-hand side and solution */
@@ -1478,18 +1479,15 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
 
 /* ---- eq. 8 applied over the pairs (pcg_operator = pairs) ----------------------- */
 
-/* The same operator as assemble_pressure's matrix, stored as what the pairs
- * give instead of as a matrix: the unknowns are all the particles, a surface
- * particle's row the identity with source 0 (its pressure stays 0, and it adds
- * nothing to the stopping rule's sums), and
+/* The same operator as assemble_pressure's matrix, in core/pairop.h's form:
+ * the unknowns are all the particles, a surface particle's row the identity
+ * with source 0 (its pressure stays 0, and it adds nothing to the stopping
+ * rule's sums), and
  *   (A p)_i = sum_j c_ij (p_i - p_j) + mdiag_i p_i + sum_v w_iv (p_i - p_v)
- * over the real pairs within h (c_ij of eq. 8, kept per entry of the half list:
- * the coefficient pass), the mirrors' couplings to surface particles and those
- * without a partner (mdiag), and the symmetrised mirror couplings w (as
- * assemble_pressure: (M_iv + M_vi) / 2, or on i's diagonal alone when neither v
- * couples back nor is a real neighbour).  8 bytes per entry of the half list
- * against the matrix's 16 per entry of both rows; the matrix-vector product is a
- * pair pass on the blocked schedule, so its bits do not depend on the threads. */
+ * over the real pairs within h (c_ij of eq. 8, eq8_weight), the mirrors'
+ * couplings to surface particles and those without a partner (mdiag), and the
+ * symmetrised mirror couplings w (as assemble_pressure: (M_iv + M_vi) / 2, or
+ * on i's diagonal alone when neither v couples back nor is a real neighbour). */
 typedef struct my_coupling {
     size_t i, j;
     double m;
@@ -1583,122 +1581,23 @@ static int mirror_couplings(my_state *s, const pfb_particles *p, pfb_err *err)
     return PFB_OK;
 }
 
-typedef struct my_op {
-    my_state *s;
+typedef struct my_weight_ctx {
+    const my_state *s;
     const pfb_particles *p;
-    const double *x;
-    double *y;
-    pfb_err err;
-} my_op;
+} my_weight_ctx;
 
-static void coef_zero(void *ctx, size_t b)
+/* pfb_pair_weight: eq. 8's weight of a listed pair within h, else 0 */
+static double eq8_weight(void *ctx, size_t i, size_t j)
 {
-    my_op *o = ctx;
-    const my_state *s = o->s;
-    memset(s->pdiag + s->L.blk[b], 0, (s->L.blk[b + 1] - s->L.blk[b]) * sizeof *s->pdiag);
+    const my_weight_ctx *c = ctx;
+    double r;
+    return within(c->s, i, j, &r) ? eq8_coeff(c->s, c->p, c->p->field[c->s->f_rho].data, i, j, r) : 0.0;
 }
 
-/* c_q of every entry of the block's rows (0 beyond h), and the diagonals' real part */
-static void coef_pairs(void *ctx, size_t b)
-{
-    my_op *o = ctx;
-    my_state *s = o->s;
-    const double *restrict rho = o->p->field[s->f_rho].data;
-    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
-        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
-            const size_t j = s->L.lj[q];
-            double r;
-            if (!within(s, i, j, &r)) {
-                s->pc[q] = 0.0;
-                continue;
-            }
-            const double c = eq8_coeff(s, o->p, rho, i, j, r);
-            s->pc[q] = c;
-            s->pdiag[i] += c;
-            s->pdiag[j] += c;
-        }
-}
-
-static void coef_finish(void *ctx, size_t b)
-{
-    my_op *o = ctx;
-    my_state *s = o->s;
-    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
-        if (s->unk[i] < 0) {
-            s->pdiag[i] = 1.0;
-            continue;
-        }
-        double d = s->pdiag[i] + s->mdiag[i];
-        for (size_t e = s->mcs[i]; e < s->mcs[i + 1]; e++)
-            d += s->mcw[e];
-        s->pdiag[i] = d;
-    }
-}
-
-static const pfb_stage coef_stages[3] = {{0, coef_zero}, {1, coef_pairs}, {0, coef_finish}};
-
-static void op_zero(void *ctx, size_t b)
-{
-    my_op *o = ctx;
-    const my_state *s = o->s;
-    memset(o->y + s->L.blk[b], 0, (s->L.blk[b + 1] - s->L.blk[b]) * sizeof *o->y);
-}
-
-static void op_pairs(void *ctx, size_t b)
-{
-    my_op *o = ctx;
-    const my_state *s = o->s;
-    const double *restrict x = o->x, *restrict pc = s->pc;
-    double *restrict y = o->y;
-    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
-        const double xi = x[i];
-        double yi = 0.0;
-        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
-            const size_t j = s->L.lj[q];
-            const double t = pc[q] * (xi - x[j]);
-            yi += t;
-            y[j] -= t;
-        }
-        y[i] += yi;
-    }
-}
-
-static void op_finish(void *ctx, size_t b)
-{
-    my_op *o = ctx;
-    const my_state *s = o->s;
-    const double *restrict x = o->x;
-    double *restrict y = o->y;
-    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
-        if (s->unk[i] < 0) {
-            y[i] = x[i];
-            continue;
-        }
-        double t = y[i] + s->mdiag[i] * x[i];
-        for (size_t e = s->mcs[i]; e < s->mcs[i + 1]; e++)
-            t += s->mcw[e] * (x[i] - x[s->mcv[e]]);
-        y[i] = t;
-    }
-}
-
-static const pfb_stage op_stages[3] = {{0, op_zero}, {1, op_pairs}, {0, op_finish}};
-
-/* pfb_linop's apply: y = A x over the particles */
-static void operator_apply(void *ctx, const double *x, double *y, int threads)
-{
-    my_op *o = ctx;
-    my_state *s = o->s;
-    (void)threads; /* the pair schedule's team: the bits do not depend on it */
-    o->x = x;
-    o->y = y;
-    const int rc = pairtasks_run(&s->T, &s->L, op_stages, 3, o, s->op_threads, s->op_par, &o->err);
-    if (rc && !s->op_rc)
-        s->op_rc = rc;
-}
-
-/* The operator of eqs. 7-8 at the current density and surface flags, and the
- * right-hand side and warm start over the particles (pcg_operator = pairs). */
-static int pressure_operator(my_state *s, pfb_sim *sim, double dt, my_op *o, pfb_err *err)
+/* The operator of eqs. 7-8 at the current density and surface flags (the
+ * surface particles' rows the identity), and the right-hand side and warm
+ * start over the particles (pcg_operator = pairs). */
+static int pressure_operator(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
 {
     const pfb_particles *p = &sim->p;
     const size_t n = p->n;
@@ -1712,27 +1611,15 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, my_op *o, pfb
     int rc = ensure_unknowns(s, n, 0, err);
     if (rc)
         return rc;
-    const size_t ne = s->L.ls[n];
-    if (ne > s->cap_pc) {
-        size_t nc = ne + ne / 4 + 64;
-        double *c = realloc(s->pc, nc * sizeof *c);
-        if (!c)
-            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu pair coefficients", ne);
-        s->pc = c;
-        s->cap_pc = nc;
-    }
     if (n + 1 > s->cap_pd) {
         size_t nc = n + n / 4 + 64;
-        double *d = realloc(s->pdiag, nc * sizeof *d);
-        if (d)
-            s->pdiag = d;
         double *md = realloc(s->mdiag, nc * sizeof *md);
         if (md)
             s->mdiag = md;
         uint32_t *st = realloc(s->mcs, (nc + 1) * sizeof *st);
         if (st)
             s->mcs = st;
-        if (!d || !md || !st)
+        if (!md || !st)
             return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for the operator of %zu particles", n);
         s->cap_pd = nc;
     }
@@ -1741,10 +1628,18 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, my_op *o, pfb
     rc = mirror_couplings(s, p, err);
     if (rc)
         return rc;
-    s->op_threads = pairtasks_threads(sim);
-    s->op_par = sim_parallel_pairs(sim, n);
-    *o = (my_op){s, p, NULL, NULL, {{0}}};
-    rc = pairtasks_run(&s->T, &s->L, coef_stages, 3, o, s->op_threads, s->op_par, err);
+    pfb_pairop *op = &s->op;
+    op->L = &s->L;
+    op->T = &s->T;
+    op->threads = pairtasks_threads(sim);
+    op->parallel = sim_parallel_pairs(sim, n);
+    op->fixed = s->surface;
+    op->d = s->mdiag;
+    op->xs = s->mcs;
+    op->xv = s->mcv;
+    op->xw = s->mcw;
+    my_weight_ctx wc = {s, p};
+    rc = pairop_build(op, n, eq8_weight, &wc, err);
     if (rc)
         return rc;
     const double src = 1.0 / (s->rho0 * dt * dt); /* eq. 7 */
@@ -1764,12 +1659,10 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, my_op *o, pfb
 /* Solve for the pressure and store it in the pressure field (0 at the surface). */
 static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
 {
-    my_op o;
-    memset(&o, 0, sizeof o);
     int rc;
     size_t nvec, count;
     if (s->matfree) {
-        rc = pressure_operator(s, sim, dt, &o, err);
+        rc = pressure_operator(s, sim, dt, err);
         nvec = sim->p.n;
         count = sim->p.n - s->n_surface;
     } else {
@@ -1782,7 +1675,7 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         return rc;
     s->nvec = nvec;
     s->count = count;
-    const pfb_linop op = {nvec, operator_apply, &o, s->pdiag};
+    const pfb_linop op = {nvec, pairop_apply, &s->op, s->op.diag};
     /* the stopping rule: the relative residual, or the density error the solve
      * leaves.  Eq. 7 with its source b = (rho* - rho_0) / (rho_0 dt^2): the
      * pressure p changes the density by rho_0 dt^2 A p, so particle i is left
@@ -1796,13 +1689,12 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         stop = (pfb_pcg_stop){PFB_PCG_MEAN_ABS, s->eta / dt2, count};
     int it = 0;
     double res = 0.0;
-    s->op_rc = 0;
     rc = s->matfree ? pcg_solve_op(&op, s->b, s->x, &stop, s->max_iter, s->precond, sim_threads(sim), s->work, &it,
                                    &res, err)
                     : pcg_solve_stop(&s->A, s->b, s->x, &stop, s->max_iter, s->precond, &s->amg, sim_threads(sim),
                                      s->work, &it, &res, err);
-    if (!rc && s->op_rc)
-        rc = pfb_err_set(err, s->op_rc, "%s", o.err.msg);
+    if (!rc && s->matfree && s->op.rc)
+        rc = pfb_err_set(err, s->op.rc, "mao_yang: %s", s->op.err.msg);
     if (rc)
         return rc;
     double *pr = sim->p.field[s->f_p].data, *pd = sim->p.field[s->f_pd].data;
@@ -1824,8 +1716,8 @@ static int solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
                                        &it1, &res1, err)
                         : pcg_solve_stop(&s->A, s->b1, s->x1, &stop, s->max_iter, s->precond, &s->amg,
                                          sim_threads(sim), s->work, &it1, &res1, err);
-        if (!rc && s->op_rc)
-            rc = pfb_err_set(err, s->op_rc, "%s", o.err.msg);
+        if (!rc && s->matfree && s->op.rc)
+            rc = pfb_err_set(err, s->op.rc, "mao_yang: %s", s->op.err.msg);
         if (rc)
             return rc;
         it += it1;
@@ -2099,10 +1991,9 @@ int my_last_apply(void *state, pfb_sim *sim, const double *x, double *y, pfb_err
         }
         return PFB_OK;
     }
-    my_op o = {s, &sim->p, NULL, NULL, {{0}}};
-    s->op_rc = 0;
-    operator_apply(&o, x, y, 1);
-    return s->op_rc ? pfb_err_set(err, s->op_rc, "%s", o.err.msg) : PFB_OK;
+    (void)sim;
+    pairop_apply(&s->op, x, y, 1);
+    return s->op.rc ? pfb_err_set(err, s->op.rc, "mao_yang: %s", s->op.err.msg) : PFB_OK;
 }
 
 int my_pressure_operator(void *state, pfb_sim *sim, double dt, const double *x, double *y, pfb_err *err)
@@ -2114,13 +2005,11 @@ int my_pressure_operator(void *state, pfb_sim *sim, double dt, const double *x, 
     if (rc)
         return rc;
     surface_flags(s, sim);
-    my_op o;
-    rc = pressure_operator(s, sim, dt, &o, err);
+    rc = pressure_operator(s, sim, dt, err);
     if (rc)
         return rc;
-    s->op_rc = 0;
-    operator_apply(&o, x, y, 1);
-    return s->op_rc ? pfb_err_set(err, s->op_rc, "%s", o.err.msg) : PFB_OK;
+    pairop_apply(&s->op, x, y, 1);
+    return s->op.rc ? pfb_err_set(err, s->op.rc, "mao_yang: %s", s->op.err.msg) : PFB_OK;
 }
 
 int my_stress_update(void *state, pfb_sim *sim, double dt, pfb_err *err)
@@ -2221,8 +2110,7 @@ static void mao_yang_destroy(void *state)
     free(s->A.col);
     free(s->A.val);
     amg_free(&s->amg);
-    free(s->pc);
-    free(s->pdiag);
+    pairop_free(&s->op);
     free(s->mdiag);
     free(s->mcw);
     free(s->mcs);

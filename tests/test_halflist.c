@@ -1,13 +1,16 @@
 /* test_halflist.c — the framework's pair engine (issue 33): the half list with a
  * skin (core/halflist.h) against brute force, across reuse and rebuilds and in
- * periodic boxes, and the blocked schedule (core/pairtasks.h): the same bits
- * for any thread count. */
+ * periodic boxes, the blocked schedule (core/pairtasks.h): the same bits for
+ * any thread count, and the operator over the pairs (core/pairop.h) against
+ * its definition. */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/halflist.h"
+#include "../core/pairop.h"
 #include "../core/pairtasks.h"
 #include "../core/rng.h"
 #include "../core/sim.h"
@@ -446,6 +449,130 @@ START_TEST(test_skin_fits_period)
 }
 END_TEST
 
+/* core/pairop.h's operator on a random cloud against its definition summed
+ * brute force over all pairs: weight w(r) = (h - r)^2 within h, every fifth
+ * particle fixed (an identity row, its value 0 in x as a solve keeps it),
+ * an extra diagonal d_i = i mod 3, and extra symmetric couplings (i, i + 7)
+ * of weight 0.5 for every tenth particle; open and periodic, 2D and 3D, on 1
+ * to 3 threads with the same bits.  The brute-force sum adds the same terms
+ * in another order: at most 64 roundings of the largest term's size. */
+typedef struct pw_ctx {
+    const pfb_sim *sim;
+    double h;
+} pw_ctx;
+
+static double pw_weight(void *ctx, size_t i, size_t j)
+{
+    const pw_ctx *c = ctx;
+    const double r = sqrt(dist2(c->sim, i, j));
+    return r < c->h ? (c->h - r) * (c->h - r) : 0.0;
+}
+
+START_TEST(test_pairop_is_its_definition)
+{
+    const int dim = 2 + _i % 2, periodic = _i / 2;
+    const size_t n = dim == 3 ? 3000 : 2000;
+    const double L = 1.0, h = dim == 3 ? 0.08 : 0.05;
+    pfb_sim sim;
+    make_cloud(&sim, dim, n, L, periodic, 31);
+    pfb_halflist hl;
+    halflist_init(&hl, &sim, h, 0.1);
+    pfb_err err;
+    int built;
+    ck_assert(halflist_ensure(&hl, &sim, -1.0, 0, &built, &err) == 0);
+    unsigned char *fixed = calloc(n, 1);
+    double *d = calloc(n, sizeof *d), *x = calloc(n, sizeof *x), *ref = calloc(n, sizeof *ref),
+           *scale = calloc(n, sizeof *scale);
+    uint32_t *xs = calloc(n + 1, sizeof *xs), *xv = calloc(n, sizeof *xv);
+    double *xw = calloc(n, sizeof *xw);
+    ck_assert(fixed && d && x && ref && scale && xs && xv && xw);
+    pfb_rng rng;
+    rng_seed(&rng, 37);
+    for (size_t i = 0; i < n; i++) {
+        fixed[i] = i % 5 == 0;
+        d[i] = (double)(i % 3);
+        x[i] = fixed[i] ? 0.0 : rng_uniform(&rng) - 0.5;
+    }
+    /* the extra couplings (i, i + 7), i = 1, 11, 21, ...: both rows list them */
+    for (size_t i = 1; i + 7 < n; i += 10) {
+        xs[i + 1]++;
+        xs[i + 8]++;
+    }
+    for (size_t i = 0; i < n; i++)
+        xs[i + 1] += xs[i];
+    for (size_t i = 1; i + 7 < n; i += 10) {
+        xv[xs[i]] = (uint32_t)(i + 7);
+        xw[xs[i]] = 0.5;
+        xv[xs[i + 7]] = (uint32_t)i;
+        xw[xs[i + 7]] = 0.5;
+    }
+    /* the definition, brute force */
+    pw_ctx wc = {&sim, h};
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            const double t = pw_weight(&wc, i, j) * (x[i] - x[j]);
+            ref[i] += t;
+            ref[j] -= t;
+            scale[i] = fmax(scale[i], fabs(t));
+            scale[j] = fmax(scale[j], fabs(t));
+        }
+    for (size_t i = 0; i < n; i++) {
+        ref[i] += d[i] * x[i];
+        for (size_t e = xs[i]; e < xs[i + 1]; e++)
+            ref[i] += xw[e] * (x[i] - x[xv[e]]);
+        if (fixed[i])
+            ref[i] = x[i];
+    }
+    pfb_pairtasks T;
+    memset(&T, 0, sizeof T);
+    double *first = NULL;
+    size_t ncoupled = 0;
+    for (int threads = 1; threads <= 3; threads++) {
+        pfb_pairop op;
+        memset(&op, 0, sizeof op);
+        op.L = &hl;
+        op.T = &T;
+        op.threads = threads;
+        op.parallel = 1;
+        op.fixed = fixed;
+        op.d = d;
+        op.xs = xs;
+        op.xv = xv;
+        op.xw = xw;
+        ck_assert_msg(pairop_build(&op, n, pw_weight, &wc, &err) == 0, "%s", err.msg);
+        double *y = calloc(n, sizeof *y);
+        ck_assert_ptr_nonnull(y);
+        pairop_apply(&op, x, y, threads);
+        ck_assert_int_eq(op.rc, 0);
+        for (size_t i = 0; i < n; i++) {
+            ck_assert_msg(fabs(y[i] - ref[i]) <= 64.0 * DBL_EPSILON * (scale[i] + 1.0), "particle %zu: %.17g, %.17g",
+                          i, y[i], ref[i]);
+            ncoupled += threads == 1 && !fixed[i] && op.diag[i] > d[i];
+        }
+        if (threads == 1)
+            first = y;
+        else {
+            ck_assert_msg(memcmp(first, y, n * sizeof *y) == 0, "%d threads: other bits than 1", threads);
+            free(y);
+        }
+        pairop_free(&op);
+    }
+    ck_assert_msg(ncoupled > n / 2, "%zu coupled rows: too few to test anything", ncoupled);
+    free(first);
+    pairtasks_free(&T);
+    halflist_free(&hl);
+    sim_free(&sim);
+    free(fixed);
+    free(d);
+    free(x);
+    free(ref);
+    free(scale);
+    free(xs);
+    free(xv);
+    free(xw);
+}
+END_TEST
+
 static Suite *halflist_suite(void)
 {
     Suite *s = suite_create("halflist");
@@ -455,10 +582,12 @@ static Suite *halflist_suite(void)
     tcase_add_loop_test(tc, test_reuse_and_rebuild, 0, 4);
     tcase_add_test(tc, test_threshold);
     tcase_add_loop_test(tc, test_schedule_same_bits, 0, 4);
+    tcase_add_loop_test(tc, test_pairop_is_its_definition, 0, 4);
     tcase_add_test(tc, test_skin_fits_period);
     suite_add_tcase(s, tc);
     return s;
 }
+
 
 
 int main(void)

@@ -1,0 +1,143 @@
+/* pairop.c — the symmetric pair operator of pairop.h: its coefficient pass
+ * and its product, each three stages on the blocked schedule (zero a block's
+ * sums, the pairs of its rows, then what the particles add alone). */
+#include "pairop.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct build_ctx {
+    pfb_pairop *op;
+    pfb_pair_weight weight;
+    void *ctx;
+} build_ctx;
+
+static void coef_zero(void *ctx, size_t b)
+{
+    const build_ctx *c = ctx;
+    const pfb_pairop *op = c->op;
+    memset(op->diag + op->L->blk[b], 0, (op->L->blk[b + 1] - op->L->blk[b]) * sizeof *op->diag);
+}
+
+static void coef_pairs(void *ctx, size_t b)
+{
+    const build_ctx *c = ctx;
+    const pfb_pairop *op = c->op;
+    const pfb_halflist *L = op->L;
+    for (size_t i = L->blk[b]; i < L->blk[b + 1]; i++)
+        for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++) {
+            const size_t j = L->lj[q];
+            const double w = c->weight(c->ctx, i, j);
+            op->c[q] = w;
+            op->diag[i] += w;
+            op->diag[j] += w;
+        }
+}
+
+static void coef_finish(void *ctx, size_t b)
+{
+    const build_ctx *c = ctx;
+    const pfb_pairop *op = c->op;
+    for (size_t i = op->L->blk[b]; i < op->L->blk[b + 1]; i++) {
+        if (op->fixed && op->fixed[i]) {
+            op->diag[i] = 1.0;
+            continue;
+        }
+        double d = op->diag[i] + (op->d ? op->d[i] : 0.0);
+        if (op->xs)
+            for (size_t e = op->xs[i]; e < op->xs[i + 1]; e++)
+                d += op->xw[e];
+        op->diag[i] = d;
+    }
+}
+
+static const pfb_stage coef_stages[3] = {{0, coef_zero}, {1, coef_pairs}, {0, coef_finish}};
+
+int pairop_build(pfb_pairop *op, size_t n, pfb_pair_weight weight, void *ctx, pfb_err *err)
+{
+    const size_t ne = op->L->ls[n];
+    if (ne > op->cap_c) {
+        const size_t nc = ne + ne / 4 + 64;
+        double *c = realloc(op->c, nc * sizeof *c);
+        if (!c)
+            return pfb_err_set(err, PFB_ENOMEM, "out of memory for %zu pair coefficients", ne);
+        op->c = c;
+        op->cap_c = nc;
+    }
+    if (n > op->cap_n) {
+        const size_t nc = n + n / 4 + 64;
+        double *d = realloc(op->diag, nc * sizeof *d);
+        if (!d)
+            return pfb_err_set(err, PFB_ENOMEM, "out of memory for the diagonal of %zu particles", n);
+        op->diag = d;
+        op->cap_n = nc;
+    }
+    op->n = n;
+    op->rc = 0;
+    build_ctx c = {op, weight, ctx};
+    return pairtasks_run(op->T, op->L, coef_stages, 3, &c, op->threads, op->parallel, err);
+}
+
+static void op_zero(void *ctx, size_t b)
+{
+    const pfb_pairop *op = ctx;
+    memset(op->y + op->L->blk[b], 0, (op->L->blk[b + 1] - op->L->blk[b]) * sizeof *op->y);
+}
+
+static void op_pairs(void *ctx, size_t b)
+{
+    const pfb_pairop *op = ctx;
+    const pfb_halflist *L = op->L;
+    const double *restrict x = op->x, *restrict c = op->c;
+    double *restrict y = op->y;
+    for (size_t i = L->blk[b]; i < L->blk[b + 1]; i++) {
+        const double xi = x[i];
+        double yi = 0.0;
+        for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++) {
+            const size_t j = L->lj[q];
+            const double t = c[q] * (xi - x[j]);
+            yi += t;
+            y[j] -= t;
+        }
+        y[i] += yi;
+    }
+}
+
+static void op_finish(void *ctx, size_t b)
+{
+    const pfb_pairop *op = ctx;
+    const double *restrict x = op->x;
+    double *restrict y = op->y;
+    for (size_t i = op->L->blk[b]; i < op->L->blk[b + 1]; i++) {
+        if (op->fixed && op->fixed[i]) {
+            y[i] = x[i];
+            continue;
+        }
+        double t = y[i] + (op->d ? op->d[i] * x[i] : 0.0);
+        if (op->xs)
+            for (size_t e = op->xs[i]; e < op->xs[i + 1]; e++)
+                t += op->xw[e] * (x[i] - x[op->xv[e]]);
+        y[i] = t;
+    }
+}
+
+static const pfb_stage op_stages[3] = {{0, op_zero}, {1, op_pairs}, {0, op_finish}};
+
+void pairop_apply(void *vop, const double *x, double *y, int threads)
+{
+    pfb_pairop *op = vop;
+    (void)threads;
+    op->x = x;
+    op->y = y;
+    const int rc = pairtasks_run(op->T, op->L, op_stages, 3, op, op->threads, op->parallel, &op->err);
+    if (rc && !op->rc)
+        op->rc = rc;
+}
+
+void pairop_free(pfb_pairop *op)
+{
+    free(op->c);
+    free(op->diag);
+    op->c = op->diag = NULL;
+    op->cap_c = op->cap_n = 0;
+}
