@@ -231,12 +231,14 @@
  *    Laplacian, which is not the density response of eq. 5's spiky-gradient
  *    correction, sets it, not the solve.  The density rule is not the default
  *    because of the settled pool: the method's pool at rest has a growing mode
- *    (its kinetic energy leaves its floor and grows about e-fold per 0.1 s,
- *    2D, 0.01 m, the calibrated fluid) whose onset the solve's error sets:
- *    t = 2.2 s with the residual rule, 1.8 s with eta = eta_div = 1e-8, 1.4 s
- *    with 1e-6, 1.2 s with the defaults; the validation's hydrostatic case
- *    averages up to 2 s, so its error grows (0.03% to 1.0% at D/dx = 100)
- *    under the density rule (bench/README.md).  Parallel, with every sum
+ *    (2D, 0.01 m, the calibrated fluid: its kinetic energy leaves its floor at
+ *    the bottom and grows about e-fold per 0.1 s, the same with half the step,
+ *    with the paper's velocity correction and with eq. 5's sum form; twice the
+ *    viscosity, or h = 3 spacings, damps it) whose onset the solve's error
+ *    sets: t = 2.2 s with the residual rule, 1.8 s with eta = eta_div = 1e-8,
+ *    1.4 s with 1e-6, 1.2 s with the defaults; the validation's hydrostatic
+ *    case averages up to 2 s, so its error grows (0.03% to 1.0% at
+ *    D/dx = 100) under the density rule (bench/README.md).  Parallel, with every sum
  *    formed over fixed blocks in a fixed order, so the bits do not depend on
  *    the thread count.
  *  - Preconditioner: an aggregation multigrid W-cycle by default (core/amg.c),
