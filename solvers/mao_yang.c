@@ -4,12 +4,12 @@
  * The paper's equations and where each lives:
  *   eq. 1   momentum        dv/dt = -grad p / rho + div T / rho + mu lap v / rho + f / rho
  *   eqs. 2-4 SPH interpolation and density with the cubic spline, q = 2r/h ... compute_density
- *   eqs. 5-6 pressure acceleration with the spiky gradient ................... pressure_correct
- *   eq. 7   pressure Poisson equation, eq. 8 its SPH Laplacian .... pressure_operator
- *           (or, stored, assemble_pressure), solved by preconditioned conjugate
- *           gradients ........................................ solve_pressure (core/pcg.h)
+ *   eqs. 5-6 pressure acceleration with the spiky gradient ................... pressure_accel
+ *   eq. 7   pressure Poisson equation, eq. 8 its SPH Laplacian ...... assemble_pressure, or
+ *           over the pairs without a matrix ......... pressure_operator (core/pairop.h)
+ *           solved by preconditioned conjugate gradients ...... solve_pressure (core/pcg.h)
  *   eqs. 9-15 corotational Maxwell rate, rotation tensor, strain tensors ...... stress_rate
- *   eq. 16  velocity gradient ................................................ velocity_gradient
+ *   eq. 16  velocity gradient ........................... compute_density (grad_products)
  *   eq. 17  von Mises yield .................................................. stress_rate
  *   viscosity "as in Müller 2003" (viscosity kernel Laplacian) ............... nonpressure_accel
  *   §5      re-sampling once per frame ....................... mao_yang_frame (mao_yang_resample.c)
@@ -238,9 +238,9 @@
  *    sets: t = 2.2 s with the residual rule, 1.8 s with eta = eta_div = 1e-8,
  *    1.4 s with 1e-6, 1.2 s with the defaults; the validation's hydrostatic
  *    case averages up to 2 s, so its error grows (0.03% to 1.0% at
- *    D/dx = 100) under the density rule (bench/README.md).  Parallel, with every sum
- *    formed over fixed blocks in a fixed order, so the bits do not depend on
- *    the thread count.
+ *    D/dx = 100) under the density rule (bench/README.md).  Parallel, with
+ *    every sum formed over fixed blocks in a fixed order, so the bits do not
+ *    depend on the thread count.
  *  - Preconditioner: an aggregation multigrid W-cycle by default (core/amg.c),
  *    rebuilt for each step's matrix, whose iterations do not grow with N (3D
  *    dam break, 8k to 524k particles: 16-18 per solve to the relative
