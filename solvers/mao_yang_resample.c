@@ -67,7 +67,30 @@
  *    those with |det| <= 1e-10 L^dim (L the longest edge from the first vertex)
  *    are skipped: their circumcentre is undefined or meaningless.
  *  - Degenerate input.  Fewer than dim + 2 particles, or input that qhull reports
- *    singular (all collinear / coplanar): no up-sampling, PFB_OK. */
+ *    singular (all collinear / coplanar): no up-sampling, PFB_OK.
+ *  - Candidates are the simplices with r_min < R < h.  A larger empty circle
+ *    (sphere) has no particle within h of its centre, so it never gets one (no
+ *    neighbours for eq. 18; and no particle is inserted before it, candidates
+ *    going largest first), and it is not counted.
+ *  - What is triangulated (whole = 0; the solver's delaunay_whole = false):
+ *    only the particles that can be a vertex of a candidate (may_border_hole).  Such a vertex v
+ *    lies on an empty sphere of radius R > r_min, which contains the empty ball
+ *    of radius r_min tangent to it at v; a particle whose neighbours within
+ *    2 r_min leave no such ball in any direction is left out.  Every
+ *    simplex of all particles' triangulation whose vertices are all kept is a
+ *    simplex of the kept particles' one (its circumsphere is empty of all);
+ *    the kept particles' triangulation has others too, whose circumspheres hold
+ *    a particle left out, and those are dropped by a look at the particles
+ *    within R of the centre.  The candidates, and so the insertions, are those
+ *    of the whole triangulation (test_mao_yang_resample: the same particles to
+ *    the bit on scattered discs and balls and on 2D and 3D dam breaks).  On
+ *    the 3D dam break at 60k particles, at bench step's frame (the column
+ *    still at rest), it cut the triangulation from 3.7 to 2.1 s and the run's
+ *    peak memory by 1,600 B per particle (bench/README.md); on 2,000
+ *    particles, most of them near the surface, the test of the interior
+ *    particles' 864 directions costs more than it saves (13% more
+ *    instructions in the step and frame of bench/cost.tsv's 3D case), so the
+ *    solver's default is still the whole triangulation (whole = 1). */
 #include "mao_yang_resample.h"
 
 #include <libqhull_r/qhull_ra.h>
@@ -80,6 +103,10 @@
 
 #include "../core/kernels.h"
 #include "../core/timing.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 
 /* ---- parameters ------------------------------------------------------------ */
 
@@ -524,15 +551,17 @@ static int cands_push(cands *cl, const candidate *c, pfb_err *err)
     return PFB_OK;
 }
 
-/* §5.1: Delaunay triangulation of all particles (qhull "d Qt Qbb Qz": triangulated
- * output, paraboloid scaled for precision, a point at infinity for cospherical
- * input); every lower-hull simplex whose circumradius exceeds r_min is a candidate.
- * *singular is set when the input is degenerate (qhull: singular). */
-static int delaunay_candidates(const pfb_particles *p, double r_min, FILE *sink, char *const *sbuf,
-                               const size_t *slen, cands *cl, int *singular, pfb_err *err)
+/* §5.1: Delaunay triangulation of the particles sel[0 .. nsel-1] (sel NULL: all;
+ * qhull "d Qt Qbb Qz": triangulated output, paraboloid scaled for precision, a
+ * point at infinity for cospherical input); every lower-hull simplex whose
+ * circumradius lies between r_min and r_max is a candidate.  *singular is set
+ * when the input is degenerate (qhull: singular). */
+static int delaunay_candidates(const pfb_particles *p, const size_t *sel, size_t nsel, double r_min, double r_max,
+                               FILE *sink, char *const *sbuf, const size_t *slen, cands *cl, int *singular,
+                               pfb_err *err)
 {
     const int dim = p->dim;
-    const size_t n = p->n;
+    const size_t n = sel ? nsel : p->n;
     *singular = 0;
     if (n > (size_t)INT_MAX / 4)
         return pfb_err_set(err, PFB_EINVAL, "%zu particles are too many for qhull; valid: < %d", n, INT_MAX / 4);
@@ -541,7 +570,7 @@ static int delaunay_candidates(const pfb_particles *p, double r_min, FILE *sink,
         return pfb_err_set(err, PFB_ENOMEM, "out of memory copying %zu particles for qhull", n);
     for (size_t i = 0; i < n; i++)
         for (int d = 0; d < dim; d++)
-            pts[i * (size_t)dim + (size_t)d] = p->x[d][i];
+            pts[i * (size_t)dim + (size_t)d] = p->x[d][sel ? sel[i] : i];
     qhT qh_qh;
     qhT *qh = &qh_qh;
     QHULL_LIB_CHECK
@@ -574,7 +603,7 @@ static int delaunay_candidates(const pfb_particles *p, double r_min, FILE *sink,
                 if (id < 0 || (size_t)id >= n)
                     ok = 0; /* the point at infinity, or not an input point */
                 else
-                    v[k] = (size_t)id;
+                    v[k] = sel ? sel[id] : (size_t)id;
             }
             if (!ok)
                 continue;
@@ -587,7 +616,7 @@ static int delaunay_candidates(const pfb_particles *p, double r_min, FILE *sink,
                     v[k - 1] = t;
                 }
             candidate c = {0};
-            if (!circumsphere(p, v, c.c, &c.r) || !(c.r > r_min))
+            if (!circumsphere(p, v, c.c, &c.r) || !(c.r > r_min) || !(c.r < r_max))
                 continue;
             c.qr = quantise(c.r, q);
             for (int d = 0; d < 3; d++)
@@ -703,6 +732,92 @@ static int insert_at(pfb_particles *p, const my_resample_params *rp, const pfb_k
     return PFB_OK;
 }
 
+/* The directions whose caps of angle delta cover the sphere (2D: the circle),
+ * for may_border_hole: 2D, 72 equally spaced angles (delta = pi / 72); 3D, the
+ * centres of a 12 x 12 grid on each face of the cube [-1, 1]^3, normalised.
+ * Every point of a face lies within sqrt(2) / 12 of a cell centre, and two
+ * points at least 1 from the origin subtend an angle of at most 1.0472 times
+ * their distance (|p/|p| - q/|q|| <= |p - q| and 2 asin(c / 2) <= 1.0472 c for
+ * c <= 1): delta = 1.05 sqrt(2) / 12. */
+#define HOLE_DIRS_2D 72
+#define HOLE_GRID 12
+#define HOLE_DIRS_3D (6 * HOLE_GRID * HOLE_GRID)
+
+static size_t hole_directions(int dim, double (*u)[3], double *delta)
+{
+    if (dim == 2) {
+        for (int k = 0; k < HOLE_DIRS_2D; k++) {
+            const double a = 2.0 * M_PI * (k + 0.5) / HOLE_DIRS_2D;
+            u[k][0] = cos(a);
+            u[k][1] = sin(a);
+            u[k][2] = 0.0;
+        }
+        *delta = M_PI / HOLE_DIRS_2D;
+        return HOLE_DIRS_2D;
+    }
+    size_t k = 0;
+    for (int f = 0; f < 6; f++)
+        for (int a = 0; a < HOLE_GRID; a++)
+            for (int b = 0; b < HOLE_GRID; b++) {
+                const double s = -1.0 + (2.0 * a + 1.0) / HOLE_GRID, t = -1.0 + (2.0 * b + 1.0) / HOLE_GRID;
+                double q[3];
+                q[f / 2] = f % 2 ? -1.0 : 1.0;
+                q[(f / 2 + 1) % 3] = s;
+                q[(f / 2 + 2) % 3] = t;
+                const double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+                for (int d = 0; d < 3; d++)
+                    u[k][d] = q[d] / l;
+                k++;
+            }
+    *delta = 1.05 * sqrt(2.0) / HOLE_GRID;
+    return k;
+}
+
+/* Whether particle v can be a vertex of a Delaunay simplex whose empty
+ * circumsphere has a radius R > r_min (a candidate's vertex), from its
+ * neighbours nb closer than 2 r_min.  Such a sphere has v on its boundary and
+ * contains the ball of radius r_min tangent to it at v, B(v + r_min u, r_min)
+ * for its direction u, which is therefore empty.  A neighbour w at d = w - v
+ * lies inside that ball iff the angle between d and u is below
+ * alpha = acos(|d| / (2 r_min)).  So v can be excluded when every direction u
+ * has such a neighbour; it is tested on the directions U whose caps of angle
+ * delta cover the sphere, each needing a neighbour within alpha - delta, so
+ * that every direction within delta of it has one within alpha.  A test that
+ * may keep a particle it could exclude, never the converse. */
+static int may_border_hole(const pfb_particles *p, size_t v, const hits *nb, double r_min, const double (*U)[3],
+                           size_t nu, double delta, double (*dn)[4])
+{
+    double x[3];
+    particle_pos(p, v, x);
+    size_t m = 0;
+    const double cd = cos(delta), sd = sin(delta);
+    for (size_t a = 0; a < nb->n; a++) {
+        const size_t j = nb->h[a].i;
+        if (j == v)
+            continue;
+        const double r = sqrt(nb->h[a].d2), ca = r / (2.0 * r_min); /* cos alpha */
+        if (!(ca < cd) || !(r > 0))
+            continue; /* alpha <= delta: no margin */
+        double y[3];
+        particle_pos(p, j, y);
+        for (int d = 0; d < 3; d++)
+            dn[m][d] = (y[d] - x[d]) / r;
+        dn[m][3] = ca * cd + sqrt(1.0 - ca * ca) * sd; /* cos(alpha - delta) */
+        m++;
+    }
+    /* the directions in a spread order (a stride coprime to their number), so
+     * that a particle at a surface, open over a half-space, is found in a few */
+    const size_t stride = nu == HOLE_DIRS_2D ? 29 : 397;
+    for (size_t k = 0, kk = 0; k < nu; k++, kk = (kk + stride) % nu) {
+        int covered = 0;
+        for (size_t a = 0; a < m && !covered; a++)
+            covered = dn[a][0] * U[kk][0] + dn[a][1] * U[kk][1] + dn[a][2] * U[kk][2] > dn[a][3];
+        if (!covered)
+            return 1;
+    }
+    return 0;
+}
+
 int my_upsample(pfb_sim *sim, const my_resample_params *rp, my_resample_stats *st, pfb_err *err)
 {
     int rc = check_params(sim, rp, 1, err);
@@ -731,17 +846,67 @@ int my_upsample(pfb_sim *sim, const my_resample_params *rp, my_resample_stats *s
     size_t cap_buf = 0, inserted = 0, rej_hull = 0, rej_mass = 0, rej_close = 0, rej_solid = 0;
     int singular = 0;
 
+    const double reach = fmax(fmax(rp->h, rp->eps_d), rp->whole ? 0.0 : 2.0 * rp->r_min);
+    b.dim = dim;
+    b.inv = 1.0 / reach;
+    rc = bins_build(&b, p, n0, err);
+    if (rc)
+        goto done;
     const double t0 = pfb_now();
-    rc = delaunay_candidates(p, rp->r_min, sink, &sbuf, &slen, &cl, &singular, err);
+    size_t *sel = NULL, nsel = 0;
+    if (!rp->whole) {
+        /* the particles that can be a candidate's vertex (may_border_hole) */
+        double(*U)[3] = malloc(HOLE_DIRS_3D * sizeof *U), delta = 0.0;
+        double(*dn)[4] = NULL;
+        size_t cap_dn = 0;
+        sel = malloc(n0 * sizeof *sel);
+        if (!U || !sel)
+            rc = pfb_err_set(err, PFB_ENOMEM, "out of memory selecting among %zu particles", n0);
+        const size_t nu = U ? hole_directions(dim, U, &delta) : 0;
+        for (size_t i = 0; i < n0 && !rc; i++) {
+            double x[3];
+            particle_pos(p, i, x);
+            rc = bins_query(&b, p, x, 2.0 * rp->r_min, &nb, err);
+            if (!rc && nb.n > cap_dn) {
+                double(*q)[4] = realloc(dn, 2 * nb.n * sizeof *q);
+                if (!q)
+                    rc = pfb_err_set(err, PFB_ENOMEM, "out of memory for %zu neighbours", nb.n);
+                else {
+                    dn = q;
+                    cap_dn = 2 * nb.n;
+                }
+            }
+            if (!rc && may_border_hole(p, i, &nb, rp->r_min, (const double(*)[3])U, nu, delta, dn))
+                sel[nsel++] = i;
+        }
+        free(U);
+        free(dn);
+    }
+    if (st)
+        st->triangulated += rp->whole ? n0 : nsel;
+    if (!rc && (rp->whole || nsel >= (size_t)dim + 2))
+        rc = delaunay_candidates(p, sel, nsel, rp->r_min, rp->h, sink, &sbuf, &slen, &cl, &singular, err);
+    if (!rc && !rp->whole) {
+        /* a simplex of the selection's triangulation is one of all particles'
+         * iff its circumsphere holds no particle left out (a sphere through
+         * its vertices: 1e-9 of R for their round-off) */
+        size_t k = 0;
+        for (size_t a = 0; a < cl.n && !rc; a++) {
+            rc = bins_query(&b, p, cl.c[a].c, cl.c[a].r, &nb, err);
+            int empty = 1;
+            for (size_t e = 0; e < nb.n && empty; e++)
+                empty = !(nb.h[e].d2 < cl.c[a].r * cl.c[a].r * (1.0 - 1e-9));
+            if (empty)
+                cl.c[k++] = cl.c[a];
+        }
+        cl.n = k;
+    }
+    free(sel);
     st->seconds_delaunay += pfb_now() - t0;
     if (rc || singular || cl.n == 0)
         goto done;
     qsort(cl.c, cl.n, sizeof *cl.c, candidate_cmp);
 
-    const double reach = fmax(rp->h, rp->eps_d);
-    b.dim = dim;
-    b.inv = 1.0 / reach;
-    rc = bins_build(&b, p, n0, err);
     const double eps2 = rp->eps_d * rp->eps_d, h2 = rp->h * rp->h;
     for (size_t k = 0; k < cl.n && !rc; k++) {
         const candidate *c = &cl.c[k];

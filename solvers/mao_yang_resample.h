@@ -30,11 +30,14 @@ typedef struct my_resample_params {
     double eps_m;   /* smallest mass of an inserted particle (kg) (paper: 0.01 m0) */
     double h;       /* support radius of the cubic-spline kernel of eq. 19 and the radius of the neighbourhood whose convex hull is tested (m) */
     int f_rho;      /* index of the 1-component "density" particle field (rho_j of eq. 19) */
+    int whole;      /* 1: triangulate every particle (the solver's default); 0: only those that
+                       can be a vertex of a candidate (see mao_yang_resample.c) */
 } my_resample_params;
 
 typedef struct my_resample_stats {
     size_t merged;          /* merges done (each removes one particle) */
-    size_t candidates;      /* Delaunay simplices with circumradius > r_min */
+    size_t triangulated;    /* particles handed to the Delaunay triangulation */
+    size_t candidates;      /* Delaunay simplices with r_min < circumradius < h (a larger empty circle has no neighbour within h to insert from) */
     size_t inserted;        /* particles inserted */
     size_t rejected_hull;   /* candidates outside the convex hull of their neighbours (or with too few / degenerate neighbours) */
     size_t rejected_mass;   /* candidates whose eq.-18 mass is below eps_m */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/rng.h"
+#include "../core/run.h"
 #include "../solvers/mao_yang_resample.h"
 #include "testutil.h"
 
@@ -16,7 +17,7 @@
 
 static my_resample_params paper_params(int f_rho)
 {
-    my_resample_params rp = {0.6 * D, 0.95 * D, 0.01 /* 0.01 m0, m0 = 1 kg */, 2.0 * D, f_rho};
+    my_resample_params rp = {0.6 * D, 0.95 * D, 0.01 /* 0.01 m0, m0 = 1 kg */, 2.0 * D, f_rho, 0};
     return rp;
 }
 
@@ -704,6 +705,110 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* The particles after an up-sampling, and its stats, with the triangulation of
+ * every particle (whole) or of those that can be a candidate's vertex. */
+typedef struct upsampled {
+    size_t n;
+    double *x;
+    my_resample_stats st;
+} upsampled;
+
+static upsampled upsample_copy(pfb_sim *sim, my_resample_params rp, int whole)
+{
+    upsampled u = {0};
+    pfb_err err;
+    rp.whole = whole;
+    ck_assert_msg(my_upsample(sim, &rp, &u.st, &err) == 0, "%s", err.msg);
+    const pfb_particles *p = &sim->p;
+    u.n = p->n;
+    u.x = malloc(7 * p->n * sizeof *u.x);
+    ck_assert_ptr_nonnull(u.x);
+    for (int k = 0; k < 3; k++) {
+        memcpy(u.x + (size_t)k * p->n, p->x[k], p->n * sizeof *u.x);
+        memcpy(u.x + (size_t)(3 + k) * p->n, p->v[k], p->n * sizeof *u.x);
+    }
+    memcpy(u.x + 6 * p->n, p->m, p->n * sizeof *u.x);
+    return u;
+}
+
+/* A mao_yang dam break's particles after 0.3 s without re-sampling (its flow
+ * has opened holes), and the solver's re-sampling parameters. */
+static void dam_state(int dim, pfb_sim *sim, void **st, tu_run *t, my_resample_params *rp)
+{
+    extern const pfb_solver_ops pfb_solver_mao_yang;
+    const double sp = dim == 2 ? 0.01 : 0.04;
+    char spacing[64];
+    snprintf(spacing, sizeof spacing, "run.spacing=%g", sp);
+    const char *const sets[] = {dim == 2 ? "run.dim=2" : "run.dim=3", spacing, "run.snapshots=none",
+                                "solver.resample_every=0", NULL};
+    tu_run_init(t, "mao_yang", "dam_break", sets);
+    pfb_err err;
+    ck_assert_msg(run_setup(&t->cfg, sim, st, &err) == 0, "%s", err.msg);
+    double dt, t_end;
+    long sub, frames;
+    ck_assert_msg(run_timing(&t->cfg, sim, *st, &dt, &sub, &frames, &t_end, &err) == 0, "%s", err.msg);
+    while (sim->t < 0.3)
+        tu_step(&pfb_solver_mao_yang, *st, sim, dt);
+    *rp = (my_resample_params){0.6 * sp, 0.95 * sp, 0.01 * sim->p.m[0], 2.5 * sp,
+                               particles_find_field(&sim->p, "density"), 0};
+}
+
+/* Issue 47 item 5: triangulating only the particles that can be a vertex of a
+ * candidate (may_border_hole) inserts exactly what the triangulation of every
+ * particle inserts, the same particles to the bit, on the scattered disc and
+ * ball above and on a 2D and a 3D dam break in their flow; the candidates are
+ * the same too, but for the count of a cospherical cell's simplices (the same
+ * circumcentre, one inserted), which these cases happen not to have. */
+START_TEST(test_restricted_triangulation_same_insertions)
+{
+    for (int k = 0; k < 4; k++) {
+        upsampled a, b;
+        if (k < 2) {
+            pfb_rng r;
+            rng_seed(&r, 21 + (uint64_t)k);
+            const int dim = 2 + k;
+            const size_t n = dim == 2 ? 200 : 268;
+            double *x = calloc(3 * n, sizeof *x);
+            ck_assert_ptr_nonnull(x);
+            scatter(dim, dim == 2 ? 8.0 * D : 4.0 * D, n, &r, x);
+            scene s1, s2;
+            scene_make(&s1, dim, n, x);
+            scene_make(&s2, dim, n, x);
+            free(x);
+            a = upsample_copy(&s1.sim, paper_params(s1.f_rho), 1);
+            b = upsample_copy(&s2.sim, paper_params(s2.f_rho), 0);
+            sim_free(&s1.sim);
+            sim_free(&s2.sim);
+        } else {
+            pfb_sim s1, s2;
+            void *st1, *st2;
+            tu_run t1, t2;
+            my_resample_params rp;
+            dam_state(k == 2 ? 2 : 3, &s1, &st1, &t1, &rp);
+            dam_state(k == 2 ? 2 : 3, &s2, &st2, &t2, &rp);
+            a = upsample_copy(&s1, rp, 1);
+            b = upsample_copy(&s2, rp, 0);
+            extern const pfb_solver_ops pfb_solver_mao_yang;
+            pfb_solver_mao_yang.destroy(st1);
+            pfb_solver_mao_yang.destroy(st2);
+            sim_free(&s1);
+            sim_free(&s2);
+            tu_run_free(&t1);
+            tu_run_free(&t2);
+        }
+        printf("case %d: %zu particles; whole: %zu triangulated, %zu candidates, %zu inserted; restricted: %zu, %zu, %zu\n",
+               k, a.n - a.st.inserted, a.st.triangulated, a.st.candidates, a.st.inserted, b.st.triangulated,
+               b.st.candidates, b.st.inserted);
+        ck_assert_msg(a.st.inserted > 0, "case %d: nothing inserted: nothing tested", k);
+        ck_assert_uint_eq(a.n, b.n);
+        ck_assert_uint_eq(a.st.inserted, b.st.inserted);
+        ck_assert_msg(memcmp(a.x, b.x, 7 * a.n * sizeof *a.x) == 0, "case %d: other particles", k);
+        free(a.x);
+        free(b.x);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mao_yang_resample");
@@ -724,6 +829,7 @@ int main(void)
     tcase_add_test(tc, test_determinism_3d);
     tcase_add_test(tc, test_degenerate_input);
     tcase_add_test(tc, test_bad_input);
+    tcase_add_test(tc, test_restricted_triangulation_same_insertions);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
