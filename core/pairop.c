@@ -3,6 +3,8 @@
  * sums, the pairs of its rows, then what the particles add alone). */
 #include "pairop.h"
 
+#include "csr.h" /* pfb_grow */
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,24 +57,11 @@ static const pfb_stage coef_stages[3] = {{0, coef_zero}, {1, coef_pairs}, {0, co
 
 int pairop_build(pfb_pairop *op, size_t n, pfb_pair_weight weight, void *ctx, pfb_err *err)
 {
-    const size_t ne = op->L->ls[n];
-    if (ne > op->cap_c) {
-        const size_t nc = ne + ne / 4 + 64;
-        double *c = realloc(op->c, nc * sizeof *c);
-        if (!c)
-            return pfb_err_set(err, PFB_ENOMEM, "out of memory for %zu pair coefficients", ne);
-        op->c = c;
-        op->cap_c = nc;
-    }
-    if (n > op->cap_n) {
-        const size_t nc = n + n / 4 + 64;
-        double *d = realloc(op->diag, nc * sizeof *d);
-        if (!d)
-            return pfb_err_set(err, PFB_ENOMEM, "out of memory for the diagonal of %zu particles", n);
-        op->diag = d;
-        op->cap_n = nc;
-    }
-    op->n = n;
+    int rc = pfb_grow((void **)&op->c, &op->cap_c, op->L->ls[n], sizeof *op->c, err);
+    if (!rc)
+        rc = pfb_grow((void **)&op->diag, &op->cap_n, n, sizeof *op->diag, err);
+    if (rc)
+        return rc;
     op->rc = 0;
     build_ctx c = {op, weight, ctx};
     return pairtasks_run(op->T, op->L, coef_stages, 3, &c, op->threads, op->parallel, err);

@@ -48,7 +48,7 @@ typedef struct pfb_pairop {
     /* made by pairop_build */
     double *c;                   /* per entry of L */
     double *diag;                /* per particle: A's diagonal (1 at a fixed particle) */
-    size_t cap_c, cap_n, n;
+    size_t cap_c, cap_n;
     /* an apply's state */
     const double *x;
     double *y;

@@ -1949,18 +1949,25 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     return PFB_OK;
 }
 
+/* The test hooks' state of a pressure solve at the current positions, made as
+ * a step makes it: the pairs, the density, the surface flags. */
+static int pressure_state(my_state *s, pfb_sim *sim, pfb_err *err)
+{
+    int rc = neighbours(s, sim, sim->t, err);
+    if (!rc)
+        rc = compute_density(s, sim, 0, err);
+    if (!rc)
+        surface_flags(s, sim);
+    return rc;
+}
+
 int my_pressure_system(void *state, pfb_sim *sim, double dt, const pfb_csr **A, const double **b,
                        const size_t **rows, pfb_err *err)
 {
     my_state *s = state;
-    int rc = neighbours(s, sim, sim->t, err);
-    if (rc)
-        return rc;
-    rc = compute_density(s, sim, 0, err);
-    if (rc)
-        return rc;
-    surface_flags(s, sim);
-    rc = assemble_pressure(s, sim, dt, err);
+    int rc = pressure_state(s, sim, err);
+    if (!rc)
+        rc = assemble_pressure(s, sim, dt, err);
     if (rc)
         return rc;
     *A = &s->A;
@@ -2003,13 +2010,9 @@ int my_last_apply(void *state, pfb_sim *sim, const double *x, double *y, pfb_err
 int my_pressure_operator(void *state, pfb_sim *sim, double dt, const double *x, double *y, pfb_err *err)
 {
     my_state *s = state;
-    int rc = neighbours(s, sim, sim->t, err);
+    int rc = pressure_state(s, sim, err);
     if (!rc)
-        rc = compute_density(s, sim, 0, err);
-    if (rc)
-        return rc;
-    surface_flags(s, sim);
-    rc = pressure_operator(s, sim, dt, err);
+        rc = pressure_operator(s, sim, dt, err);
     if (rc)
         return rc;
     pairop_apply(&s->op, x, y, 1);

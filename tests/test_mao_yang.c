@@ -614,14 +614,12 @@ START_TEST(test_operator_equals_matrix)
         const char *const dam3[] = {"run.dim=3", "run.spacing=0.04", "run.snapshots=none", NULL};
         const char *const flo[] = {"run.dim=2", "run.spacing=0.02", "run.snapshots=none", NULL};
         tu_run_init(&t, "mao_yang", _i == 4 ? "float" : "dam_break", _i == 0 ? dam2 : _i == 1 ? dam3 : flo);
-        ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
         scene = 1;
     }
     double dt = 2e-4;
     if (scene) {
-        double t_end;
         long sub, frames;
-        ck_assert_msg(run_timing(&t.cfg, &sim, st, &dt, &sub, &frames, &t_end, &err) == 0, "%s", err.msg);
+        st = tu_setup(&t, &sim, &dt, &sub, &frames);
         for (int k = 0; k < 200; k++) /* into the flow */
             tu_step(&pfb_solver_mao_yang, st, &sim, dt);
     }
@@ -684,12 +682,9 @@ static double *pairs_run(int wave, const char *threads, size_t *n)
     tu_run t;
     tu_run_init(&t, "mao_yang", wave ? "shear_wave" : "dam_break", wave ? shear : dam);
     pfb_sim sim;
-    void *st;
-    pfb_err err;
-    ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
-    double dt, t_end;
+    double dt;
     long sub, frames;
-    ck_assert_msg(run_timing(&t.cfg, &sim, st, &dt, &sub, &frames, &t_end, &err) == 0, "%s", err.msg);
+    void *st = tu_setup(&t, &sim, &dt, &sub, &frames);
     for (int k = 0; k < 60; k++)
         tu_step(&pfb_solver_mao_yang, st, &sim, dt);
     *n = sim.p.n;
@@ -742,12 +737,9 @@ START_TEST(test_density_stop_holds)
     tu_run t;
     tu_run_init(&t, "mao_yang", scenes[_i % 2], sets);
     pfb_sim sim;
-    void *st;
-    pfb_err err;
-    ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
-    double dt, t_end;
+    double dt;
     long sub, frames;
-    ck_assert_msg(run_timing(&t.cfg, &sim, st, &dt, &sub, &frames, &t_end, &err) == 0, "%s", err.msg);
+    void *st = tu_setup(&t, &sim, &dt, &sub, &frames);
     const int fp = particles_find_field(&sim.p, "pressure"), fd = particles_find_field(&sim.p, "pressure_div");
     ck_assert(fp >= 0 && fd >= 0);
     long steps = 0, iterated = 0;

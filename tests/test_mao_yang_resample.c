@@ -742,11 +742,9 @@ static void dam_state(int dim, pfb_sim *sim, void **st, tu_run *t, my_resample_p
     const char *const sets[] = {dim == 2 ? "run.dim=2" : "run.dim=3", spacing, "run.snapshots=none",
                                 "solver.resample_every=0", NULL};
     tu_run_init(t, "mao_yang", "dam_break", sets);
-    pfb_err err;
-    ck_assert_msg(run_setup(&t->cfg, sim, st, &err) == 0, "%s", err.msg);
-    double dt, t_end;
+    double dt;
     long sub, frames;
-    ck_assert_msg(run_timing(&t->cfg, sim, *st, &dt, &sub, &frames, &t_end, &err) == 0, "%s", err.msg);
+    *st = tu_setup(t, sim, &dt, &sub, &frames);
     while (sim->t < 0.3)
         tu_step(&pfb_solver_mao_yang, *st, sim, dt);
     *rp = (my_resample_params){0.6 * sp, 0.95 * sp, 0.01 * sim->p.m[0], 2.5 * sp,

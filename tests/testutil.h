@@ -86,6 +86,18 @@ static inline void tu_step(const pfb_solver_ops *so, void *st, pfb_sim *sim, dou
     sim_positions_changed(sim);
 }
 
+/* The run t set up (run_setup) with its step, substeps and frames (run_timing);
+ * returns the solver's state. */
+static inline void *tu_setup(tu_run *t, pfb_sim *sim, double *dt, long *sub, long *frames)
+{
+    pfb_err err;
+    void *st = NULL;
+    double t_end;
+    ck_assert_msg(run_setup(&t->cfg, sim, &st, &err) == 0, "%s", err.msg);
+    ck_assert_msg(run_timing(&t->cfg, sim, st, dt, sub, frames, &t_end, &err) == 0, "%s", err.msg);
+    return st;
+}
+
 /* Free the tables. */
 static inline void tu_run_free(tu_run *t)
 {
