@@ -1,12 +1,12 @@
 /* amg.c — an aggregation multigrid preconditioner for the pressure Poisson
- * matrix of Mao and Yang's eqs. 7-8 (solvers/mao_yang.c), kept in core/ for any
+ * matrix of Mao and Yang's eqs. 7-8 (solvers/mao_yang_pressure.c), kept in core/ for any
  * solver with such a system (issue 33).
  *
  * Mao and Yang solve eq. 7 by PCG and name no preconditioner.  With Jacobi's,
  * the iterations grow like the system's diameter in particles, N^(1/3) in 3D,
  * and the time per step like N^(4/3).  A multigrid cycle makes the iterations
  * independent of N.  The matrix is the diagonally dominant M-matrix of
- * assemble_pressure (solvers/mao_yang.c), so a purely algebraic hierarchy serves:
+ * assemble_pressure (solvers/mao_yang_pressure.c), so a purely algebraic hierarchy serves:
  *
  *  - Aggregation: two passes of pairwise matching, each pairing every unmatched
  *    row, in row order, with its unmatched neighbour of strongest coupling (most

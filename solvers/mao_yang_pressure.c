@@ -1,0 +1,794 @@
+/* mao_yang_pressure.c — the projection of Mao & Yang (../shared/papers/
+ * mao-yang-nonnewtonian.txt, §4.2): eq. 5's pressure acceleration, eq. 7's
+ * pressure Poisson equation with eq. 8's SPH Laplacian, "solved by a
+ * Preconditioned Conjugate Gradient method".  mao_yang.c has the step that
+ * calls it; mao_yang_internal.h the state.
+ *
+ *   eq. 5   a_i = -sum_j m_j (p_i / rho_i^2 + p_j / rho_j^2) grad_i W_ij, with
+ *   eq. 6   the spiky kernel W = 15 / (pi h^6) (h - r)^3 ............. my_pressure_accel
+ *   eq. 7   kappa sum_j (p_i - p_j) c_ij = (rho*_i - rho_0) / (rho_0 dt^2) .. assemble_pressure
+ *   eq. 8   c_ij = (m_i + m_j) W_ij / (2 (rho_i + rho_j)^2) ... eq8_coeff; without a matrix,
+ *           over the pairs ...................... pressure_operator (core/pairop.h)
+ *   PCG ................................................ my_solve_pressure (core/pcg.h)
+ *
+ * Corrections to the printed equations, and why:
+ *  - eq. 5's sum is printed without its minus sign; with it, positive pressure
+ *    pushes particles apart (Monaghan 1992, which the paper cites for it).
+ *    (The default, pressure_form = split, uses this sum for the positive part
+ *    of the pressures only; see below.)
+ *  - eq. 8 as printed, sum_j (p_i - p_j) (m_i + m_j) / (2 (rho_i + rho_j)^2) W_ij, is
+ *    minus a Laplacian (for p_i a local maximum it is positive) and is short of a
+ *    factor 1/length^2 (W has units 1/m^dim, so the sum has units of p / rho times
+ *    m^2 / m^2 ... of p m^dim / kg, not p / (rho m^2)).  We keep the paper's weights
+ *    and multiply by one constant kappa (1/m^2), calibrated so that on the initial
+ *    lattice the sum equals -(1/rho) lap p exactly for a quadratic p; eq. 7's sign
+ *    follows: kappa sum_j (p_i - p_j) c_ij = (rho*_i - rho_0) / (rho_0 dt^2).  The
+ *    matrix A_ii = kappa sum_j c_ij, A_ij = -kappa c_ij is then symmetric, diagonally
+ *    dominant and positive definite once a row touches a surface particle (p = 0).
+ *
+ * Choices where the paper is silent:
+ *  - Pressure gradient (pressure_form = split, the default): eq. 5's symmetric sum
+ *    over the positive parts of the pressures plus the difference form
+ *    -(1/rho_i) sum_j V_j (p_j - p_i) grad W over the negative parts (p = p+ + p-,
+ *    each term a gradient estimate of its part).  Both pure forms stay available,
+ *    and each fails one of the paper's scenes (2D, measured):
+ *      difference: no force between particles of equal pressure, so nothing undoes
+ *      the pairs the elastic stress pulls together: in the balls scene nearest
+ *      neighbours came to 0.02 D and the soft ball (mu_e = 1e3, lambda = 1 s)
+ *      blew up at 0.4 s (measured with the paper's velocity correction, below);
+ *      with the position correction the balls still blew up, at 0.91 s;
+ *      sum: negative pressures attract (SPH's tensile instability, Swegle et al.
+ *      1995): the stretched column clumps and tears (colour-field volume 0.61 at
+ *      0.15 s, 1700 insertions) and the balls with re-sampling blew up at 0.26 s.
+ *    The split keeps the sum's repulsion under compression and the difference's
+ *    freedom from attraction under tension: the balls run 2 s and the stretched
+ *    column keeps its volume.  Clamping negative pressures to 0 instead is wrong
+ *    where the free surface needs them (a stretched column's sides carry
+ *    p = T_xx < 0): the column fell apart (volume 0.37 at 0.12 s).
+ *  - Delta t of eq. 7 is the step, as printed.
+ *  - What the pressure corrects (density_correction = position, the default).
+ *    Eq. 7's source splits exactly into this step's compression and the density
+ *    error the step started with: rho* - rho_0 = (rho* - rho_n) + (rho_n -
+ *    rho_0).  The pressure p of the whole source moves the particles, x_{n+1} =
+ *    x* - dt^2 grad p / rho (as the paper); the velocity is corrected only by the
+ *    pressure p_div of the first part (same matrix, a second PCG solve), v_{n+1} =
+ *    v* - dt grad p_div / rho, which makes the predicted velocity
+ *    divergence-free as in Cummins and Rudman 1999.  The second part is noise of
+ *    the particle arrangement, of order 1% after an impact or a re-sampling; as a
+ *    velocity (the paper's choice, density_correction = velocity) it becomes a
+ *    kick of order (delta rho / rho) D / dt, which grows as the step shrinks:
+ *    with the mu_e = 1e5 ball's step (0.04 D / v_ref) kicks of ~0.5 m/s in a
+ *    1.4 m/s impact, pressures of -86 kPa (rho g H is 1 kPa) and 260 Pa of
+ *    spurious stress in balls in free fall; with the split form and the
+ *    artificial stress below the balls scene still blew up, at 0.31 s
+ *    (re-sampling off) and 1.10 s (on).  As a
+ *    position shift it does the same correction without heating: the ball in
+ *    free fall keeps |T| < 1e-9 Pa, and the scene settles.  The pressure field
+ *    written out is p; "pressure_div" is p_div.
+ *  - Eq. 8's operator.  pcg_operator = matrix (the default) stores the CSR
+ *    matrix (assemble_pressure; its rows walk the list's full form,
+ *    halflist_full, each row on one thread), which the multigrid needs.
+ *    pcg_operator = pairs stores none: core/pairop.h keeps each pair's
+ *    coefficient kappa c_ij (8 bytes per entry of the half list, against the
+ *    matrix's 16 per entry of both rows) and the diagonal, for Jacobi's
+ *    preconditioner, and applies the operator as a pair pass on the blocked
+ *    schedule; the mirrors' couplings, few, are gathered and symmetrised per
+ *    solve as the matrix's are (mirror_couplings) and handed to it as extra
+ *    couplings (pressure_operator).  Its unknowns are all the particles, a
+ *    surface particle's row the identity with source 0.  The two are the same
+ *    operator to round-off (test_mao_yang).
+ *  - PCG: warm-started from the previous step's pressure.  The paper names no
+ *    stopping rule.  pcg_stop = residual (the default): relative residual
+ *    |b - A p| <= pcg_tol |b| (1e-6).  pcg_stop = density is DFSPH's rule, the
+ *    peers' (SPlisHSPlasH): eq. 7's residual r = b - A p is the density error
+ *    the pressure leaves, rho_0 dt^2 r_i at particle i, so the solve stops when
+ *    the mean |r| over the unknowns is at most eta / dt^2, with pcg_eta = 1e-4,
+ *    SPlisHSPlasH's maxError (0.01%); pcg_residual then reports the relative
+ *    density error dt^2 mean |r|.  The divergence solve stops likewise at
+ *    eta_div / dt^2, the density change per step its velocity correction
+ *    leaves, with pcg_eta_div = 1e-5, not SPlisHSPlasH's maxErrorV (0.1% per
+ *    step).  DFSPH's pressure solve corrects the velocities too, so what its
+ *    divergence solve leaves is removed by the next pressure solve; here, with
+ *    the position correction, the divergence solve is the only velocity
+ *    correction, and what it leaves accumulates.  Measured on the 2D dam break
+ *    (a/dx = 50, free slip, the calibrated fluid, dt = 3.8e-4 s): with
+ *    eta_div = 1e-3 the kinetic energy at t = 0.02 s is 35% above the
+ *    residual rule's and the run blows up at t = 0.048 s (most steps do not
+ *    iterate: gravity's compression per step stays below 0.1%); with 1e-4 it
+ *    is 0.2% above at 0.1 s, with 3e-5 and 1e-5 within 0.01%.  Both rules leave
+ *    the same density error in the flow (0.29% mean at t = 0.1 s): eq. 8's
+ *    Laplacian, which is not the density response of eq. 5's spiky-gradient
+ *    correction, sets it, not the solve.  The density rule is not the default
+ *    because of the settled pool: the method's pool at rest has a growing mode
+ *    (2D, 0.01 m, the calibrated fluid: its kinetic energy leaves its floor at
+ *    the bottom and grows about e-fold per 0.1 s, the same with half the step,
+ *    with the paper's velocity correction and with eq. 5's sum form; twice the
+ *    viscosity, or h = 3 spacings, damps it) whose onset the solve's error
+ *    sets: t = 2.2 s with the residual rule, 1.8 s with eta = eta_div = 1e-8,
+ *    1.4 s with 1e-6, 1.2 s with the defaults; the validation's hydrostatic
+ *    case averages up to 2 s, so its error grows (0.03% to 1.0% at
+ *    D/dx = 100) under the density rule (bench/README.md).  Parallel, with
+ *    every sum formed over fixed blocks in a fixed order, so the bits do not
+ *    depend on the thread count.
+ *  - Preconditioner: an aggregation multigrid W-cycle by default (core/amg.c),
+ *    rebuilt for each step's matrix, whose iterations do not grow with N (3D
+ *    dam break, 8k to 524k particles: 16-18 per solve to the relative
+ *    residual 1e-6; Jacobi's, 117 to 445, grew like N^0.32): per step,
+ *    Jacobi's took 1.40 times the multigrid's in the flow at 60k particles,
+ *    1.44 at rest and 3.1 at rest at 10^6.  Under the density rule a step needs
+ *    few iterations of either (the 2D dam break: about 1 a step with the
+ *    multigrid, 17-29 with Jacobi), the set-up is then most of the
+ *    multigrid's cost, and Jacobi's step is the faster: 0.86 of the
+ *    multigrid's in the flow at 60k, 0.87 at rest, 0.80 at rest at 10^6
+ *    (bench/README.md).  The hierarchy is not kept across steps: its aggregates
+ *    number the unknowns, and in a flow the unknowns (the particles not at the
+ *    surface) change from one step to the next.
+ *    With the position correction there are two solves per step (p and p_div,
+ *    one matrix); the pcg_iters diagnostic counts both and pcg_residual is the
+ *    larger final residual. */
+#include "mao_yang.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "../core/timing.h"
+#include "mao_yang_internal.h"
+
+/* ---- the pressure Poisson equation (eqs. 7-8) ----------------------------------- */
+
+static int ensure_unknowns(my_state *s, size_t nu, size_t nz, pfb_err *err)
+{
+    if (nu + 1 > s->A.cap_n) {
+        size_t nc = nu + nu / 4 + 64;
+        size_t *st = realloc(s->A.start, (nc + 1) * sizeof *st);
+        if (st)
+            s->A.start = st;
+        double *b = realloc(s->b, nc * sizeof *b);
+        if (b)
+            s->b = b;
+        double *x = realloc(s->x, nc * sizeof *x);
+        if (x)
+            s->x = x;
+        double *b1 = realloc(s->b1, nc * sizeof *b1);
+        if (b1)
+            s->b1 = b1;
+        double *x1 = realloc(s->x1, nc * sizeof *x1);
+        if (x1)
+            s->x1 = x1;
+        double *w = realloc(s->work, pcg_work(nc) * sizeof *w);
+        if (w)
+            s->work = w;
+        size_t *rw = realloc(s->rows, nc * sizeof *rw);
+        if (rw)
+            s->rows = rw;
+        double *ds = realloc(s->dsurf, nc * sizeof *ds);
+        if (ds)
+            s->dsurf = ds;
+        if (!st || !b || !x || !b1 || !x1 || !w || !rw || !ds)
+            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu pressure unknowns", nu);
+        s->A.cap_n = nc;
+    }
+    return csr_reserve(&s->A, nz, err);
+}
+
+/* The unknowns (non-surface particles) and the matrix kappa c_ij of eq. 8 with the source
+ * term of eq. 7, from the densities in the density field.  A mirror j' of particle
+ * j carries p_j, so its term (p_i - p_j) c_ij' adds to the (i, j) entry (and
+ * vanishes for i's own mirror).  Mirrors across planes and box faces give a
+ * symmetric matrix exactly (a reflection is an isometry and an involution:
+ * |x_i - M x_j| = |M x_i - x_j|); tangent-plane mirrors of curved walls do so only
+ * approximately, so the off-diagonal entries are symmetrised, and each diagonal
+ * entry is the sum of its row's off-diagonal magnitudes plus its couplings to
+ * surface particles: a symmetric, diagonally dominant M-matrix. */
+/* The number of off-diagonal entries of particle i's row: its real neighbours
+ * within h that are unknowns, and the unknown sources of its mirrors that are
+ * neither i nor among them (mark: the thread's, all UINT32_MAX, left so). */
+static size_t count_row(const my_state *s, size_t i, uint32_t *mark)
+{
+    const int mirrors = s->ms[i + 1] > s->ms[i];
+    size_t c = 0;
+    for (size_t q = s->F.fs[i]; q < s->F.fs[i + 1]; q++) {
+        const size_t j = s->F.fj[q];
+        if (s->unk[j] < 0 || !(period_dist2(&s->per, s->dim, (const double *const *)s->xc, i, j) < s->hh))
+            continue;
+        c++;
+        if (mirrors)
+            mark[j] = 0;
+    }
+    if (!mirrors)
+        return c;
+    for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
+        const size_t js = s->g[s->mj[q]].src;
+        if (js != i && s->unk[js] >= 0 && mark[js] == UINT32_MAX) {
+            mark[js] = 0;
+            c++;
+        }
+    }
+    for (size_t q = s->F.fs[i]; q < s->F.fs[i + 1]; q++)
+        mark[s->F.fj[q]] = UINT32_MAX;
+    for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++)
+        mark[s->g[s->mj[q]].src] = UINT32_MAX;
+    return c;
+}
+
+/* Eq. 8's weight of the pair (i, j) at distance r, times kappa:
+ * kappa (m_i + m_j) / (2 (rho_i + rho_j)^2) W(r); symmetric in i and j bit for bit. */
+static inline double eq8_coeff(const my_state *s, const pfb_particles *p, const double *restrict rho, size_t i,
+                               size_t j, double r)
+{
+    return s->kappa * (p->m[i] + p->m[j]) / (2.0 * (rho[i] + rho[j]) * (rho[i] + rho[j])) * kernel_w(&s->cubic, r);
+}
+
+/* Row u (particle i) of the matrix at A->start[u]: the diagonal slot first,
+ * then the off-diagonal entries sorted by column; its couplings to surface
+ * particles into s->dsurf[u]. */
+static void fill_row(my_state *s, const pfb_particles *p, size_t u, size_t i, uint32_t *mark)
+{
+    const size_t n = p->n;
+    const double *restrict rho = p->field[s->f_rho].data;
+    pfb_csr *A = &s->A;
+    const size_t e0 = A->start[u];
+    size_t e = e0;
+    A->col[e] = u;
+    A->val[e++] = 0.0;
+    double dsurf = 0.0;
+    MY_FOR_NEIGHBOURS(s, i, n, j, r, {
+        const size_t js = src_of(s, n, j);
+        if (js == i)
+            continue; /* i's own mirror: p_mirror = p_i */
+        double c = eq8_coeff(s, p, rho, i, js, r);
+        if (s->unk[js] < 0) {
+            dsurf += c; /* p_j = 0 (air pressure) */
+            continue;
+        }
+        if (mark[js] == UINT32_MAX) {
+            mark[js] = (uint32_t)(e - e0);
+            A->col[e] = (size_t)s->unk[js];
+            A->val[e++] = 0.0;
+        }
+        A->val[e0 + mark[js]] -= c;
+    });
+    /* sort the off-diagonal entries by column (mirrors come after the real
+     * neighbours) and clear the marks */
+    for (size_t a = e0 + 2; a < e; a++) {
+        size_t c = A->col[a];
+        double v = A->val[a];
+        size_t k = a;
+        for (; k > e0 + 1 && A->col[k - 1] > c; k--) {
+            A->col[k] = A->col[k - 1];
+            A->val[k] = A->val[k - 1];
+        }
+        A->col[k] = c;
+        A->val[k] = v;
+    }
+    for (size_t q = s->F.fs[i]; q < s->F.fs[i + 1]; q++)
+        mark[s->F.fj[q]] = UINT32_MAX;
+    for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++)
+        mark[s->g[s->mj[q]].src] = UINT32_MAX;
+    s->dsurf[u] = dsurf;
+}
+
+static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
+{
+    const pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    const double *restrict rho = p->field[s->f_rho].data;
+    const int nt = sim_threads(sim), par = sim_parallel_pairs(sim, n);
+    size_t nu = 0, nsurf = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s->surface[i]) {
+            s->unk[i] = -1;
+            nsurf++;
+            continue;
+        }
+        s->unk[i] = (long)nu++;
+    }
+    s->n_surface = nsurf;
+    int rc = halflist_full(&s->L, n, &s->F, err); /* the rows' neighbours */
+    if (!rc)
+        rc = ensure_unknowns(s, nu, 0, err);
+    if (rc)
+        return rc;
+    if (s->mark_threads < nt) { /* each thread's marks, all clear */
+        free(s->mark);
+        if (!(s->mark = malloc((size_t)nt * s->cap_n * sizeof *s->mark))) {
+            s->mark_threads = 0;
+            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for the matrix rows of %zu particles", n);
+        }
+        memset(s->mark, 0xff, (size_t)nt * s->cap_n * sizeof *s->mark);
+        s->mark_threads = nt;
+    }
+    pfb_csr *A = &s->A;
+    A->n = nu;
+    for (size_t i = 0; i < n; i++)
+        if (s->unk[i] >= 0)
+            s->rows[s->unk[i]] = i;
+    /* the rows' lengths, then their starts, then the rows, each row on one thread */
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nt) if (par)
+    for (size_t u = 0; u < nu; u++)
+        A->start[u + 1] = 1 + count_row(s, s->rows[u], s->mark + (size_t)pfb_thread_num() * s->cap_n);
+    A->start[0] = 0;
+    for (size_t u = 0; u < nu; u++)
+        A->start[u + 1] += A->start[u];
+    rc = csr_reserve(A, A->start[nu], err);
+    if (rc)
+        return rc;
+    const double src = 1.0 / (s->rho0 * dt * dt); /* eq. 7 */
+    const double *pr = p->field[s->f_p].data;
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nt) if (par)
+    for (size_t u = 0; u < nu; u++) {
+        const size_t i = s->rows[u];
+        fill_row(s, p, u, i, s->mark + (size_t)pfb_thread_num() * s->cap_n);
+        s->b[u] = (rho[i] - s->rho0) * src; /* eq. 7 */
+        s->x[u] = pr[i];                   /* warm start */
+    }
+    if (s->pinned && nu > 0) {
+        /* the singular system's source made consistent: the uniform part of the
+         * density error is no pressure gradient's to remove (sum b = 0) */
+        double mean = 0.0;
+        for (size_t u = 0; u < nu; u++)
+            mean += s->b[u];
+        mean /= (double)nu;
+        for (size_t u = 0; u < nu; u++)
+            s->b[u] -= mean;
+    }
+    /* symmetrise the off-diagonal entries, then the diagonals (row u alone
+     * writes the pairs (u, v) and (v, u) with v > u, and its own entries
+     * without a partner in row v, whichever v: any threads) */
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nt) if (par)
+    for (size_t u = 0; u < nu; u++)
+        for (size_t a = A->start[u] + 1; a < A->start[u + 1]; a++) {
+            size_t v = A->col[a];
+            size_t lo = A->start[v] + 1, hi = A->start[v + 1];
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (A->col[mid] < u)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < A->start[v + 1] && A->col[lo] == u) {
+                if (v < u)
+                    continue; /* the pair is row v's to average */
+                double avg = 0.5 * (A->val[a] + A->val[lo]);
+                A->val[a] = avg;
+                A->val[lo] = avg;
+            } else {
+                s->dsurf[u] -= A->val[a]; /* no partner term: keep the coupling on the diagonal only */
+                A->val[a] = 0.0;
+            }
+        }
+#pragma omp parallel for schedule(dynamic, 2048) num_threads(nt) if (par)
+    for (size_t u = 0; u < nu; u++) {
+        double d = s->dsurf[u];
+        for (size_t a = A->start[u] + 1; a < A->start[u + 1]; a++)
+            d -= A->val[a];
+        A->val[A->start[u]] = d;
+    }
+    return PFB_OK;
+}
+
+/* ---- eq. 8 applied over the pairs (pcg_operator = pairs) ----------------------- */
+
+/* The same operator as assemble_pressure's matrix, in core/pairop.h's form:
+ * the unknowns are all the particles, a surface particle's row the identity
+ * with source 0 (its pressure stays 0, and it adds nothing to the stopping
+ * rule's sums), and
+ *   (A p)_i = sum_j c_ij (p_i - p_j) + mdiag_i p_i + sum_v w_iv (p_i - p_v)
+ * over the real pairs within h (c_ij of eq. 8, eq8_weight), the mirrors'
+ * couplings to surface particles and those without a partner (mdiag), and the
+ * symmetrised mirror couplings w (as assemble_pressure: (M_iv + M_vi) / 2, or
+ * on i's diagonal alone when neither v couples back nor is a real neighbour). */
+typedef struct my_coupling {
+    size_t i, j;
+    double m;
+} my_coupling;
+
+static int coupling_cmp(const void *a, const void *b)
+{
+    const my_coupling *x = a, *y = b;
+    return x->i != y->i ? (x->i > y->i) - (x->i < y->i) : (x->j > y->j) - (x->j < y->j);
+}
+
+/* mdiag and the symmetric couplings mcs/mcv/mcw of the mirrors (serial: the
+ * mirrors' pairs are few, the particles within h of a wall). */
+static int mirror_couplings(my_state *s, const pfb_particles *p, pfb_err *err)
+{
+    const size_t n = p->n, nm = s->ms[n];
+    const double *restrict rho = p->field[s->f_rho].data;
+    my_coupling *E = nm ? malloc(2 * nm * sizeof *E) : NULL, *P = E ? E + nm : NULL;
+    if (nm && !E)
+        return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror couplings", nm);
+    memset(s->mdiag, 0, n * sizeof *s->mdiag);
+    size_t ne = 0, np = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s->unk[i] < 0)
+            continue;
+        const size_t e0 = ne;
+        for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
+            const size_t js = s->g[s->mj[q]].src;
+            if (js == i)
+                continue; /* i's own mirror: p_mirror = p_i */
+            const double c = eq8_coeff(s, p, rho, i, js, pair_r(s, s->dim, i, n + s->mj[q]));
+            if (s->unk[js] < 0) {
+                s->mdiag[i] += c; /* p_j = 0 (air pressure) */
+                continue;
+            }
+            size_t k = e0;
+            while (k < ne && E[k].j != js)
+                k++;
+            if (k == ne)
+                E[ne++] = (my_coupling){i, js, 0.0};
+            E[k].m += c;
+        }
+    }
+    if (ne > 1)
+        qsort(E, ne, sizeof *E, coupling_cmp);
+    for (size_t t = 0; t < ne; t++) {
+        const my_coupling key = {E[t].j, E[t].i, 0.0};
+        const my_coupling *back = bsearch(&key, E, ne, sizeof *E, coupling_cmp);
+        double r;
+        if (back) {
+            if (E[t].i < E[t].j)
+                P[np++] = (my_coupling){E[t].i, E[t].j, 0.5 * (E[t].m + back->m)};
+        } else if (within(s, E[t].i, E[t].j, &r)) {
+            P[np++] = (my_coupling){E[t].i, E[t].j, 0.5 * E[t].m}; /* the real pair's entry is the partner */
+        } else {
+            s->mdiag[E[t].i] += E[t].m; /* no partner: on the diagonal only */
+        }
+    }
+    if (2 * np > s->cap_mc) {
+        size_t nc = 2 * np + np / 2 + 64;
+        uint32_t *v = realloc(s->mcv, nc * sizeof *v);
+        if (v)
+            s->mcv = v;
+        double *w = realloc(s->mcw, nc * sizeof *w);
+        if (w)
+            s->mcw = w;
+        if (!v || !w) {
+            free(E);
+            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror couplings", np);
+        }
+        s->cap_mc = nc;
+    }
+    memset(s->mcs, 0, (n + 1) * sizeof *s->mcs);
+    for (size_t t = 0; t < np; t++) {
+        s->mcs[P[t].i + 1]++;
+        s->mcs[P[t].j + 1]++;
+    }
+    for (size_t i = 0; i < n; i++)
+        s->mcs[i + 1] += s->mcs[i];
+    for (size_t t = 0; t < np; t++) { /* each row in the couplings' order, mcs[i] counting up as it fills */
+        const size_t a = s->mcs[P[t].i]++, b = s->mcs[P[t].j]++;
+        s->mcv[a] = (uint32_t)P[t].j;
+        s->mcw[a] = P[t].m;
+        s->mcv[b] = (uint32_t)P[t].i;
+        s->mcw[b] = P[t].m;
+    }
+    for (size_t i = n; i > 0; i--) /* the starts again */
+        s->mcs[i] = s->mcs[i - 1];
+    s->mcs[0] = 0;
+    free(E);
+    return PFB_OK;
+}
+
+typedef struct my_weight_ctx {
+    const my_state *s;
+    const pfb_particles *p;
+} my_weight_ctx;
+
+/* pfb_pair_weight: eq. 8's weight of a listed pair within h, else 0 */
+static double eq8_weight(void *ctx, size_t i, size_t j)
+{
+    const my_weight_ctx *c = ctx;
+    double r;
+    return within(c->s, i, j, &r) ? eq8_coeff(c->s, c->p, c->p->field[c->s->f_rho].data, i, j, r) : 0.0;
+}
+
+/* The operator of eqs. 7-8 at the current density and surface flags (the
+ * surface particles' rows the identity), and the right-hand side and warm
+ * start over the particles (pcg_operator = pairs). */
+static int pressure_operator(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
+{
+    const pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    const double *restrict rho = p->field[s->f_rho].data, *restrict pr = p->field[s->f_p].data;
+    size_t nsurf = 0;
+    for (size_t i = 0; i < n; i++) {
+        s->unk[i] = s->surface[i] ? -1 : (long)i;
+        nsurf += s->surface[i];
+    }
+    s->n_surface = nsurf;
+    int rc = ensure_unknowns(s, n, 0, err);
+    if (rc)
+        return rc;
+    if (n + 1 > s->cap_pd) {
+        size_t nc = n + n / 4 + 64;
+        double *md = realloc(s->mdiag, nc * sizeof *md);
+        if (md)
+            s->mdiag = md;
+        uint32_t *st = realloc(s->mcs, (nc + 1) * sizeof *st);
+        if (st)
+            s->mcs = st;
+        if (!md || !st)
+            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for the operator of %zu particles", n);
+        s->cap_pd = nc;
+    }
+    for (size_t i = 0; i < n; i++)
+        s->rows[i] = i;
+    rc = mirror_couplings(s, p, err);
+    if (rc)
+        return rc;
+    pfb_pairop *op = &s->op;
+    op->L = &s->L;
+    op->T = &s->T;
+    op->threads = pairtasks_threads(sim);
+    op->parallel = sim_parallel_pairs(sim, n);
+    op->fixed = s->surface;
+    op->d = s->mdiag;
+    op->xs = s->mcs;
+    op->xv = s->mcv;
+    op->xw = s->mcw;
+    my_weight_ctx wc = {s, p};
+    rc = pairop_build(op, n, eq8_weight, &wc, err);
+    if (rc)
+        return rc;
+    const double src = 1.0 / (s->rho0 * dt * dt); /* eq. 7 */
+    double mean = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        s->b[i] = s->unk[i] >= 0 ? (rho[i] - s->rho0) * src : 0.0;
+        s->x[i] = s->unk[i] >= 0 ? pr[i] : 0.0; /* warm start */
+        mean += s->b[i];
+    }
+    if (s->pinned && n > nsurf) /* as assemble_pressure: the singular system's source made consistent */
+        for (size_t i = 0; i < n; i++)
+            if (s->unk[i] >= 0)
+                s->b[i] -= mean / (double)(n - nsurf);
+    return PFB_OK;
+}
+
+/* Solve for the pressure and store it in the pressure field (0 at the surface). */
+int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
+{
+    int rc;
+    size_t nvec, count;
+    if (s->matfree) {
+        rc = pressure_operator(s, sim, dt, err);
+        nvec = sim->p.n;
+        count = sim->p.n - s->n_surface;
+    } else {
+        rc = assemble_pressure(s, sim, dt, err);
+        if (!rc && s->precond == PFB_PRECOND_AMG)
+            rc = amg_setup(&s->amg, &s->A, err);
+        nvec = count = s->A.n;
+    }
+    if (rc)
+        return rc;
+    s->nvec = nvec;
+    s->count = count;
+    const pfb_linop op = {nvec, pairop_apply, &s->op, s->op.diag};
+    /* the stopping rule: the relative residual, or the density error the solve
+     * leaves.  Eq. 7 with its source b = (rho* - rho_0) / (rho_0 dt^2): the
+     * pressure p changes the density by rho_0 dt^2 A p, so particle i is left
+     * with rho_0 dt^2 r_i, r = b - A p, a relative error dt^2 r_i; the mean of
+     * |r| over the unknowns at most eta / dt^2 is DFSPH's rule (mean density
+     * error at most eta; maxError 0.01% in SPlisHSPlasH).  The divergence
+     * solve's residual is likewise the density change per step it leaves. */
+    const double dt2 = dt * dt;
+    pfb_pcg_stop stop = {PFB_PCG_RELATIVE, s->tol, count};
+    if (s->stop == MY_STOP_DENSITY)
+        stop = (pfb_pcg_stop){PFB_PCG_MEAN_ABS, s->eta / dt2, count};
+    int it = 0;
+    double res = 0.0;
+    rc = s->matfree ? pcg_solve_op(&op, s->b, s->x, &stop, s->max_iter, s->precond, sim_threads(sim), s->work, &it,
+                                   &res, err)
+                    : pcg_solve_stop(&s->A, s->b, s->x, &stop, s->max_iter, s->precond, &s->amg, sim_threads(sim),
+                                     s->work, &it, &res, err);
+    if (!rc && s->matfree && s->op.rc)
+        rc = pfb_err_set(err, s->op.rc, "mao_yang: %s", s->op.err.msg);
+    if (rc)
+        return rc;
+    double *pr = sim->p.field[s->f_p].data, *pd = sim->p.field[s->f_pd].data;
+    const double *rho = sim->p.field[s->f_rho].data;
+    if (s->pos_only) {
+        /* the divergence part: the same operator, the density change of this
+         * step's prediction as the source */
+        const double src = 1.0 / (s->rho0 * dt * dt);
+        for (size_t u = 0; u < nvec; u++) {
+            size_t i = s->rows[u];
+            s->b1[u] = s->unk[i] >= 0 ? (rho[i] - s->rho_n[i]) * src : 0.0;
+            s->x1[u] = s->unk[i] >= 0 ? pd[i] : 0.0;
+        }
+        int it1 = 0;
+        double res1 = 0.0;
+        if (s->stop == MY_STOP_DENSITY)
+            stop.tol = s->eta_div / dt2;
+        rc = s->matfree ? pcg_solve_op(&op, s->b1, s->x1, &stop, s->max_iter, s->precond, sim_threads(sim), s->work,
+                                       &it1, &res1, err)
+                        : pcg_solve_stop(&s->A, s->b1, s->x1, &stop, s->max_iter, s->precond, &s->amg,
+                                         sim_threads(sim), s->work, &it1, &res1, err);
+        if (!rc && s->matfree && s->op.rc)
+            rc = pfb_err_set(err, s->op.rc, "mao_yang: %s", s->op.err.msg);
+        if (rc)
+            return rc;
+        it += it1;
+        res = fmax(res, res1);
+    }
+    s->last_iters = it;
+    s->last_resid = s->stop == MY_STOP_DENSITY ? res * dt2 : res; /* density rule: the relative density error */
+    s->iters_total += it;
+    s->steps++;
+    double mp = 0.0, md = 0.0;
+    for (size_t i = 0; i < sim->p.n; i++) {
+        pr[i] = s->unk[i] >= 0 ? s->x[s->unk[i]] : 0.0;
+        pd[i] = !s->pos_only ? pr[i] : s->unk[i] >= 0 ? s->x1[s->unk[i]] : 0.0;
+        mp += pr[i];
+        md += pd[i];
+    }
+    if (s->pinned) /* the pressure level of a box without a surface: mean 0 */
+        for (size_t i = 0; i < sim->p.n; i++) {
+            pr[i] -= mp / (double)sim->p.n;
+            pd[i] -= md / (double)sim->p.n;
+        }
+    return PFB_OK;
+}
+
+/* eq. 5 (with its minus sign) with the spiky gradient of eq. 6: a_i = -grad p / rho,
+ * mirrors carrying p and rho of their particle; into s->acc. */
+static void pressure_pairs(void *ctx, size_t b)
+{
+    const my_pass *c = ctx;
+    my_state *s = c->s;
+    const pfb_particles *p = &c->sim->p;
+    const int dim = s->dim;
+    const double *restrict rho = p->field[s->f_rho].data, *restrict pr = c->pr;
+    double *restrict acc = s->acc;
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
+        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
+            const size_t j = s->L.lj[q];
+            double r;
+            if (!within(s, i, j, &r) || !(r > 0))
+                continue;
+            double A, D;
+            pressure_coeffs(s, rho, pr, i, j, r, &A, &D);
+            const double fi = p->m[j] * (A + D), fj = p->m[i] * (A - D);
+            for (int k = 0; k < dim; k++) {
+                const double d = pair_d(s, k, i, j);
+                acc[3 * i + (size_t)k] += fi * d;
+                acc[3 * j + (size_t)k] -= fj * d;
+            }
+        }
+}
+
+static void pressure_finish(void *ctx, size_t b)
+{
+    const my_pass *c = ctx;
+    my_state *s = c->s;
+    const pfb_particles *p = &c->sim->p;
+    const size_t n = p->n;
+    const double *restrict rho = p->field[s->f_rho].data;
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
+        for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
+            const size_t j = n + s->mj[q];
+            const double r = pair_r(s, s->dim, i, j);
+            if (!(r > 0))
+                continue;
+            const double f = pressure_pair(s, p, rho, c->pr, i, s->g[s->mj[q]].src, r);
+            for (int k = 0; k < s->dim; k++)
+                s->acc[3 * i + (size_t)k] += f * pair_d(s, k, i, j);
+        }
+}
+
+static const pfb_stage pressure_stages[3] = {{0, my_acc_zero}, {1, pressure_pairs}, {0, pressure_finish}};
+
+/* eq. 5 (with its minus sign) with the spiky gradient of eq. 6: a_i = -grad p / rho,
+ * mirrors carrying p and rho of their particle; into s->acc. */
+int my_pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr, pfb_err *err)
+{
+    my_pass c = {s, sim, 0, pr};
+    return my_run_pass(s, sim, pressure_stages, &c, err);
+}
+
+/* The pressure impulse on the rigid bodies: minus what every particle's
+ * velocity received over dt from the mirrors across a body (my_pressure_accel's
+ * terms with those mirrors, times m_i dt), applied at the surface point midway
+ * between the particle and its mirror; the exchange is equal and opposite. */
+void my_body_pressure_impulse(my_state *s, pfb_sim *sim, const double *restrict pr, double dt)
+{
+    const pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    const int dim = sim->dim;
+    const double *restrict rho = p->field[s->f_rho].data;
+    if (sim->bodies.n == 0)
+        return;
+    for (size_t i = 0; i < n; i++)
+        for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
+            size_t j = n + s->mj[q];
+            if (s->g[j - n].body < 0)
+                continue;
+            double r = pair_r(s, dim, i, j);
+            if (!(r > 0))
+                continue;
+            double f = pressure_pair(s, p, rho, pr, i, s->g[j - n].src, r);
+            double J[3] = {0, 0, 0}, at[3] = {0, 0, 0};
+            for (int k = 0; k < dim; k++) {
+                J[k] = -p->m[i] * dt * f * pair_d(s, k, i, j);
+                at[k] = s->xc[k][i] - 0.5 * pair_d(s, k, i, j);
+            }
+            body_apply_impulse(&sim->bodies.b[s->g[j - n].body], dim, at, J);
+        }
+}
+
+/* The test hooks' state of a pressure solve at the current positions, made as
+ * a step makes it: the pairs, the density, the surface flags. */
+static int pressure_state(my_state *s, pfb_sim *sim, pfb_err *err)
+{
+    int rc = my_neighbours(s, sim, sim->t, err);
+    if (!rc)
+        rc = my_compute_density(s, sim, 0, err);
+    if (!rc)
+        my_surface_flags(s, sim);
+    return rc;
+}
+
+int my_pressure_system(void *state, pfb_sim *sim, double dt, const pfb_csr **A, const double **b,
+                       const size_t **rows, pfb_err *err)
+{
+    my_state *s = state;
+    int rc = pressure_state(s, sim, err);
+    if (!rc)
+        rc = assemble_pressure(s, sim, dt, err);
+    if (rc)
+        return rc;
+    *A = &s->A;
+    *b = s->b;
+    *rows = s->rows;
+    return PFB_OK;
+}
+
+int my_last_system(const void *state, size_t *nvec, size_t *count, const double **b, const double **b1,
+                   const size_t **rows, double *eta, double *eta_div)
+{
+    const my_state *s = state;
+    *nvec = s->nvec;
+    *count = s->count;
+    *b = s->b;
+    *b1 = s->pos_only ? s->b1 : NULL;
+    *rows = s->rows;
+    *eta = s->stop == MY_STOP_DENSITY ? s->eta : 0.0;
+    *eta_div = s->stop == MY_STOP_DENSITY ? s->eta_div : 0.0;
+    return PFB_OK;
+}
+
+int my_last_apply(void *state, pfb_sim *sim, const double *x, double *y, pfb_err *err)
+{
+    my_state *s = state;
+    if (!s->matfree) {
+        for (size_t u = 0; u < s->A.n; u++) {
+            double t = 0.0;
+            for (size_t e = s->A.start[u]; e < s->A.start[u + 1]; e++)
+                t += s->A.val[e] * x[s->A.col[e]];
+            y[u] = t;
+        }
+        return PFB_OK;
+    }
+    (void)sim;
+    pairop_apply(&s->op, x, y, 1);
+    return s->op.rc ? pfb_err_set(err, s->op.rc, "mao_yang: %s", s->op.err.msg) : PFB_OK;
+}
+
+int my_pressure_operator(void *state, pfb_sim *sim, double dt, const double *x, double *y, pfb_err *err)
+{
+    my_state *s = state;
+    int rc = pressure_state(s, sim, err);
+    if (!rc)
+        rc = pressure_operator(s, sim, dt, err);
+    if (rc)
+        return rc;
+    pairop_apply(&s->op, x, y, 1);
+    return s->op.rc ? pfb_err_set(err, s->op.rc, "mao_yang: %s", s->op.err.msg) : PFB_OK;
+}
