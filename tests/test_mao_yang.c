@@ -1075,6 +1075,41 @@ START_TEST(test_free_fall_stays_stress_free)
 }
 END_TEST
 
+/* The stress-free path (stress_active in mao_yang.c): with mu_e = 0 the step
+ * skips eq. 16's gradient, the stress update and the stress terms, since eq. 9
+ * keeps T = 0.  It must not skip them where a particle has its own mu_e > 0:
+ * the balls scene gives each ball its own (solver mu_e = 0 here).  Its balls
+ * are still falling after 200 steps, and a ball in free fall carries only the
+ * round-off of eq. 9 (about 1e-11 Pa: test_free_fall_stays_stress_free), but
+ * that is not 0: the skipped path leaves T exactly 0, as the Newtonian dam
+ * break's must stay. */
+START_TEST(test_stress_free_path)
+{
+    static const char *const scenes[2] = {"balls", "dam_break"};
+    const char *const sets[] = {"run.dim=2", "run.spacing=0.02", "run.snapshots=none", "solver.mu_e=0", NULL};
+    tu_run t;
+    tu_run_init(&t, "mao_yang", scenes[_i], sets);
+    pfb_sim sim;
+    double dt;
+    long sub, frames;
+    void *st = tu_setup(&t, &sim, &dt, &sub, &frames);
+    const int fT = particles_find_field(&sim.p, "stress");
+    ck_assert(fT >= 0);
+    for (long k = 0; k < 200; k++)
+        tu_step(&pfb_solver_mao_yang, st, &sim, dt);
+    double tmax = 0.0;
+    for (size_t q = 0; q < 9 * sim.p.n; q++)
+        tmax = fmax(tmax, fabs(sim.p.field[fT].data[q]));
+    if (_i == 0)
+        ck_assert_msg(tmax > 0.0, "balls with their own mu_e: T = 0 after 200 steps (the stress was skipped)");
+    else
+        ck_assert_msg(tmax == 0.0, "Newtonian dam break: largest |T| %g Pa", tmax);
+    pfb_solver_mao_yang.destroy(st);
+    sim_free(&sim);
+    tu_run_free(&t);
+}
+END_TEST
+
 /* ---- the method: a pool at rest --------------------------------------------------- */
 
 typedef struct pool_stats {
@@ -1150,6 +1185,7 @@ int main(void)
     tcase_add_test(tc, test_amg_symmetric_positive);
     tcase_add_test(tc, test_laplacian_calibration);
     tcase_add_test(tc, test_free_fall_stays_stress_free);
+    tcase_add_loop_test(tc, test_stress_free_path, 0, 2);
     tcase_add_test(tc, test_pool_at_rest);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
