@@ -188,14 +188,8 @@ double kernel_w(const pfb_kernel *k, double r)
             return k->norm * t * t * t * (1.0 + s) / (2.0 * s);
         return k->norm * visc2_g(s, t);
     }
-    case PFB_KERNEL_CUBIC: {
-        if (2.0 * r <= k->h) {
-            const double q = 2.0 * r * k->inv_h;
-            return k->norm * (1.0 - q * q * (1.5 - 0.75 * q));
-        }
-        const double u = 2.0 * (k->h - r) * k->inv_h; /* 2 - q */
-        return k->norm * 0.25 * u * u * u;
-    }
+    case PFB_KERNEL_CUBIC:
+        return kernel_cubic_w(k, r);
     case PFB_KERNEL_CLAVET2: {
         const double t = (k->h - r) * k->inv_h;
         return k->norm * t * t;
@@ -229,10 +223,8 @@ double kernel_dw(const pfb_kernel *k, double r)
         const double d = k->h2 - r * r;
         return -6.0 * k->norm * r * d * d;
     }
-    case PFB_KERNEL_SPIKY: {
-        const double d = k->h - r;
-        return -3.0 * k->norm * d * d;
-    }
+    case PFB_KERNEL_SPIKY:
+        return kernel_spiky_dw(k, r);
     case PFB_KERNEL_VISCOSITY: {
         double t;
         const double s = visc_s(k, r, &t);
@@ -240,14 +232,8 @@ double kernel_dw(const pfb_kernel *k, double r)
             return -k->norm * k->inv_h * t * t * (s * (3.0 * s + 2.0) + 1.0) / (2.0 * s * s);
         return -k->norm * k->inv_h * t * t * (2.0 * s + 1.0) / (6.0 * s);
     }
-    case PFB_KERNEL_CUBIC: {
-        if (2.0 * r <= k->h) {
-            const double q = 2.0 * r * k->inv_h;
-            return 2.0 * k->norm * k->inv_h * q * (2.25 * q - 3.0);
-        }
-        const double u = 2.0 * (k->h - r) * k->inv_h; /* 2 - q */
-        return -1.5 * k->norm * k->inv_h * u * u;
-    }
+    case PFB_KERNEL_CUBIC:
+        return kernel_cubic_dw(k, r);
     case PFB_KERNEL_CLAVET2: {
         const double t = (k->h - r) * k->inv_h;
         return -2.0 * k->norm * k->inv_h * t;
@@ -279,12 +265,8 @@ double kernel_lap(const pfb_kernel *k, double r)
         const double d = k->h - r;
         return k->norm * d * (6.0 - 3.0 * dm1 * d / rr);
     }
-    case PFB_KERNEL_VISCOSITY: {
-        const double ih = k->inv_h;
-        if (k->dim == 3)
-            return 6.0 * k->norm * ih * ih * ih * (k->h - r); /* 45/(pi h^6) (h - r) */
-        return k->norm * ih * ih * ih * (k->h - r);           /* 40/(pi h^5) (h - r) */
-    }
+    case PFB_KERNEL_VISCOSITY:
+        return kernel_viscosity_lap(k, r);
     case PFB_KERNEL_CUBIC: {
         /* del^2 W = 4 c / h^2 (f''(q) + (dim-1) f'(q)/q), with f'/q finite at 0 */
         const double ih = k->inv_h;

@@ -43,6 +43,51 @@ double kernel_dw(const pfb_kernel *k, double r);
 /* Laplacian del^2 W at r > 0. */
 double kernel_lap(const pfb_kernel *k, double r);
 
+/* The cases of kernel_w, kernel_dw and kernel_lap that a solver's pair loops
+ * call with a kernel of known type, inline (the same expressions: the general
+ * functions call these), so that the loops pay no call per pair. */
+static inline double kernel_cubic_w(const pfb_kernel *k, double r)
+{
+    if (r >= k->h)
+        return 0.0;
+    if (2.0 * r <= k->h) {
+        const double q = 2.0 * r * k->inv_h;
+        return k->norm * (1.0 - q * q * (1.5 - 0.75 * q));
+    }
+    const double u = 2.0 * (k->h - r) * k->inv_h; /* 2 - q */
+    return k->norm * 0.25 * u * u * u;
+}
+
+static inline double kernel_cubic_dw(const pfb_kernel *k, double r)
+{
+    if (r >= k->h)
+        return 0.0;
+    if (2.0 * r <= k->h) {
+        const double q = 2.0 * r * k->inv_h;
+        return 2.0 * k->norm * k->inv_h * q * (2.25 * q - 3.0);
+    }
+    const double u = 2.0 * (k->h - r) * k->inv_h; /* 2 - q */
+    return -1.5 * k->norm * k->inv_h * u * u;
+}
+
+static inline double kernel_spiky_dw(const pfb_kernel *k, double r)
+{
+    if (r >= k->h)
+        return 0.0;
+    const double d = k->h - r;
+    return -3.0 * k->norm * d * d;
+}
+
+static inline double kernel_viscosity_lap(const pfb_kernel *k, double r)
+{
+    if (r >= k->h)
+        return 0.0;
+    const double ih = k->inv_h;
+    if (k->dim == 3)
+        return 6.0 * k->norm * ih * ih * ih * (k->h - r); /* 45/(pi h^6) (h - r) */
+    return k->norm * ih * ih * ih * (k->h - r);           /* 40/(pi h^5) (h - r) */
+}
+
 /* Name of a kernel type ("poly6", ...). */
 const char *kernel_name(pfb_kernel_type type);
 

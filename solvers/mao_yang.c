@@ -260,7 +260,7 @@ static inline void grad_products(const my_state *s, size_t i, size_t j, double r
                                  double mi, double *Gj, double *Bj)
 {
     const int dim = s->dim;
-    const double f = kernel_dw(&s->cubic, r) / r;
+    const double f = kernel_cubic_dw(&s->cubic, r) / r;
     double gw[3], dx[3];
     for (int k = 0; k < dim; k++) {
         dx[k] = -pair_d(s, k, i, j); /* x_j - x_i */
@@ -296,7 +296,7 @@ static void density_pairs(void *ctx, size_t b)
             double r;
             if (!within(s, i, j, &r))
                 continue;
-            const double w = kernel_w(&s->cubic, r), mi = p->m[i], mj = p->m[j];
+            const double w = kernel_cubic_w(&s->cubic, r), mi = p->m[i], mj = p->m[j];
             rho[i] += mj * w;
             rho[j] += mi * w;
             if (!c->grad || !(r > 0))
@@ -322,7 +322,7 @@ static void density_finish(void *ctx, size_t b)
         for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
             const size_t j = n + s->mj[q], js = s->g[s->mj[q]].src;
             const double r = pair_r(s, dim, i, j);
-            sum += p->m[js] * kernel_w(&s->cubic, r);
+            sum += p->m[js] * kernel_cubic_w(&s->cubic, r);
             if (!c->grad || !(r > 0))
                 continue;
             grad_products(s, i, j, r, p->m[js], G, Bi, 0.0, NULL, NULL);
@@ -395,7 +395,7 @@ static inline void nonpressure_pair(const my_state *s, const pfb_particles *p, c
     const int dim = s->dim;
     double Tj[9], Bj[9], Rj[9];
     double mj = p->m[js], rj = rho[js];
-    double lap = kernel_lap(&s->visc, r);
+    double lap = kernel_viscosity_lap(&s->visc, r);
     double cv = s->mu * mj * 2.0 / (rho[i] + rj) / s->rho0 * lap;
     for (int k = 0; k < dim; k++)
         a[k] += cv * (s->vc[k][j] - s->vc[k][i]);
@@ -403,7 +403,7 @@ static inline void nonpressure_pair(const my_state *s, const pfb_particles *p, c
         return;
     tensor_of(s, n, p->field[s->f_T].data, j, Tj);
     tensor_of(s, n, s->binv, j, Bj);
-    double f = kernel_dw(&s->cubic, r) / r;
+    double f = kernel_cubic_dw(&s->cubic, r) / r;
     double gw[3], gi[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
     for (int b = 0; b < 3; b++)
         gw[b] = b < dim ? f * pair_d(s, b, i, j) : 0.0;
@@ -417,7 +417,7 @@ static inline void nonpressure_pair(const my_state *s, const pfb_particles *p, c
         for (int b = 0; b < dim; b++)
             a[k] += ci * Ti[3 * k + b] * gi[b] + cj * Tj[3 * k + b] * gj[b];
     if (s->eps_art > 0) {
-        double fr = kernel_w(&s->cubic, r) / s->w_d, fn = mj * fr * fr * fr * fr;
+        double fr = kernel_cubic_w(&s->cubic, r) / s->w_d, fn = mj * fr * fr * fr * fr;
         tensor_of(s, n, s->rart, j, Rj);
         for (int k = 0; k < dim; k++)
             for (int b = 0; b < dim; b++)
@@ -452,12 +452,12 @@ static void nonpressure_pairs(void *ctx, size_t b)
                 continue;
             const double mi = p->m[i], mj = p->m[j];
             double X[3] = {0, 0, 0};
-            const double cv = s->mu * 2.0 / (rho[i] + rho[j]) / s->rho0 * kernel_lap(&s->visc, r);
+            const double cv = s->mu * 2.0 / (rho[i] + rho[j]) / s->rho0 * kernel_viscosity_lap(&s->visc, r);
             for (int k = 0; k < dim; k++)
                 X[k] = cv * (s->vc[k][j] - s->vc[k][i]);
             if (r > 0 && s->elastic) {
                 const double *Ti = T + 9 * i, *Tj = T + 9 * j, *Bi = s->binv + 9 * i, *Bj = s->binv + 9 * j;
-                const double f = kernel_dw(&s->cubic, r) / r;
+                const double f = kernel_cubic_dw(&s->cubic, r) / r;
                 double gw[3], gi[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
                 for (int e = 0; e < 3; e++)
                     gw[e] = e < dim ? f * pair_d(s, e, i, j) : 0.0;
@@ -471,7 +471,7 @@ static void nonpressure_pairs(void *ctx, size_t b)
                     for (int e = 0; e < dim; e++)
                         X[k] += ci * Ti[3 * k + e] * gi[e] + cj * Tj[3 * k + e] * gj[e];
                 if (s->eps_art > 0) {
-                    const double fr = kernel_w(&s->cubic, r) / s->w_d, f4 = fr * fr * fr * fr;
+                    const double fr = kernel_cubic_w(&s->cubic, r) / s->w_d, f4 = fr * fr * fr * fr;
                     const double *Ri = s->rart + 9 * i, *Rj = s->rart + 9 * j;
                     for (int k = 0; k < dim; k++)
                         for (int e = 0; e < dim; e++)
@@ -839,8 +839,8 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     }
     s->f_mue = particles_find_field(&sim->p, "mu_e");
     s->f_lam = particles_find_field(&sim->p, "lambda");
-    s->w0 = kernel_w(&s->cubic, 0.0);
-    s->w_d = kernel_w(&s->cubic, D);
+    s->w0 = kernel_cubic_w(&s->cubic, 0.0);
+    s->w_d = kernel_cubic_w(&s->cubic, D);
     if (params_get_int(pp, "calibrate_rest_density"))
         s->rho0 = lattice_density(&s->cubic, D, s->m0);
     else

@@ -192,10 +192,10 @@ static inline void tensor_of(const my_state *s, size_t n, const double *X, size_
 static inline void pressure_coeffs(const my_state *s, const double *restrict rho, const double *restrict pr,
                                    size_t i, size_t js, double r, double *A, double *S)
 {
-    const double dw = kernel_dw(&s->spiky, r) / r;
+    const double dw = kernel_spiky_dw(&s->spiky, r) / r;
     double a = 0.0, d = 0.0;
     if (s->eps_art > 0 && s->pform == MY_PFORM_SUM) { /* Monaghan 2000: negative pressures */
-        double fr = kernel_w(&s->cubic, r) / s->w_d;
+        double fr = kernel_cubic_w(&s->cubic, r) / s->w_d;
         double ra = s->eps_art * (fmax(-pr[i], 0.0) / (rho[i] * rho[i]) + fmax(-pr[js], 0.0) / (rho[js] * rho[js]));
         a = -fr * fr * fr * fr * ra * dw;
     }

@@ -220,7 +220,7 @@ static size_t count_row(const my_state *s, size_t i, uint32_t *mark)
 static inline double eq8_coeff(const my_state *s, const pfb_particles *p, const double *restrict rho, size_t i,
                                size_t j, double r)
 {
-    return s->kappa * (p->m[i] + p->m[j]) / (2.0 * (rho[i] + rho[j]) * (rho[i] + rho[j])) * kernel_w(&s->cubic, r);
+    return s->kappa * (p->m[i] + p->m[j]) / (2.0 * (rho[i] + rho[j]) * (rho[i] + rho[j])) * kernel_cubic_w(&s->cubic, r);
 }
 
 /* Row u (particle i) of the matrix at A->start[u]: the diagonal slot first,
