@@ -188,6 +188,9 @@ int my_ensure_particles(my_state *s, size_t n, pfb_err *err)
     double *a = realloc(s->acc, 3 * nc * sizeof *a);
     if (a)
         s->acc = a;
+    double *a2 = realloc(s->acc2, 3 * nc * sizeof *a2);
+    if (a2)
+        s->acc2 = a2;
     double *gv = realloc(s->gradv, 9 * nc * sizeof *gv);
     if (gv)
         s->gradv = gv;
@@ -218,7 +221,7 @@ int my_ensure_particles(my_state *s, size_t n, pfb_err *err)
     free(s->mark); /* made again by assemble_pressure */
     s->mark = NULL;
     s->mark_threads = 0;
-    if (!a || !gv || !bv || !ra || !rn || !sf || !dt || !nr || !ms || !u)
+    if (!a || !a2 || !gv || !bv || !ra || !rn || !sf || !dt || !nr || !ms || !u)
         return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu particles", n);
     s->cap_n = nc;
     return PFB_OK;
@@ -357,7 +360,7 @@ static const pfb_stage density_stages[3] = {{0, density_zero}, {1, density_pairs
  * fields), and s->detached. */
 int my_compute_density(my_state *s, pfb_sim *sim, int grad, pfb_err *err)
 {
-    my_pass c = {s, sim, grad, NULL};
+    my_pass c = {s, sim, grad, NULL, NULL};
     return my_run_pass(s, sim, density_stages, &c, err);
 }
 
@@ -517,7 +520,7 @@ static const pfb_stage nonpressure_stages[3] = {{0, my_acc_zero}, {1, nonpressur
 
 static int nonpressure_accel(my_state *s, pfb_sim *sim, pfb_err *err)
 {
-    my_pass c = {s, sim, 0, NULL};
+    my_pass c = {s, sim, 0, NULL, NULL};
     return my_run_pass(s, sim, nonpressure_stages, &c, err);
 }
 
@@ -631,24 +634,16 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     /* 5. correction: positions by the whole pressure, velocities by the whole
      * pressure (the paper) or by its divergence part only (density_correction =
      * position, see the header) */
-    rc = my_pressure_accel(s, sim, p->field[s->f_p].data, err);
+    rc = s->pos_only ? my_pressure_accel2(s, sim, p->field[s->f_p].data, p->field[s->f_pd].data, err)
+                     : my_pressure_accel(s, sim, p->field[s->f_p].data, err);
     if (rc)
         return rc;
     for (int k = 0; k < dim; k++)
         for (size_t i = 0; i < p->n; i++) {
             double du = dt * s->acc[3 * i + (size_t)k];
             p->x[k][i] += dt * du;
-            if (!s->pos_only)
-                p->v[k][i] += du;
+            p->v[k][i] += s->pos_only ? dt * s->acc2[3 * i + (size_t)k] : du;
         }
-    if (s->pos_only) {
-        rc = my_pressure_accel(s, sim, p->field[s->f_pd].data, err);
-        if (rc)
-            return rc;
-        for (int k = 0; k < dim; k++)
-            for (size_t i = 0; i < p->n; i++)
-                p->v[k][i] += dt * s->acc[3 * i + (size_t)k];
-    }
     /* the bodies get the reaction of the velocity correction's mirror terms */
     my_body_pressure_impulse(s, sim, p->field[s->pos_only ? s->f_pd : s->f_p].data, dt);
     sim_project_walls(sim, t1, s->margin, s->e, s->fric);
@@ -717,6 +712,7 @@ static void mao_yang_destroy(void *state)
     free(s->ms);
     free(s->mj);
     free(s->acc);
+    free(s->acc2);
     free(s->gradv);
     free(s->binv);
     free(s->rart);

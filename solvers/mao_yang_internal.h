@@ -62,6 +62,7 @@ typedef struct my_state {
     size_t cap_ms, cap_mj;
     /* per-particle workspace */
     double *acc;               /* 3 n */
+    double *acc2;              /* 3 n: the divergence pressure's acceleration (my_pressure_accel2) */
     double *gradv;             /* 9 n velocity gradients */
     double *binv;              /* 9 n gradient corrections B^-1 (I when off) */
     double *rart;              /* 9 n artificial stress R_i / rho_i^2 of the elastic stress */
@@ -104,6 +105,7 @@ typedef struct my_pass {
     pfb_sim *sim;
     int grad;              /* the density pass also sums eq. 16's gradient and B */
     const double *pr;      /* the pressure pass's pressure */
+    const double *pd;      /* and the second pressure of the fused pass (my_pressure_accel2) */
 } my_pass;
 
 /* A material field's value for particle i, or dflt where it has none or is not
@@ -187,15 +189,15 @@ static inline void tensor_of(const my_state *s, size_t n, const double *X, size_
 
 
 /* eq. 5's pair term (with its minus sign, the spiky gradient of eq. 6) between
- * particle i and neighbour j (source js) at distance r > 0: particle i's
- * acceleration gains the returned coefficient times (x_i - x_j). */
-static inline void pressure_coeffs(const my_state *s, const double *restrict rho, const double *restrict pr,
-                                   size_t i, size_t js, double r, double *A, double *S)
+ * particle i and neighbour j (source js), from the pair's kernel values: dw =
+ * W_spiky'(r) / r and, for the artificial pressure (pressure_form = sum), fr =
+ * W_cubic(r) / W_cubic(D).  Particle i's acceleration gains m_j (A + D) times
+ * (x_i - x_j) (pressure_pair). */
+static inline void pressure_coeffs_at(const my_state *s, const double *restrict rho, const double *restrict pr,
+                                      size_t i, size_t js, double dw, double fr, double *A, double *S)
 {
-    const double dw = kernel_spiky_dw(&s->spiky, r) / r;
     double a = 0.0, d = 0.0;
     if (s->eps_art > 0 && s->pform == MY_PFORM_SUM) { /* Monaghan 2000: negative pressures */
-        double fr = kernel_cubic_w(&s->cubic, r) / s->w_d;
         double ra = s->eps_art * (fmax(-pr[i], 0.0) / (rho[i] * rho[i]) + fmax(-pr[js], 0.0) / (rho[js] * rho[js]));
         a = -fr * fr * fr * fr * ra * dw;
     }
@@ -209,6 +211,22 @@ static inline void pressure_coeffs(const my_state *s, const double *restrict rho
     }
     *A = a;
     *S = d;
+}
+
+/* The pair's kernel values of pressure_coeffs_at at distance r > 0. */
+static inline void pressure_kernels(const my_state *s, double r, double *dw, double *fr)
+{
+    *dw = kernel_spiky_dw(&s->spiky, r) / r;
+    *fr = s->eps_art > 0 && s->pform == MY_PFORM_SUM ? kernel_cubic_w(&s->cubic, r) / s->w_d : 0.0;
+}
+
+/* pressure_coeffs_at at distance r > 0. */
+static inline void pressure_coeffs(const my_state *s, const double *restrict rho, const double *restrict pr,
+                                   size_t i, size_t js, double r, double *A, double *S)
+{
+    double dw, fr;
+    pressure_kernels(s, r, &dw, &fr);
+    pressure_coeffs_at(s, rho, pr, i, js, dw, fr, A, S);
 }
 
 /* eq. 5's pair term (with its minus sign, the spiky gradient of eq. 6) between
@@ -244,6 +262,8 @@ void my_update_stress(my_state *s, pfb_sim *sim, double dt);
 /* mao_yang_pressure.c */
 int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err);
 int my_pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr, pfb_err *err);
+int my_pressure_accel2(my_state *s, pfb_sim *sim, const double *restrict pr, const double *restrict pd,
+                       pfb_err *err);
 void my_body_pressure_impulse(my_state *s, pfb_sim *sim, const double *restrict pr, double dt);
 
 #endif
