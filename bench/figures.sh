@@ -4,6 +4,8 @@
 # solvers over two rounds, then one thread for muller and clavet's sequential
 # relaxation, and mao_yang and muller at rest; then the periodic shear wave
 # (3D, 29,791 particles, 2 threads) for the three solvers on the pair engine.
+# Every run simulates the calibrated fluid (--preset calibrated: the reference
+# fluid, scenes/calibrated.ini), so the figures compare methods, not materials.
 # Prints one line per run.
 #
 #   bench/figures.sh [BIN]     (default bin/pfbench)
@@ -12,7 +14,7 @@ cd "$(dirname "$0")/.."
 B=${1:-bin/pfbench}
 [ -x "$B" ] || { echo "bench/figures.sh: $B is not built; run make" >&2; exit 1; }
 export OMP_WAIT_POLICY=passive
-m() { echo "$* :: $("$B" bench step "$@" 2>&1 | tail -1 | grep -o 'ns_per_particle_step=[0-9.]*\|mean_ns_per_particle_step=[0-9.]*\|bytes_per_particle=[0-9]*\|dt=[0-9.e-]*' | tr '\n' ' ')"; }
+m() { echo "$* :: $("$B" bench step --preset calibrated "$@" 2>&1 | tail -1 | grep -o 'ns_per_particle_step=[0-9.]*\|mean_ns_per_particle_step=[0-9.]*\|bytes_per_particle=[0-9]*\|dt=[0-9.e-]*' | tr '\n' ' ')"; }
 for r in 1 2; do
   m --solver muller --dim 3 --n 60000 --warmup 2500 --steps 100
   m --solver miller_pearce --dim 3 --n 60000 --warmup 9000 --steps 200

@@ -28,6 +28,7 @@
 #include "../core/run.h"
 #include "../core/scene.h"
 #include "../core/timing.h"
+#include "../experiments/presets.h"
 #include "../solvers/solver.h"
 
 #define EXIT_BAD 1
@@ -50,12 +51,14 @@ static void usage_bench(FILE *f)
 {
     fputs("usage: pfbench bench nsearch [--n N] [--neighbours K] [--dim 2|3] [--reps R] [--seed S]\n"
           "       pfbench bench step --solver S [--scene SC] [--dim 2|3] [--n N] [--steps K] [--warmup K] [--set KEY=VALUE]\n"
-          "                          [--lockstep-in FIFO --lockstep-out FIFO]\n"
+          "                          [--preset P] [--lockstep-in FIFO --lockstep-out FIFO]\n"
           "\n"
           "nsearch: grid build + full neighbour list of N uniform random points (cell order)\n"
           "         with K neighbours on average (defaults 1000000, 40, 3D, 5 reps)\n"
           "step:    K timed steps (default 20, after --warmup untimed ones, default 2) of the scene (default\n"
-          "         dam_break) at the spacing giving about N particles (default 60000)\n"
+          "         dam_break) at the spacing giving about N particles (default 60000), with the\n"
+          "         solver's built-in defaults, or the material preset P (calibrated: the reference\n"
+          "         fluid, as pfbench run; paper; an INI file) under the --set values\n"
           "\n"
           "prints one line of key=value: ns per particle (median, and mean), throughput, bytes per\n"
           "particle added to the resident set; OMP_NUM_THREADS sets the threads.\n"
@@ -188,7 +191,7 @@ static int bench_step(int argc, char **argv)
 {
     const char *solver = NULL, *scene = "dam_break";
     long n = 60000, steps = 20, dim = 3, warmup = 2;
-    const char *sets[64], *lock_in = NULL, *lock_out = NULL;
+    const char *sets[64], *lock_in = NULL, *lock_out = NULL, *preset_arg = NULL;
     int nsets = 0;
     for (int i = 3; i < argc; i++) {
         const char *a = argv[i];
@@ -211,13 +214,15 @@ static int bench_step(int argc, char **argv)
             rc = int_arg(a, argv[++i], 2, 3, &dim);
         else if (!strcmp(a, "--set") && nsets < 64)
             sets[nsets++] = argv[++i];
+        else if (!strcmp(a, "--preset"))
+            preset_arg = argv[++i];
         else if (!strcmp(a, "--lockstep-in"))
             lock_in = argv[++i];
         else if (!strcmp(a, "--lockstep-out"))
             lock_out = argv[++i];
         else {
             fprintf(stderr, "pfbench bench step: unknown option '%s'; valid: --solver, --scene, --dim, --n, --steps, "
-                    "--warmup, --set, --lockstep-in, --lockstep-out\n", a);
+                    "--warmup, --set, --preset, --lockstep-in, --lockstep-out\n", a);
             return EXIT_BAD;
         }
         if (rc)
@@ -254,6 +259,12 @@ static int bench_step(int argc, char **argv)
         rc = params_init(&sp, sc->params, sc->name, &err);
     if (!rc)
         rc = params_init(&op, so->params, so->name, &err);
+    if (!rc && preset_arg) { /* the material first, the --set values over it (as pfbench run) */
+        pfb_preset preset;
+        rc = preset_resolve(preset_arg, &preset, &err);
+        if (!rc)
+            rc = preset_apply(&preset, so, &op, &err);
+    }
     char dimset[32];
     snprintf(dimset, sizeof dimset, "run.dim=%ld", dim);
     if (!rc)

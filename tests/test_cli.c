@@ -1193,6 +1193,11 @@ START_TEST(test_bad_lockstep)
     args_add(&a, "bench", "step", "--solver", "muller", "--dim", "2", "--n", "200", "--steps", "2", "--lockstep-in",
              f, "--lockstep-out", f, END);
     expect_bad(&a, f, "is not a FIFO", END);
+    /* the material preset: an unknown name is refused the same way */
+    a.n = 0;
+    args_add(&a, "bench", "step", "--solver", "muller", "--dim", "2", "--n", "200", "--steps", "2", "--preset", "bogus",
+             END);
+    expect_bad(&a, "unknown preset 'bogus'", END);
 }
 END_TEST
 
