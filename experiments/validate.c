@@ -196,6 +196,27 @@ double validate_interp(const double *x, const double *y, size_t n, size_t stride
     return NAN;
 }
 
+void validate_viscous_response(const double *zr, const double *zrh, const double *z, const double *zh, size_t n,
+                               validate_visc_response *o)
+{
+    double b = 0.0, bh = 0.0, sr = 0.0, sf = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        b += z[k] / zr[k] - 1.0;
+        bh += zh[k] / zrh[k] - 1.0;
+        sr += zh[k] / z[k] - 1.0;
+        sf += zrh[k] / zr[k] - 1.0;
+    }
+    const double m = n ? 1.0 / (double)n : NAN;
+    o->bias = b * m;
+    o->bias_half = bh * m;
+    o->s_run = sr * m;
+    o->s_ref = sf * m;
+    o->response = o->s_run / o->s_ref;
+    o->nu_equiv_rel = pow(2.0, -o->bias / o->s_ref);
+    if (isnan(o->bias + o->bias_half + o->s_run + o->s_ref))
+        o->bias = o->bias_half = o->s_run = o->s_ref = o->response = o->nu_equiv_rel = NAN;
+}
+
 double validate_mm_interp(const validate_mm_series *s, double T)
 {
     return validate_interp(s->T, s->Z, s->n, 1, T);

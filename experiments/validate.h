@@ -80,8 +80,9 @@ double validate_surface_rise(const double *const x[3], size_t n, int dim, const 
                              double w);
 
 /* The continuum reference the validation reads from dir (NULL: data/reference):
- * reference_dam_break_slip.csv, reference_dam_break_3d.csv and reference_drop.csv
- * (gerris.h), made for this fluid; an error naming the first that is missing or
+ * reference_dam_break_slip.csv, reference_dam_break_half.csv (half the fluid's
+ * nu), reference_dam_break_3d.csv and reference_drop.csv (gerris.h), made for
+ * this fluid; an error naming the first that is missing or
  * bad.  The CLI checks it before it writes anything. */
 struct pfb_fluid;
 int validation_check_reference(const char *dir, const struct pfb_fluid *fluid, pfb_err *err);
@@ -99,6 +100,26 @@ void validate_mm_errors(const double *T, const double *Z, size_t n, const valida
  * columns); NAN outside [x[0], x[n - 1]].  The one interpolation of the
  * validation and the reference. */
 double validate_interp(const double *x, const double *y, size_t n, size_t stride, double xq);
+
+/* A front's response to its viscosity, against the reference's (validation.c's
+ * viscosity case).  Four fronts sampled at the same n times: the reference at
+ * the fluid's nu (zr) and at nu / 2 (zrh), the run at its viscosity (z) and at
+ * half of it (zh).  Means over the n samples:
+ *   bias      = mean (z / zr - 1),        bias_half = mean (zh / zrh - 1),
+ *   s_run     = mean (zh / z - 1),        s_ref     = mean (zrh / zr - 1),
+ *   response  = s_run / s_ref  (1: the run's front answers its viscosity as the
+ *               continuum's does; below 1: less),
+ *   nu_equiv_rel = 2^(-bias / s_ref): the viscosity, over nu, at which the
+ *               reference's front would have the run's bias, with the front
+ *               taken as linear in log nu between nu / 2 and nu (s_ref per
+ *               halving); a run ahead of the reference (bias > 0) answers as a
+ *               thinner fluid would.
+ * Any NaN sample makes every output NaN. */
+typedef struct validate_visc_response {
+    double bias, bias_half, s_run, s_ref, response, nu_equiv_rel;
+} validate_visc_response;
+void validate_viscous_response(const double *zr, const double *zrh, const double *z, const double *zh, size_t n,
+                               validate_visc_response *o);
 
 /* Z of series s at T by linear interpolation; NAN outside its range. */
 double validate_mm_interp(const validate_mm_series *s, double T);

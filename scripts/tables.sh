@@ -37,7 +37,7 @@ for f in volume/volume_summary stability/stability_summary drop/drop_summary \
          scaling/scaling_summary snapshots/snapshots_summary properties/properties_summary \
          calibrate/calibration_summary calibrate/calibration_steps validation/validation_dam_break \
          validation/validation_hydrostatic_summary validation/validation_viscous validation/validation_drop validation/validation_drop_signal \
-         validation/validation_order; do
+         validation/validation_order validation/validation_viscosity; do
   if [ ! -r "$data/$f.csv" ]; then
     echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
     exit 1
@@ -346,6 +346,10 @@ FILENAME ~ /validation_order/ { if (v("case") == "dam_break_ref" && v("dim") == 
 FILENAME ~ /properties_summary/ { if (v("dim") == 2) { presp[v("solver")] = v("response"); pg[v("solver")] = v("shear_modulus")
     pce[v("solver")] = v("c_eff") }; next }
 FILENAME ~ /calibration_summary/ { if (v("property") == "c") ctarget = v("target"); next }
+# the front against its own viscosity (validation_viscosity.csv, 2D): how far halving the
+# method viscosity advances its front, against the reference (response = their ratio)
+FILENAME ~ /validation_viscosity/ { if (v("dim") == 2 && isnum(v("response"))) { vsr[v("solver")] = v("s_run")
+    vsf[v("solver")] = v("s_ref"); vnu[v("solver")] = v("nu_equiv_rel"); vadx[v("solver")] = v("a_dx") }; next }
 { c = FILENAME; sub(/.*validation_/, "", c); sub(/\.csv$/, "", c); sub(/_summary$/, "", c)
   if (v("dim") != 2) next
   r = (c == "dam_break") ? v("a_dx") : (c == "hydrostatic") ? v("D_dx") : (c == "viscous") ? v("cells") : v("R_dx")
@@ -397,6 +401,8 @@ END {
       why = sprintf("its front converges among its own resolutions (the bias against the reference moves by $%.2f$ then $%.2f$ points, an order of $%.1f$) to one %.1f\\,\\%% %s the reference, %.0f times the reference%ss error bar", 100 * sc_d1, 100 * sc_d2, sc_p, 100 * (sc_lim < 0 ? -sc_lim : sc_lim), sc_lim < 0 ? "behind" : "ahead of", (sc_lim < 0 ? -sc_lim : sc_lim) / refbar, "\047")
     else
       why = "no measured property of its material differs from that of the reference fluid"
+    if (s in vsr)
+      why = why sprintf("; halving its viscosity advances its front by %.1f\\,\\%% at $a/\\Delta x = %s$, the reference%ss by %.1f\\,\\%% (a response of %.2f), so that its front is that of the reference fluid at about %.2f of its viscosity", 100 * vsr[s], vadx[s], "\047", 100 * vsf[s], vsr[s] / vsf[s], vnu[s])
     item[++m] = sprintf("%s (%s): %s", name(s), isnum(ord[s]) ? sprintf("order $%.2f$", ord[s]) : "no order", why) }
   list = ""
   for (k = 1; k <= m; k++) list = list (k == 1 ? "" : (k == m ? "; and " : "; ")) item[k]
@@ -440,7 +446,8 @@ END {
    "$data/validation/validation_order.csv" "$data/properties/properties_summary.csv" \
    "$data/calibrate/calibration_summary.csv" \
    "$data/validation/validation_dam_break.csv" "$data/validation/validation_hydrostatic_summary.csv" \
-   "$data/validation/validation_viscous.csv" "$data/validation/validation_drop.csv" > "$tmp/validation_numbers.tex"
+   "$data/validation/validation_viscous.csv" "$data/validation/validation_drop.csv" \
+   "$data/validation/validation_viscosity.csv" > "$tmp/validation_numbers.tex"
 
 # ... and where a drop's frequency error arises, per method at each 2D resolution: the time
 # of the deformation's first change of sign (the first quarter swing) and the mean
@@ -483,6 +490,7 @@ function casename(c) {
   if (c == "dam_break_slip") return "dam break, free slip"
   if (c == "dam_break_noslip") return "dam break, no slip"
   if (c == "dam_break_water") return "dam break, water"
+  if (c == "dam_break_half") return "dam break, $\\nu / 2$"
   if (c == "dam_break_3d") return "dam break 3D, free slip"
   if (c == "drop") return "drop"
   if (c == "drop_inviscid") return "drop, $\\nu = 10^{-3}$"

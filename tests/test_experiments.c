@@ -253,6 +253,9 @@ START_TEST(test_quick_experiments)
         {"validation", "validation_hydrostatic.csv", "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,rel_err_vert,rho_rel,p_weight,rel_err_weight"},
         {"validation", "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,err_weight,surface_rise"},
         {"validation", "validation_order.csv", "case,solver,dim,nres,order,order_err,err_coarse,err_fine"},
+        {"validation", "validation_viscosity.csv",
+         "solver,dim,a_dx,dx,status,reason,viscosity,viscosity_half,bias,bias_half,s_run,s_ref,response,nu_equiv_rel,"
+         "ref_bar_half,ref_level_half"},
         {"validation", "validation_viscous.csv",
          "solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,shear_modulus,status"},
         {"validation", "validation_drop.csv",

@@ -307,6 +307,37 @@ START_TEST(test_interp)
 }
 END_TEST
 
+/* The front's response to its viscosity (validate_viscous_response) on fronts
+ * made with known ratios: the reference at nu/2 runs 3 % ahead of it at nu, the
+ * run 1.5 % ahead of the reference and 1.5 % further at half its viscosity.  Then
+ * bias 0.015, s_ref 0.03, s_run 0.015, response 0.5 and nu_equiv_rel
+ * 2^(-0.5), each a mean of equal ratios: exact to a few ulps (1e-14 relative).
+ * A NaN sample (a run that stopped early) makes every output NaN. */
+START_TEST(test_viscous_response)
+{
+    enum { N = 26 };
+    double zr[N], zrh[N], z[N], zh[N];
+    for (int k = 0; k < N; k++) {
+        const double T = 0.5 + 0.1 * k;
+        zr[k] = 1.0 + 0.9 * T;
+        zrh[k] = zr[k] * 1.03;
+        z[k] = zr[k] * 1.015;
+        zh[k] = z[k] * 1.015;
+    }
+    validate_visc_response v;
+    validate_viscous_response(zr, zrh, z, zh, N, &v);
+    ck_assert_double_eq_tol(v.bias, 0.015, 1e-14);
+    ck_assert_double_eq_tol(v.bias_half, 1.015 * 1.015 / 1.03 - 1.0, 1e-14);
+    ck_assert_double_eq_tol(v.s_ref, 0.03, 1e-14);
+    ck_assert_double_eq_tol(v.s_run, 0.015, 1e-14);
+    ck_assert_double_eq_tol(v.response, 0.5, 1e-12);
+    ck_assert_double_eq_tol(v.nu_equiv_rel, pow(2.0, -0.5), 1e-12);
+    zh[N - 1] = NAN;
+    validate_viscous_response(zr, zrh, z, zh, N, &v);
+    ck_assert(isnan(v.bias) && isnan(v.s_ref) && isnan(v.response) && isnan(v.nu_equiv_rel));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gerris");
@@ -318,6 +349,7 @@ int main(void)
     tcase_add_test(tc, test_richardson_synthetic);
     tcase_add_test(tc, test_ref_csv);
     tcase_add_test(tc, test_interp);
+    tcase_add_test(tc, test_viscous_response);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
