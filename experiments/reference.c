@@ -12,8 +12,9 @@
  *   dam_break_half     free slip, the reference fluid with half its viscosity:
  *                      the front's response to the viscosity, against which a
  *                      method's response to halving its own is measured
- *                      (validation.c, validation_viscosity.csv): levels 5, 6, 7
- *                      (at Re 71 levels 4, 5, 6 leave a bar of 1.6 %) [3]
+ *                      (validation.c, validation_viscosity.csv): levels 5, 6, 7,
+ *                      one finer than the slip case, whose Reynolds number is
+ *                      half this one's [3]
  *   dam_break_snap     free slip, the reference fluid, level 5 to t = 1 s with
  *                      the liquid every 0.2 s: Figure 1's first row [3]
  *   dam_break_3d       3D (tank width a), free slip: levels 3, 4 (a/8, a/16),

@@ -86,8 +86,7 @@
  *    give particles their own through fields named "mu_e" and "lambda" (the balls
  *    scene, Fig. 2).  With no elastic modulus anywhere and no stress (a
  *    Newtonian fluid: the calibrated preset's mu_e = 0) eq. 9 keeps T = 0, and
- *    the step skips the stress's work (stress_active): the same bits, 0.71 of
- *    the time per step (3D dam break, 60k particles, one thread).  Units SI, rho_0 calibrated to the initial lattice (the cubic
+ *    the step skips the stress's work (stress_active), with the same result.  Units SI, rho_0 calibrated to the initial lattice (the cubic
  *    spline density of an interior particle) so the initial state is at rest.
  *  - Time step suggestion: the minimum of cfl D / (v_ref + c_s) with the shear wave
  *    speed c_s = sqrt(mu_e / rho_0) (D the spacing: the shortest elastic wave spans
@@ -634,8 +633,7 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     /* 5. correction: positions by the whole pressure, velocities by the whole
      * pressure (the paper) or by its divergence part only (density_correction =
      * position, see the header) */
-    rc = s->pos_only ? my_pressure_accel2(s, sim, p->field[s->f_p].data, p->field[s->f_pd].data, err)
-                     : my_pressure_accel(s, sim, p->field[s->f_p].data, err);
+    rc = my_pressure_accel(s, sim, p->field[s->f_p].data, s->pos_only ? p->field[s->f_pd].data : NULL, err);
     if (rc)
         return rc;
     for (int k = 0; k < dim; k++)

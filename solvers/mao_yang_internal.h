@@ -62,7 +62,7 @@ typedef struct my_state {
     size_t cap_ms, cap_mj;
     /* per-particle workspace */
     double *acc;               /* 3 n */
-    double *acc2;              /* 3 n: the divergence pressure's acceleration (my_pressure_accel2) */
+    double *acc2;              /* 3 n: the divergence pressure's acceleration (my_pressure_accel) */
     double *gradv;             /* 9 n velocity gradients */
     double *binv;              /* 9 n gradient corrections B^-1 (I when off) */
     double *rart;              /* 9 n artificial stress R_i / rho_i^2 of the elastic stress */
@@ -105,7 +105,7 @@ typedef struct my_pass {
     pfb_sim *sim;
     int grad;              /* the density pass also sums eq. 16's gradient and B */
     const double *pr;      /* the pressure pass's pressure */
-    const double *pd;      /* and the second pressure of the fused pass (my_pressure_accel2) */
+    const double *pd;      /* the pressure pass's second pressure, or NULL (my_pressure_accel) */
 } my_pass;
 
 /* A material field's value for particle i, or dflt where it has none or is not
@@ -261,9 +261,8 @@ void my_update_stress(my_state *s, pfb_sim *sim, double dt);
 
 /* mao_yang_pressure.c */
 int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err);
-int my_pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr, pfb_err *err);
-int my_pressure_accel2(my_state *s, pfb_sim *sim, const double *restrict pr, const double *restrict pd,
-                       pfb_err *err);
+int my_pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr, const double *restrict pd,
+                      pfb_err *err);
 void my_body_pressure_impulse(my_state *s, pfb_sim *sim, const double *restrict pr, double dt);
 
 #endif

@@ -638,74 +638,21 @@ int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
 }
 
 /* eq. 5 (with its minus sign) with the spiky gradient of eq. 6: a_i = -grad p / rho,
- * mirrors carrying p and rho of their particle; into s->acc. */
-static void pressure_pairs(void *ctx, size_t b)
-{
-    const my_pass *c = ctx;
-    my_state *s = c->s;
-    const pfb_particles *p = &c->sim->p;
-    const int dim = s->dim;
-    const double *restrict rho = p->field[s->f_rho].data, *restrict pr = c->pr;
-    double *restrict acc = s->acc;
-    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
-        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
-            const size_t j = s->L.lj[q];
-            double r;
-            if (!within(s, i, j, &r) || !(r > 0))
-                continue;
-            double A, D;
-            pressure_coeffs(s, rho, pr, i, j, r, &A, &D);
-            const double fi = p->m[j] * (A + D), fj = p->m[i] * (A - D);
-            for (int k = 0; k < dim; k++) {
-                const double d = pair_d(s, k, i, j);
-                acc[3 * i + (size_t)k] += fi * d;
-                acc[3 * j + (size_t)k] -= fj * d;
-            }
-        }
-}
-
-static void pressure_finish(void *ctx, size_t b)
-{
-    const my_pass *c = ctx;
-    my_state *s = c->s;
-    const pfb_particles *p = &c->sim->p;
-    const size_t n = p->n;
-    const double *restrict rho = p->field[s->f_rho].data;
-    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
-        for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
-            const size_t j = n + s->mj[q];
-            const double r = pair_r(s, s->dim, i, j);
-            if (!(r > 0))
-                continue;
-            const double f = pressure_pair(s, p, rho, c->pr, i, s->g[s->mj[q]].src, r);
-            for (int k = 0; k < s->dim; k++)
-                s->acc[3 * i + (size_t)k] += f * pair_d(s, k, i, j);
-        }
-}
-
-static const pfb_stage pressure_stages[3] = {{0, my_acc_zero}, {1, pressure_pairs}, {0, pressure_finish}};
-
-/* eq. 5 (with its minus sign) with the spiky gradient of eq. 6: a_i = -grad p / rho,
- * mirrors carrying p and rho of their particle; into s->acc. */
-int my_pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr, pfb_err *err)
-{
-    my_pass c = {s, sim, 0, pr, NULL};
-    return my_run_pass(s, sim, pressure_stages, &c, err);
-}
-
-/* p's and p_div's accelerations in one pass (density_correction = position):
- * each pair's distance and kernel values serve both sums, each summed in the
- * order my_pressure_accel sums it (the same bits); into s->acc and s->acc2. */
-static void acc2_zero(void *ctx, size_t b)
+ * mirrors carrying p and rho of their particle; into s->acc, and with a second
+ * pressure pd (the position correction's p_div) its acceleration into s->acc2
+ * in the same pass: each pair's distance and kernel values serve both sums,
+ * each summed in the order it would be alone. */
+static void pressure_zero(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
     my_state *s = c->s;
     const size_t lo = s->L.blk[b], hi = s->L.blk[b + 1];
     my_acc_zero(ctx, b);
-    memset(s->acc2 + 3 * lo, 0, 3 * (hi - lo) * sizeof(double));
+    if (c->pd)
+        memset(s->acc2 + 3 * lo, 0, 3 * (hi - lo) * sizeof(double));
 }
 
-static void pressure2_pairs(void *ctx, size_t b)
+static void pressure_pairs(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
     my_state *s = c->s;
@@ -719,23 +666,26 @@ static void pressure2_pairs(void *ctx, size_t b)
             double r;
             if (!within(s, i, j, &r) || !(r > 0))
                 continue;
-            double dw, fr, A, D, A2, D2;
+            double dw, fr, A, D, A2 = 0.0, D2 = 0.0;
             pressure_kernels(s, r, &dw, &fr);
             pressure_coeffs_at(s, rho, pr, i, j, dw, fr, &A, &D);
-            pressure_coeffs_at(s, rho, pd, i, j, dw, fr, &A2, &D2);
+            if (pd)
+                pressure_coeffs_at(s, rho, pd, i, j, dw, fr, &A2, &D2);
             const double fi = p->m[j] * (A + D), fj = p->m[i] * (A - D);
             const double fi2 = p->m[j] * (A2 + D2), fj2 = p->m[i] * (A2 - D2);
             for (int k = 0; k < dim; k++) {
                 const double d = pair_d(s, k, i, j);
                 acc[3 * i + (size_t)k] += fi * d;
                 acc[3 * j + (size_t)k] -= fj * d;
-                acc2[3 * i + (size_t)k] += fi2 * d;
-                acc2[3 * j + (size_t)k] -= fj2 * d;
+                if (pd) {
+                    acc2[3 * i + (size_t)k] += fi2 * d;
+                    acc2[3 * j + (size_t)k] -= fj2 * d;
+                }
             }
         }
 }
 
-static void pressure2_finish(void *ctx, size_t b)
+static void pressure_finish(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
     my_state *s = c->s;
@@ -748,26 +698,28 @@ static void pressure2_finish(void *ctx, size_t b)
             const double r = pair_r(s, s->dim, i, j);
             if (!(r > 0))
                 continue;
-            double dw, fr, A, D, A2, D2;
+            double dw, fr, A, D, A2 = 0.0, D2 = 0.0;
             pressure_kernels(s, r, &dw, &fr);
             pressure_coeffs_at(s, rho, c->pr, i, js, dw, fr, &A, &D);
-            pressure_coeffs_at(s, rho, c->pd, i, js, dw, fr, &A2, &D2);
+            if (c->pd)
+                pressure_coeffs_at(s, rho, c->pd, i, js, dw, fr, &A2, &D2);
             const double f = p->m[js] * (A + D), f2 = p->m[js] * (A2 + D2);
             for (int k = 0; k < s->dim; k++) {
                 const double d = pair_d(s, k, i, j);
                 s->acc[3 * i + (size_t)k] += f * d;
-                s->acc2[3 * i + (size_t)k] += f2 * d;
+                if (c->pd)
+                    s->acc2[3 * i + (size_t)k] += f2 * d;
             }
         }
 }
 
-static const pfb_stage pressure2_stages[3] = {{0, acc2_zero}, {1, pressure2_pairs}, {0, pressure2_finish}};
+static const pfb_stage pressure_stages[3] = {{0, pressure_zero}, {1, pressure_pairs}, {0, pressure_finish}};
 
-int my_pressure_accel2(my_state *s, pfb_sim *sim, const double *restrict pr, const double *restrict pd,
-                       pfb_err *err)
+int my_pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr, const double *restrict pd,
+                      pfb_err *err)
 {
     my_pass c = {s, sim, 0, pr, pd};
-    return my_run_pass(s, sim, pressure2_stages, &c, err);
+    return my_run_pass(s, sim, pressure_stages, &c, err);
 }
 
 /* The pressure impulse on the rigid bodies: minus what every particle's
