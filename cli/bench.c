@@ -29,7 +29,7 @@
 #include "../core/scene.h"
 #include "../core/timing.h"
 #include "../experiments/presets.h"
-#include "../solvers/solver.h"
+#include "../core/solver.h"
 
 #define EXIT_BAD 1
 #define EXIT_UNSTABLE 3

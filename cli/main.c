@@ -19,7 +19,7 @@
 #include "../experiments/fluid.h"
 #include "../experiments/validate.h"
 #include "../experiments/presets.h"
-#include "../solvers/solver.h"
+#include "../core/solver.h"
 #include "bench.h"
 #include "pool.h"
 
@@ -38,18 +38,62 @@ int pfb_cli_main(int argc, char **argv);
 #define CLI_EXECUTE 1
 #endif
 
+/* The names of a registry (NULL-terminated array of pointers to structs whose
+ * first member is the name), comma-separated after a label and wrapped at 80
+ * columns: the help text takes them from the registries themselves, so it names
+ * exactly what exists. */
+typedef const char *(*name_at_fn)(size_t i);
+static const char *experiment_name_at(size_t i)
+{
+    return pfb_experiments[i] ? pfb_experiments[i]->name : NULL;
+}
+static const char *scene_name_at(size_t i)
+{
+    return pfb_scenes[i] ? pfb_scenes[i]->name : NULL;
+}
+static const char *solver_name_at(size_t i)
+{
+    return pfb_solvers[i] ? pfb_solvers[i]->name : NULL;
+}
+
+static void print_names(FILE *f, const char *label, int indent, name_at_fn name_at)
+{
+    int col = fprintf(f, "%-*s", indent, label);
+    for (size_t i = 0; name_at(i); i++) {
+        const char *nm = name_at(i);
+        const int last = name_at(i + 1) == NULL;
+        const int w = (int)strlen(nm) + (last ? 0 : 1);
+        if (i > 0 && col + 1 + w > 80) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (i > 0) {
+            fputc(' ', f);
+            col++;
+        }
+        col += fprintf(f, "%s%s", nm, last ? "" : ",");
+    }
+    fputc('\n', f);
+}
+
 static void usage_main(FILE *f)
 {
     fputs("usage: pfbench <command> [options]\n"
           "\n"
           "commands:\n"
-          "  list                 solvers, scenes and every parameter with default, range and unit\n"
+          "  list                 solvers, scenes, experiments and every parameter with\n"
+          "                       default, range and unit\n"
           "  run                  run one simulation and write series.csv, run.meta and frames\n"
-          "  exp                  run an experiment (volume, stability, drop, scaling)\n"
+          "  exp NAME             run an experiment (below)\n"
           "  bench                time the neighbour search or a solver's steps (make bench)\n"
           "  version              version, commit, compiler and flags\n"
-          "\n"
-          "'pfbench <command> --help' describes a command.\n",
+          "\n",
+          f);
+    print_names(f, "experiments:", 13, experiment_name_at);
+    print_names(f, "solvers:", 13, solver_name_at);
+    print_names(f, "scenes:", 13, scene_name_at);
+    fputs("\n"
+          "'pfbench <command> --help' describes a command; 'pfbench list' describes\n"
+          "every solver, scene and experiment.\n",
           f);
 }
 
@@ -405,10 +449,10 @@ static void usage_exp(FILE *f)
 {
     fputs("usage: pfbench exp NAME [--solvers a,b,...] [--quick] [--force] [--presets DIR] [--preset P]\n"
           "                  [--fluid FILE] [--reference DIR] [--plan | --only ID | --jobs N] --out DIR\n"
-          "\n"
-          "  NAME                 volume, stability, drop, scaling, snapshots, properties,\n"
-          "                       calibrate, validation or reference ('pfbench list'\n"
-          "                       describes them)\n"
+          "\n",
+          f);
+    print_names(f, "  NAME", 23, experiment_name_at);
+    fputs("                       ('pfbench list' describes them)\n"
           "  --solvers a,b        solvers to include (default: every registered solver)\n"
           "  --quick              the reduced version (tests and CI; under a minute per solver)\n"
           "  --force              rerun runs whose outputs are current\n"

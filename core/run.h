@@ -26,7 +26,7 @@
 
 #include <stdio.h>
 
-#include "../solvers/solver.h"
+#include "solver.h"
 #include "diag.h"
 #include "error.h"
 #include "params.h"

@@ -35,7 +35,7 @@
 
 #include "../core/error.h"
 #include "../core/run.h"
-#include "../solvers/solver.h"
+#include "../core/solver.h"
 
 typedef struct pfb_exp_ctx {
     const char *out_dir;                    /* experiment output directory */

@@ -20,7 +20,7 @@
 
 #include "../core/error.h"
 #include "../core/params.h"
-#include "../solvers/solver.h"
+#include "../core/solver.h"
 
 typedef struct pfb_preset {
     char name[4096];  /* "calibrated", "paper", "none" or the file's path */

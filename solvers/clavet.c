@@ -162,7 +162,7 @@
 #include "../core/lanes.h"
 #include "../core/pairtasks.h"
 #include "../core/rng.h"
-#include "solver.h"
+#include "../core/solver.h"
 
 #define T0 (1.0 / 30.0)
 

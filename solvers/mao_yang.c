@@ -140,7 +140,7 @@
 #include "../core/checkpoint.h"
 #include "../core/timing.h"
 #include "mao_yang_internal.h"
-#include "solver.h"
+#include "../core/solver.h"
 
 static const pfb_param_spec mao_yang_params[] = {
     {"h_factor", PFB_PARAM_DOUBLE, 2.5, 1.2, 6.0, "1", "support radius h of both kernels in particle spacings (cubic spline q = 2r/h)", NULL},

@@ -118,7 +118,7 @@
 #include "../core/halflist.h"
 #include "../core/lanes.h"
 #include "../core/pairtasks.h"
-#include "solver.h"
+#include "../core/solver.h"
 
 enum { MAT_POWDER = 0, MAT_FLUID, MAT_SOLID, MAT_THERMAL };
 

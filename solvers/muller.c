@@ -130,7 +130,7 @@
 #include "../core/lanes.h"
 #include "../core/checkpoint.h"
 #include "../core/pairtasks.h"
-#include "solver.h"
+#include "../core/solver.h"
 
 static const pfb_param_spec muller_params[] = {
     {"h_factor", PFB_PARAM_DOUBLE, 2.0, 1.01, 6.0, "1", "support radius h in particle spacings", NULL},

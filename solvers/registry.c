@@ -1,7 +1,7 @@
 /* registry.c — every back end, looked up by name.  A new solver adds one line here. */
 #include <string.h>
 
-#include "solver.h"
+#include "../core/solver.h"
 
 extern const pfb_solver_ops pfb_solver_muller;
 extern const pfb_solver_ops pfb_solver_clavet;

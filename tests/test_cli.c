@@ -23,6 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/scene.h"
+#include "../core/solver.h"
+#include "../experiments/experiment.h"
+
 #ifndef PFB_BIN
 #error "PFB_BIN (absolute path of the pfbench binary) must be defined by the build"
 #endif
@@ -824,6 +828,97 @@ START_TEST(test_help)
     a.n = 0;
     args_add(&a, "list", "--help", END);
     expect_usage(&a, "usage: pfbench list");
+}
+END_TEST
+
+/* The names a help text gives after `label` (at a line's start, after its
+ * indentation): the comma-separated words of that line and of the lines
+ * indented under it, in order, into names (at most max); their count. */
+static size_t help_names(const char *text, const char *label, char names[][64], size_t max)
+{
+    const char *p = strstr(text, label);
+    ck_assert_msg(p != NULL, "the help has no '%s':\n%s", label, text);
+    p += strlen(label);
+    size_t n = 0;
+    for (;;) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        if (*p == '\n') { /* a continuation is a line that starts with spaces */
+            if (p[1] != ' ')
+                break;
+            p++;
+            continue;
+        }
+        if (*p == '\0' || *p == '(' || *p == '\'')
+            break;
+        size_t len = strcspn(p, ", \n");
+        ck_assert(n < max && len < 64);
+        memcpy(names[n], p, len);
+        names[n][len] = '\0';
+        n++;
+        p += len;
+    }
+    return n;
+}
+
+/* A registry's i-th name, NULL past its end. */
+typedef const char *(*name_at_fn)(size_t i);
+static const char *experiment_at(size_t i)
+{
+    return pfb_experiments[i] ? pfb_experiments[i]->name : NULL;
+}
+static const char *solver_at(size_t i)
+{
+    return pfb_solvers[i] ? pfb_solvers[i]->name : NULL;
+}
+static const char *scene_at(size_t i)
+{
+    return pfb_scenes[i] ? pfb_scenes[i]->name : NULL;
+}
+
+/* The registry's names, in order, are exactly those the help text gives. */
+static void expect_registry_names(const char *text, const char *label, name_at_fn at)
+{
+    char names[64][64];
+    const size_t n = help_names(text, label, names, 64);
+    size_t k = 0;
+    for (; at(k); k++) {
+        ck_assert_msg(k < n, "'%s' lists %zu names; the registry has '%s' more", label, n, at(k));
+        ck_assert_msg(!strcmp(names[k], at(k)), "'%s' name %zu is '%s'; the registry's is '%s'", label, k, names[k],
+                      at(k));
+    }
+    ck_assert_msg(k == n, "'%s' lists %zu names; the registry has %zu", label, n, k);
+}
+
+/* `pfbench --help` and `pfbench exp --help` name every experiment, solver and
+ * scene of the registries (experiments/common.c, solvers/registry.c,
+ * core/scene.c) and nothing else, in the registries' order; `pfbench list`
+ * describes each of them. */
+START_TEST(test_help_matches_registry)
+{
+    argv_list a = {.n = 0};
+    args_add(&a, "--help", END);
+    cli_result r = cli_run(&a);
+    expect_code(&r, 0);
+    expect_registry_names(r.out, "\nexperiments:", experiment_at);
+    expect_registry_names(r.out, "\nsolvers:", solver_at);
+    expect_registry_names(r.out, "\nscenes:", scene_at);
+    cli_free(&r);
+    a.n = 0;
+    args_add(&a, "exp", "--help", END);
+    r = cli_run(&a);
+    expect_code(&r, 0);
+    expect_registry_names(r.out, "\n  NAME", experiment_at);
+    cli_free(&r);
+    a.n = 0;
+    args_add(&a, "list", END);
+    r = cli_run(&a);
+    expect_code(&r, 0);
+    const name_at_fn regs[] = {experiment_at, solver_at, scene_at};
+    for (size_t k = 0; k < 3; k++)
+        for (size_t i = 0; regs[k](i); i++)
+            ck_assert_msg(has_word(r.out, regs[k](i)), "pfbench list does not describe '%s'", regs[k](i));
+    cli_free(&r);
 }
 END_TEST
 
@@ -1780,6 +1875,7 @@ static Suite *cli_suite(void)
     tcase_add_unchecked_fixture(info, base_setup, base_teardown);
     tcase_add_checked_fixture(info, cli_setup, cli_teardown);
     tcase_add_test(info, test_help);
+    tcase_add_test(info, test_help_matches_registry);
     tcase_add_test(info, test_list);
     suite_add_tcase(s, info);
 

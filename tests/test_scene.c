@@ -9,7 +9,7 @@
  * fields, the stretch velocity field, the rod's spinning surface.  Bad parameters
  * fail with one line naming the value and what is valid. */
 #include "../core/scene.h"
-#include "../solvers/solver.h"
+#include "../core/solver.h"
 #include "testutil.h"
 
 #include <check.h>

@@ -14,13 +14,11 @@ typedef struct tu_run {
 } tu_run;
 
 /* Set up tables for solver/scene and apply "table.key=value" overrides (NULL-terminated). */
-static inline void tu_run_init(tu_run *t, const char *solver, const char *scene, const char *const *sets)
+static inline void tu_run_init_ops(tu_run *t, const pfb_solver_ops *so, const char *scene, const char *const *sets)
 {
     pfb_err err;
     memset(t, 0, sizeof *t);
-    const pfb_solver_ops *so = NULL;
     const pfb_scene_def *sc = NULL;
-    ck_assert_msg(solver_lookup(solver, &so, &err) == 0, "%s", err.msg);
     ck_assert_msg(scene_lookup(scene, &sc, &err) == 0, "%s", err.msg);
     ck_assert_msg(params_init(&t->run, pfb_run_params, "run", &err) == 0, "%s", err.msg);
     ck_assert_msg(params_init(&t->scene, sc->params, sc->name, &err) == 0, "%s", err.msg);
@@ -32,6 +30,15 @@ static inline void tu_run_init(tu_run *t, const char *solver, const char *scene,
     t->cfg.run = &t->run;
     t->cfg.scene_params = &t->scene;
     t->cfg.solver_params = &t->solver;
+}
+
+/* The same for a registered solver, by name. */
+static inline void tu_run_init(tu_run *t, const char *solver, const char *scene, const char *const *sets)
+{
+    pfb_err err;
+    const pfb_solver_ops *so = NULL;
+    ck_assert_msg(solver_lookup(solver, &so, &err) == 0, "%s", err.msg);
+    tu_run_init_ops(t, so, scene, sets);
 }
 
 /* A solver's parameter table with "key=value" overrides applied (NULL-terminated). */

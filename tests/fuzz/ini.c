@@ -12,7 +12,7 @@
 #include "../../core/params.h"
 #include "../../core/run.h"
 #include "../../core/scene.h"
-#include "../../solvers/solver.h"
+#include "../../core/solver.h"
 
 static size_t count_solvers(void)
 {

@@ -2,7 +2,11 @@
  *
  * A back end is one const table of function pointers plus a private state.  The
  * framework owns particles, neighbours, boundaries and output; a solver owns only
- * its own state.  All functions return 0 on success or a PFB_E* status with a
+ * its own state.  The interface belongs to the framework (as LAMMPS's pair style
+ * base class belongs to its core): the run loop (run.h) drives it and the back
+ * ends in solvers/ implement it, so no file of core/ includes one above it.  The
+ * registry, the list of back ends, is the one thing defined above
+ * (solvers/registry.c) and only declared here.  All functions return 0 on success or a PFB_E* status with a
  * one-line message in err.
  *
  * Differences from the sketch in DESIGN.md, and why:
@@ -27,9 +31,9 @@
 #ifndef PFB_SOLVER_H
 #define PFB_SOLVER_H
 
-#include "../core/error.h"
-#include "../core/params.h"
-#include "../core/sim.h"
+#include "error.h"
+#include "params.h"
+#include "sim.h"
 
 struct pfb_ckpt_w;
 struct pfb_ckpt_r;
