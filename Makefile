@@ -44,7 +44,7 @@ OPT := -O2 -g
 # of the grid and of muller only at -O3 (the muller dam break, 60k particles:
 # 1.27x faster); elsewhere -O3 made things slower (miller_pearce 2D: 540 -> 794
 # ns per particle-step).  No -ffast-math anywhere: results are as exact as at -O2.
-HOT_SRC := core/grid.c solvers/muller.c
+HOT_SRC := core/grid.c core/grid_search.c core/grid_filter.c solvers/muller.c
 $(HOT_SRC:%.c=$(BUILD)/%.o): OPT := -O3 -g
 endif
 

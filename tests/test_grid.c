@@ -1,4 +1,4 @@
-/* test_grid.c — Check suite for core/grid.c.
+/* test_grid.c — Check suite for the grid and its neighbour search (core/grid.c, grid_search.c, grid_filter.c).
  *
  * The grid's neighbour list is compared with nlist_brute_force for random points,
  * lattices whose pairs sit exactly at distance h, points on the corners of the
