@@ -137,8 +137,8 @@ static void usage_list(FILE *f)
 {
     fputs("usage: pfbench list\n"
           "\n"
-          "prints the solvers, the scenes and every parameter (run, scene and solver)\n"
-          "with its default, valid range, unit and help.\n",
+          "prints the solvers, the scenes, the experiments and every parameter (run,\n"
+          "scene and solver) with its default, valid range, unit and help.\n",
           f);
 }
 
