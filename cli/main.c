@@ -27,6 +27,31 @@
 #define EXIT_UNSTABLE 3
 #define EXIT_INTERRUPTED 4
 
+/* The OpenMP runtime's waiting policy: passive unless the user sets
+ * OMP_WAIT_POLICY.  A thread that waits at a barrier then sleeps instead of
+ * spinning, so that a run shares the cores with other work without losing
+ * throughput: with GNU OpenMP's default (spin about 3 ms, then sleep), two
+ * 2-thread runs of the 3D dam break at once on 2 cores took 2.6-9.9 times
+ * their time alone, with passive 1.9-2.1, what one after the other costs;
+ * alone the two differ by about 1 % (bench/README.md, "Runs beside other
+ * work").  The runtime reads the variable once, when it is loaded, before
+ * main; a setenv from the executable's pre-initialisers is undone by the C
+ * library's own start-up.  So when the variable is unset, pfbench sets it and
+ * executes itself again (/proc/self/exe, the same arguments): the one process
+ * that then runs has the policy from its start.  If that exec fails, the run
+ * goes on with the runtime's default.  The results never depend on it. */
+static void wait_policy_default(char **argv)
+{
+#if defined(__linux__) && !defined(PFB_FUZZ_CLI)
+    if (getenv("OMP_WAIT_POLICY"))
+        return;
+    if (setenv("OMP_WAIT_POLICY", "passive", 1) == 0)
+        execv("/proc/self/exe", argv);
+#else
+    (void)argv;
+#endif
+}
+
 /* The fuzz target's build (-DPFB_FUZZ_CLI, tests/fuzz/cli.c): main is
  * pfb_cli_main, and run and exp parse their options and read their inputs, then
  * stop before running anything or writing a file. */
@@ -713,6 +738,7 @@ static int dispatch(int argc, char **argv)
  * failed (a full disk, a closed pipe, /dev/full) is an error, not a success. */
 int main(int argc, char **argv)
 {
+    wait_policy_default(argv);
     int status = dispatch(argc, argv);
     errno = 0;
     if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {

@@ -1274,6 +1274,87 @@ START_TEST(test_run_deterministic)
 }
 END_TEST
 
+static pid_t spawn_bin(const argv_list *a);
+static int wait_exit(pid_t pid);
+
+/* A run shares the cores: two 2-thread runs started at once (3D dam breaks,
+ * muller's pair tasks and clavet's Jacobi relaxation, every parallel path forced
+ * by run.threads) give the bits of the same run alone, whatever the schedule the
+ * sharing makes (issue 48). */
+START_TEST(test_run_beside_another)
+{
+    static const char *const solvers[][3] = {{"muller", "solver.simd=2", "m"},
+                                             {"clavet", "solver.relaxation=jacobi", "c"}};
+    for (int k = 0; k < 2; k++) {
+        char dir[3][PATH_LEN], name[3][32], pa[PATH_LEN], pb[PATH_LEN];
+        argv_list a[3];
+        for (int r = 0; r < 3; r++) {
+            snprintf(name[r], sizeof name[r], "%s%d", solvers[k][2], r);
+            a[r].n = 0;
+            args_add(&a[r], "run", "--solver", solvers[k][0], "--scene", "dam_break", "--dim", "3", "--spacing",
+                     "0.04", "--t-end", "0.1", "--frames", "3", "--set", "run.threads=2", "--set", solvers[k][1],
+                     "--out", wpath(dir[r], sizeof dir[r], name[r]), "--quiet", END);
+        }
+        run_ok(&a[0]);
+        const pid_t p1 = spawn_bin(&a[1]), p2 = spawn_bin(&a[2]);
+        const int s1 = wait_exit(p1), s2 = wait_exit(p2);
+        ck_assert_msg(WIFEXITED(s1) && WEXITSTATUS(s1) == 0 && WIFEXITED(s2) && WEXITSTATUS(s2) == 0,
+                      "%s: the runs side by side ended with %d and %d", solvers[k][0], s1, s2);
+        for (int r = 1; r < 3; r++) {
+            fmt_path(pa, sizeof pa, "%s/series.csv", dir[0]);
+            fmt_path(pb, sizeof pb, "%s/series.csv", dir[r]);
+            ck_assert_msg(same_bytes(pa, pb), "%s: series.csv of a run beside another differs from alone",
+                          solvers[k][0]);
+            frame_file(pa, sizeof pa, dir[0], 3, "csv");
+            frame_file(pb, sizeof pb, dir[r], 3, "csv");
+            ck_assert_msg(same_bytes(pa, pb), "%s: frame 3 of a run beside another differs from alone",
+                          solvers[k][0]);
+        }
+    }
+}
+END_TEST
+
+/* pfbench's waiting policy (cli/main.c): OMP_WAIT_POLICY=passive unless the
+ * user sets it, from the process's start.  The OpenMP runtime prints its
+ * settings when loaded (OMP_DISPLAY_ENV=verbose): GNU OpenMP's spin count is
+ * 0 under passive, 300000 when the policy is unset and 3e10 under active;
+ * the last print is the process that runs.  A runtime that prints no spin
+ * count (LLVM's) is checked by its OMP_WAIT_POLICY line, if it prints one. */
+static const char *last_line_with(const char *text, const char *key)
+{
+    const char *last = NULL;
+    for (const char *p = strstr(text, key); p; p = strstr(p + 1, key))
+        last = p;
+    return last;
+}
+
+START_TEST(test_wait_policy_default)
+{
+    unsetenv("OMP_WAIT_POLICY"); /* (this test's own process: Check forks one per test) */
+    setenv("OMP_DISPLAY_ENV", "verbose", 1);
+    argv_list a = {.n = 0};
+    args_add(&a, "version", END);
+    cli_result r = cli_run(&a);
+    expect_code(&r, 0);
+    const char *spin = last_line_with(r.err, "GOMP_SPINCOUNT");
+    const char *pol = last_line_with(r.err, "OMP_WAIT_POLICY");
+    if (spin)
+        ck_assert_msg(!strncmp(spin, "GOMP_SPINCOUNT = '0'", 20), "the run's spin count is not passive's:\n%s", r.err);
+    else if (pol)
+        ck_assert_msg(strstr(pol, "PASSIVE") != NULL, "the run's waiting policy is not passive:\n%s", r.err);
+    cli_free(&r);
+    /* the user's choice stands */
+    setenv("OMP_WAIT_POLICY", "active", 1);
+    r = cli_run(&a);
+    expect_code(&r, 0);
+    spin = last_line_with(r.err, "GOMP_SPINCOUNT");
+    if (spin)
+        ck_assert_msg(strncmp(spin, "GOMP_SPINCOUNT = '0'", 20) != 0, "OMP_WAIT_POLICY=active was replaced:\n%s",
+                      r.err);
+    cli_free(&r);
+}
+END_TEST
+
 /* bench step's lockstep options: half of the pair, or a path that is not a
  * FIFO, is bad input (one line naming it, nothing written). */
 START_TEST(test_bad_lockstep)
@@ -1891,6 +1972,8 @@ static Suite *cli_suite(void)
     tcase_add_test(run, test_blowup_reasons);
     tcase_add_test(run, test_out_of_memory);
     tcase_add_test(run, test_run_deterministic);
+    tcase_add_test(run, test_run_beside_another);
+    tcase_add_test(run, test_wait_policy_default);
     tcase_add_test(run, test_bench_lockstep);
     tcase_add_test(run, test_run_sigterm_resume);
     tcase_add_test(run, test_run_dt_note_force);
