@@ -95,6 +95,14 @@ int fit_damped_cosine_guess(const double *t, const double *y, size_t n, double g
     for (size_t i = 0; i < n; i++)
         mean += y[i];
     mean /= (double)n;
+    return fit_damped_cosine_guess_about(t, y, n, mean, g, err);
+}
+
+int fit_damped_cosine_guess_about(const double *t, const double *y, size_t n, double mean, double g[FIT_NPAR],
+                                  pfb_err *err)
+{
+    if (n < 8)
+        return pfb_err_set(err, PFB_EINVAL, "damped-cosine fit needs at least 8 samples; got %zu", n);
     /* zero crossings of y - mean, located by linear interpolation */
     double first = NAN, last = NAN;
     size_t ncross = 0;
@@ -153,6 +161,13 @@ int fit_damped_cosine(const double *t, const double *y, size_t n, pfb_fit_result
     int rc = fit_damped_cosine_guess(t, y, n, res->guess, err);
     if (rc)
         return rc;
+    return fit_damped_cosine_from(t, y, n, res, err);
+}
+
+int fit_damped_cosine_from(const double *t, const double *y, size_t n, pfb_fit_result *res, pfb_err *err)
+{
+    if (n < 8)
+        return pfb_err_set(err, PFB_EINVAL, "damped-cosine fit needs at least 8 samples; got %zu", n);
     fit_data d = {t, y, n};
     gsl_multifit_nlinear_fdf fdf;
     fdf.f = model_f;

@@ -44,7 +44,17 @@ size_t fit_ringdown_window(const double *y, size_t n, double frac);
  * (a signal that only relaxes, and settles on c within noise, has no period). */
 double fit_first_extremum(const double *t, const double *y, size_t n, double frac);
 
+/* The same guess with the crossings taken about a given value instead of the
+ * mean (which a strongly damped signal's first swing pulls off its settled
+ * value, leaving one crossing where the signal has several): the shear waves
+ * of the rheometer, which settle on 0. */
+int fit_damped_cosine_guess_about(const double *t, const double *y, size_t n, double about, double guess[FIT_NPAR],
+                                  pfb_err *err);
+
 /* Fit the damped cosine to n >= 8 samples (t increasing). */
 int fit_damped_cosine(const double *t, const double *y, size_t n, pfb_fit_result *res, pfb_err *err);
+
+/* The same fit from the guess already in res->guess. */
+int fit_damped_cosine_from(const double *t, const double *y, size_t n, pfb_fit_result *res, pfb_err *err);
 
 #endif

@@ -19,12 +19,13 @@
 #include "presets.h"
 
 extern const pfb_experiment pfb_exp_volume, pfb_exp_stability, pfb_exp_drop, pfb_exp_scaling,
-    pfb_exp_snapshots, pfb_exp_properties, pfb_exp_calibrate, pfb_exp_validation, pfb_exp_reference;
+    pfb_exp_snapshots, pfb_exp_properties, pfb_exp_calibrate, pfb_exp_validation, pfb_exp_reference,
+    pfb_exp_rheology;
 
 const pfb_experiment *const pfb_experiments[] = {&pfb_exp_volume, &pfb_exp_stability, &pfb_exp_drop,
                                                  &pfb_exp_scaling, &pfb_exp_snapshots, &pfb_exp_properties,
                                                  &pfb_exp_calibrate, &pfb_exp_validation, &pfb_exp_reference,
-                                                 NULL};
+                                                 &pfb_exp_rheology, NULL};
 
 int experiment_lookup(const char *name, const pfb_experiment **out, pfb_err *err)
 {

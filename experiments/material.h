@@ -49,6 +49,27 @@ double material_virial_pressure(const pfb_sim *sim, const pfb_solver_ops *so, co
  * material_virial_pressure. */
 unsigned char *material_marks(unsigned char **in, size_t *cap, size_t n);
 
+/* The shear wave's signal: the velocity's projection on the mode, A(t) =
+ * amp_sin, n samples (malloc'd; material_wave_signal_free), the wavenumber k
+ * = 2 pi / L, and the run's status ("" or the blow-up). */
+typedef struct material_wave_signal {
+    double *t, *a;
+    size_t n;
+    double k;
+    int unstable;
+    char status[320];
+} material_wave_signal;
+
+/* Run the shear wave in a periodic box of cells spacings, at most t_max long
+ * (material_wave's run, without its fit); signal as material_wave's. */
+int material_wave_run(const pfb_exp_ctx *ctx, const char *experiment, const char *id, const pfb_solver_ops *so,
+                      int dim, double dx, double cells, double t_max, const char *const *sets, FILE *signal,
+                      material_wave_signal *o, pfb_err *err);
+void material_wave_signal_free(material_wave_signal *o);
+
+/* The value of key in run directory id's run.meta (OUT/runs/id), or NaN. */
+double material_meta_value(const pfb_exp_ctx *ctx, const char *id, const char *key);
+
 /* The shear wave in a periodic box of cells spacings, at most t_max long; signal
  * (may be NULL) gets rows solver,dim,t,amp_sin,amp_cos. */
 int material_wave(const pfb_exp_ctx *ctx, const char *experiment, const char *id, const pfb_solver_ops *so, int dim,

@@ -279,8 +279,7 @@ static wave_fit fit_wave(const double *t, const double *a, size_t n, double k, d
     return f;
 }
 
-/* The run.meta value of key in run directory id, or NaN. */
-static double meta_value(const pfb_exp_ctx *ctx, const char *id, const char *key)
+double material_meta_value(const pfb_exp_ctx *ctx, const char *id, const char *key)
 {
     char path[1024], line[1024];
     snprintf(path, sizeof path, "%s/runs/%s/run.meta", ctx->out_dir, id);
@@ -301,9 +300,10 @@ static double meta_value(const pfb_exp_ctx *ctx, const char *id, const char *key
  * which the diag column rho0 gives) from run.meta and series.csv's first row. */
 static double muller_nu(const pfb_exp_ctx *ctx, const char *id)
 {
-    const double mu = meta_value(ctx, id, "solver.viscosity"), alpha = meta_value(ctx, id, "solver.viscosity_alpha");
-    const double k = meta_value(ctx, id, "solver.k"), hf = meta_value(ctx, id, "solver.h_factor");
-    const double vref = meta_value(ctx, id, "v_ref"), dx = meta_value(ctx, id, "spacing");
+    const double mu = material_meta_value(ctx, id, "solver.viscosity");
+    const double alpha = material_meta_value(ctx, id, "solver.viscosity_alpha");
+    const double k = material_meta_value(ctx, id, "solver.k"), hf = material_meta_value(ctx, id, "solver.h_factor");
+    const double vref = material_meta_value(ctx, id, "v_ref"), dx = material_meta_value(ctx, id, "spacing");
     if (mu >= 0) {
         char path[1024];
         csv_table t;
@@ -372,12 +372,14 @@ void material_deformation_row(void *ctx, const pfb_sim *sim, double *values)
         values[0] = (2.0 * I[1] - I[0] - I[2]) / (I[0] + I[1] + I[2]);
 }
 
-int material_wave(const pfb_exp_ctx *ctx, const char *experiment, const char *id, const pfb_solver_ops *so, int dim,
-                  double dx, double cells, double t_max, const char *const *sets, FILE *signal, material_wave_out *o,
-                  pfb_err *err)
+int material_wave_run(const pfb_exp_ctx *ctx, const char *experiment, const char *id, const pfb_solver_ops *so,
+                      int dim, double dx, double cells, double t_max, const char *const *sets, FILE *signal,
+                      material_wave_signal *o, pfb_err *err)
 {
-    const double vref = sqrt(PROP_G * PROP_DEPTH), rho = 1000.0;
+    const double vref = sqrt(PROP_G * PROP_DEPTH);
     const double L = cells * dx, k = 2.0 * M_PI / L;
+    memset(o, 0, sizeof *o);
+    o->k = k;
     /* long enough for a viscosity of 0.1 dx v_ref to decay by e^-2, at most t_max */
     const double t_wave = fmin(2.0 / (0.1 * dx * vref * k * k), t_max);
     char sdim[32], spacing[64], tend[64], len[64], sref[64], frames[64];
@@ -399,27 +401,53 @@ int material_wave(const pfb_exp_ctx *ctx, const char *experiment, const char *id
         return rc;
     const csv_table *x = &wout.extra;
     const int ct = csv_table_col(x, "t"), cs = csv_table_col(x, "amp_sin"), cc = csv_table_col(x, "amp_cos");
-    double *t = malloc((x->nrow + 1) * sizeof *t), *a = malloc((x->nrow + 1) * sizeof *a);
-    size_t n = 0;
-    for (size_t r = 0; r < x->nrow && t && a; r++) {
-        t[n] = csv_table_get(x, r, ct);
-        a[n] = csv_table_get(x, r, cs);
+    o->t = malloc((x->nrow + 1) * sizeof *o->t);
+    o->a = malloc((x->nrow + 1) * sizeof *o->a);
+    for (size_t r = 0; r < x->nrow && o->t && o->a; r++) {
+        o->t[o->n] = csv_table_get(x, r, ct);
+        o->a[o->n] = csv_table_get(x, r, cs);
         if (signal)
-            fprintf(signal, "%s,%d,%.9g,%.10g,%.10g\n", so->name, dim, t[n], a[n], csv_table_get(x, r, cc));
-        n++;
+            fprintf(signal, "%s,%d,%.9g,%.10g,%.10g\n", so->name, dim, o->t[o->n], o->a[o->n],
+                    csv_table_get(x, r, cc));
+        o->n++;
     }
-    const wave_fit wf = wout.unstable ? (wave_fit){NAN, NAN, NAN, NAN, "none"} : fit_wave(t, a, n, k, rho);
-    free(t);
-    free(a);
+    o->unstable = wout.unstable;
+    exp_reason(&wout, o->status, sizeof o->status);
+    exp_run_out_free(&wout);
+    if (!o->t || !o->a) {
+        material_wave_signal_free(o);
+        return pfb_err_set(err, PFB_ENOMEM, "%s: out of memory for the wave signal of run %s", experiment, id);
+    }
+    return PFB_OK;
+}
+
+void material_wave_signal_free(material_wave_signal *o)
+{
+    free(o->t);
+    free(o->a);
+    o->t = o->a = NULL;
+    o->n = 0;
+}
+
+int material_wave(const pfb_exp_ctx *ctx, const char *experiment, const char *id, const pfb_solver_ops *so, int dim,
+                  double dx, double cells, double t_max, const char *const *sets, FILE *signal, material_wave_out *o,
+                  pfb_err *err)
+{
+    const double rho = 1000.0;
+    material_wave_signal w;
+    int rc = material_wave_run(ctx, experiment, id, so, dim, dx, cells, t_max, sets, signal, &w, err);
+    if (rc)
+        return rc;
+    const wave_fit wf = w.unstable ? (wave_fit){NAN, NAN, NAN, NAN, "none"} : fit_wave(w.t, w.a, w.n, w.k, rho);
     o->nu = wf.nu;
     o->nu_err = wf.nu_err;
     o->G = wf.G;
     o->omega = wf.omega;
     o->response = wf.response;
-    o->unstable = wout.unstable;
-    exp_reason(&wout, o->status, sizeof o->status);
+    o->unstable = w.unstable;
+    snprintf(o->status, sizeof o->status, "%s", w.status);
     o->nu_set = strcmp(so->name, "muller") ? NAN : muller_nu(ctx, id);
-    exp_run_out_free(&wout);
+    material_wave_signal_free(&w);
     return PFB_OK;
 }
 

@@ -1,10 +1,13 @@
-/* test_fit.c — the damped-cosine fit recovers known parameters within its stated errors. */
+/* test_fit.c — the damped-cosine fit recovers known parameters within its stated
+ * errors; the Maxwell wave model (core/maxwell.h) and its fit recover a known
+ * material. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/fit.h"
+#include "../core/maxwell.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -171,6 +174,113 @@ START_TEST(test_first_extremum)
 }
 END_TEST
 
+/* The roots solve the dispersion relation (residual at round-off of its terms),
+ * the wave starts at A = 1 with dA/dt = -eta_s k^2 / rho (the polymer stress
+ * zero), and a Newtonian fluid (G = 0) decays at nu k^2. */
+START_TEST(test_maxwell_roots)
+{
+    const double rho = 1000.0;
+    const pfb_maxwell mats[] = {{500.0, 0.02, 2.0}, {500.0, 0.02, 0.0}, {50.0, 0.5, 30.0}, {0.0, 0.01, 11.0}};
+    const double ks[] = {20.0, 62.8, 150.0};
+    for (size_t a = 0; a < 4; a++)
+        for (size_t b = 0; b < 3; b++) {
+            const pfb_maxwell *m = &mats[a];
+            const double k = ks[b], k2 = k * k;
+            double re[2], im[2];
+            maxwell_roots(m, rho, k, re, im);
+            for (int r = 0; r < 2; r++) {
+                /* P(s) = rho lambda s^2 + (rho + eta_s lambda k^2) s + k^2 (eta_s + G lambda), complex s */
+                const double A = rho * m->lambda, B = rho + m->eta_s * m->lambda * k2,
+                             C = k2 * (m->eta_s + m->G * m->lambda);
+                const double sr = re[r], si = im[r];
+                const double pr = A * (sr * sr - si * si) + B * sr + C, pi = A * 2.0 * sr * si + B * si;
+                const double scale = fabs(A) * (sr * sr + si * si) + fabs(B) * hypot(sr, si) + fabs(C);
+                ck_assert_msg(hypot(pr, pi) <= 1e-13 * scale, "material %zu k %g root %d: residual %g of %g", a, k, r,
+                              hypot(pr, pi), scale);
+            }
+            ck_assert_msg(fabs(maxwell_wave(m, rho, k, 0.0) - 1.0) <= 1e-14, "A(0) %g", maxwell_wave(m, rho, k, 0.0));
+            /* central difference: error h^2 / 6 times the third derivative (at most |s|^3, |s| below
+             * 1e4 here) plus rounding 1e-16 / h: 1e-6 of the scale */
+            const double h = 1e-7, d = (maxwell_wave(m, rho, k, h) - maxwell_wave(m, rho, k, -h)) / (2.0 * h);
+            ck_assert_msg(fabs(d + m->eta_s * k2 / rho) <= 1e-6 * (1.0 + fabs(re[1]) + fabs(im[0])),
+                          "material %zu k %g: dA/dt(0) %g, want %g", a, k, d, -m->eta_s * k2 / rho);
+        }
+    double re[2], im[2];
+    ck_assert_int_eq(maxwell_roots(&mats[3], rho, 62.8, re, im), 0);
+    ck_assert_msg(fabs(re[0] + 11.0 / rho * 62.8 * 62.8) <= 1e-12 * 11.0 / rho * 62.8 * 62.8, "Newtonian root %g",
+                  re[0]);
+}
+END_TEST
+
+/* The fit from exact root sums and products at three wavenumbers is exact to
+ * round-off (a relative 1e-12: two least-squares lines through exact points),
+ * and so is G'(w), G''(w) from it; from sampled waves through the damped-cosine
+ * fit, G, lambda and eta_s within the damped-cosine fit's tolerance
+ * (test_exact_signal: 1e-7 relative in omega and beta, amplified by the
+ * difference of the sums' terms: 1e-5 here); an elastic solid's intercept
+ * 1 / lambda is 0. */
+START_TEST(test_maxwell_fit_recovers)
+{
+    const double rho = 1000.0;
+    /* waves that ring (beta / omega 0.1 to 0.2), as the damped-cosine fit needs */
+    const pfb_maxwell m = {2000.0, 0.05, 1.0};
+    const double ks[3] = {2.0 * M_PI / 0.15, 2.0 * M_PI / 0.1, 2.0 * M_PI / 0.05};
+    double sum[3], prod[3];
+    for (int i = 0; i < 3; i++) {
+        double re[2], im[2];
+        ck_assert_int_eq(maxwell_roots(&m, rho, ks[i], re, im), 1);
+        sum[i] = 2.0 * re[0];
+        prod[i] = re[0] * re[0] + im[0] * im[0];
+    }
+    pfb_maxwell_fit mf;
+    pfb_err err;
+    ck_assert_msg(maxwell_fit(ks, sum, prod, 3, rho, &mf, &err) == 0, "%s", err.msg);
+    pfb_maxwell f = mf.m;
+    ck_assert_msg(fabs(f.G - m.G) <= 1e-12 * m.G && fabs(f.lambda - m.lambda) <= 1e-12 * m.lambda &&
+                      fabs(f.eta_s - m.eta_s) <= 1e-11 * m.eta_s,
+                  "exact roots: G %.15g lambda %.15g eta_s %.15g", f.G, f.lambda, f.eta_s);
+    double gp, gpp, gp0, gpp0;
+    maxwell_moduli(&f, 40.0, &gp, &gpp);
+    maxwell_moduli(&m, 40.0, &gp0, &gpp0);
+    ck_assert(fabs(gp - gp0) <= 1e-11 * gp0 && fabs(gpp - gpp0) <= 1e-11 * gpp0);
+    /* the whole pipeline: each wave sampled over three periods, fitted */
+    for (int i = 0; i < 3; i++) {
+        double re[2], im[2], t[300], y[300];
+        maxwell_roots(&m, rho, ks[i], re, im);
+        const double T = 3.0 * 2.0 * M_PI / im[0];
+        for (int q = 0; q < 300; q++) {
+            t[q] = T * q / 299.0;
+            y[q] = 0.05 * maxwell_wave(&m, rho, ks[i], t[q]);
+        }
+        pfb_fit_result fr;
+        ck_assert_msg(fit_damped_cosine(t, y, 300, &fr, &err) == 0, "%s", err.msg);
+        sum[i] = -2.0 * fr.p[FIT_BETA];
+        prod[i] = fr.p[FIT_BETA] * fr.p[FIT_BETA] + fr.p[FIT_OMEGA] * fr.p[FIT_OMEGA];
+    }
+    ck_assert_msg(maxwell_fit(ks, sum, prod, 3, rho, &mf, &err) == 0, "%s", err.msg);
+    f = mf.m;
+    ck_assert_msg(fabs(f.G - m.G) <= 1e-5 * m.G && fabs(f.lambda - m.lambda) <= 1e-5 * m.lambda &&
+                      fabs(f.eta_s - m.eta_s) <= 1e-5 * (m.eta_s + m.G * m.lambda),
+                  "sampled waves: G %.9g lambda %.9g eta_s %.9g", f.G, f.lambda, f.eta_s);
+    /* an elastic solid with a solvent (lambda infinite): the sums are -eta_s k^2 / rho
+     * from 0, the products G k^2 / rho; the intercept 1 / lambda is 0 to round-off
+     * of the sums (1e-12 of the largest) and G exact */
+    const double G = 800.0, eta_s = 3.0;
+    for (int i = 0; i < 3; i++) {
+        sum[i] = -eta_s * ks[i] * ks[i] / rho;
+        prod[i] = G * ks[i] * ks[i] / rho;
+    }
+    ck_assert_msg(maxwell_fit(ks, sum, prod, 3, rho, &mf, &err) == 0, "%s", err.msg);
+    ck_assert_msg(fabs(mf.inv_lambda) <= 1e-12 * eta_s * ks[2] * ks[2] / rho, "1 / lambda %g", mf.inv_lambda);
+    ck_assert_msg(fabs(mf.m.G - G) <= 1e-12 * G && fabs(mf.m.eta_s - eta_s) <= 1e-12 * eta_s, "G %.15g eta_s %.15g",
+                  mf.m.G, mf.m.eta_s);
+    /* a sum that does not decay is refused, naming it */
+    sum[1] = 0.5;
+    ck_assert(maxwell_fit(ks, sum, prod, 3, rho, &mf, &err) != 0);
+    ck_assert_msg(strstr(err.msg, "root sum 0.5") != NULL, "%s", err.msg);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fit");
@@ -182,6 +292,10 @@ int main(void)
     tcase_add_test(tc, test_ringdown_window);
     tcase_add_test(tc, test_first_extremum);
     suite_add_tcase(s, tc);
+    TCase *tm = tcase_create("maxwell");
+    tcase_add_test(tm, test_maxwell_roots);
+    tcase_add_test(tm, test_maxwell_fit_recovers);
+    suite_add_tcase(s, tm);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -211,6 +211,134 @@ START_TEST(test_frame_indifference_3d)
 }
 END_TEST
 
+/* Start-up of simple shear, v = (gdot y, 0, 0), from T = 0, against the
+ * corotational Maxwell ODE written here from its definition (not from the
+ * solver's code): the Jaumann rate of T, with L_ab = dv_a/dx_b, W = (L - L^T) / 2
+ * and D = L + L^T (eqs. 11-15),
+ *     dT/dt = W T - T W + (mu_e / 2) D' - T / lambda,
+ * integrated by RK4 at dt / 200 (its error below 1e-10 of the stress here).
+ * Positions stay fixed, so the velocity gradient stays gdot at every particle
+ * (grad_correction: eq. 16 exact for a linear field).  At lambda gdot = 2 the
+ * shear stress overshoots and rings (the corotational model's start-up) and
+ * settles on the steady T_xy = G lambda gdot / (1 + (lambda gdot)^2), G = mu_e / 2.
+ * The solver integrates by explicit Euler (§7), so its T differs from the ODE's
+ * by O(dt): each step's error (dt^2 / 2) |T''|, with |T''| at most the scale
+ * G lambda gdot times (1 / lambda^2 + gdot^2) = 1.25e4 1/s^2, is damped over
+ * lambda, leaving at most (dt / 2) lambda |T''| = 0.025 of the scale at dt =
+ * 2e-4 s (measured: 3.5e-4); halving dt divides it by 2 (within 1.8 to 2.2:
+ * first order; measured 2.07); and the explicit Euler of the same ODE in this
+ * test agrees with the solver to 1e-9 of the scale (round-off of eq. 16's
+ * sums; measured 2e-16). */
+static void jaumann_rate(double gdot, double G, double lambda, const double T[9], double r[9])
+{
+    double L[9] = {0}, W[9], D[9];
+    L[1] = gdot; /* L_xy = dv_x/dy */
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            W[3 * a + b] = 0.5 * (L[3 * a + b] - L[3 * b + a]);
+            D[3 * a + b] = L[3 * a + b] + L[3 * b + a]; /* traceless here: D' = D */
+        }
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            double wt = 0.0;
+            for (int c = 0; c < 3; c++)
+                wt += W[3 * a + c] * T[3 * c + b] - T[3 * a + c] * W[3 * c + b];
+            r[3 * a + b] = wt + G * D[3 * a + b] - T[3 * a + b] / lambda;
+        }
+}
+
+static void ode_rk4(double gdot, double G, double lambda, double t_end, long steps, double T[9])
+{
+    const double h = t_end / (double)steps;
+    memset(T, 0, 9 * sizeof *T);
+    for (long s = 0; s < steps; s++) {
+        double k1[9], k2[9], k3[9], k4[9], y[9];
+        jaumann_rate(gdot, G, lambda, T, k1);
+        for (int q = 0; q < 9; q++)
+            y[q] = T[q] + 0.5 * h * k1[q];
+        jaumann_rate(gdot, G, lambda, y, k2);
+        for (int q = 0; q < 9; q++)
+            y[q] = T[q] + 0.5 * h * k2[q];
+        jaumann_rate(gdot, G, lambda, y, k3);
+        for (int q = 0; q < 9; q++)
+            y[q] = T[q] + h * k3[q];
+        jaumann_rate(gdot, G, lambda, y, k4);
+        for (int q = 0; q < 9; q++)
+            T[q] += h / 6.0 * (k1[q] + 2.0 * k2[q] + 2.0 * k3[q] + k4[q]);
+    }
+}
+
+/* The solver's stress after t_end at step dt (every particle's, the worst
+ * against want) and the explicit Euler of the ODE at the same dt in Te. */
+static double solver_startup(int dim, double gdot, double mu_e, double lambda, double t_end, double dt,
+                             const double want[9], double *worst_euler)
+{
+    double *x0;
+    size_t n = ball_points(dim, 0.01, dim == 2 ? 5.0 : 3.0, &x0);
+    double *v0 = calloc(3 * n, sizeof *v0);
+    ck_assert(v0 != NULL);
+    for (size_t i = 0; i < n; i++)
+        v0[3 * i] = gdot * x0[3 * i + 1];
+    pfb_sim sim;
+    tu_bare_sim(&sim, dim, 0.01, n, x0, v0);
+    char smu[64], slam[64];
+    snprintf(smu, sizeof smu, "mu_e=%.17g", mu_e);
+    snprintf(slam, sizeof slam, "lambda=%.17g", lambda);
+    const char *sets[] = {smu, slam, "rotational_term=1", NULL};
+    void *st = tu_create(&pfb_solver_mao_yang, &sim, sets);
+    const int fT = particles_find_field(&sim.p, "stress");
+    ck_assert(fT >= 0);
+    double *T = sim.p.field[fT].data;
+    memset(T, 0, 9 * n * sizeof *T);
+    const long steps = lround(t_end / dt);
+    double Te[9] = {0};
+    pfb_err err;
+    for (long k = 0; k < steps; k++) {
+        sim.t = (double)k * dt;
+        ck_assert_msg(my_stress_update(st, &sim, dt, &err) == 0, "%s", err.msg);
+        double r[9];
+        jaumann_rate(gdot, 0.5 * mu_e, lambda, Te, r);
+        for (int q = 0; q < 9; q++)
+            Te[q] += dt * r[q];
+    }
+    double worst = 0.0, we = 0.0;
+    for (size_t i = 0; i < sim.p.n; i++)
+        for (int a = 0; a < dim; a++)
+            for (int b = 0; b < dim; b++) {
+                const double Ti = T[9 * i + 3 * a + b];
+                worst = fmax(worst, fabs(Ti - want[3 * a + b]));
+                we = fmax(we, fabs(Ti - Te[3 * a + b]));
+            }
+    *worst_euler = we;
+    pfb_solver_mao_yang.destroy(st);
+    sim_free(&sim);
+    free(x0);
+    free(v0);
+    return worst;
+}
+
+START_TEST(test_startup_shear_ode)
+{
+    const double mu_e = 1000.0, lambda = 0.02, gdot = 100.0, t_end = 0.1; /* lambda gdot = 2, 5 lambda */
+    const double G = 0.5 * mu_e, scale = G * lambda * gdot;
+    double want[9];
+    ode_rk4(gdot, G, lambda, t_end, 20000, want);
+    /* the steady state the start-up approaches (5 relaxation times: e^-5 of the transient left) */
+    const double lg = lambda * gdot, steady = G * lambda * gdot / (1.0 + lg * lg);
+    ck_assert_msg(fabs(want[1] - steady) <= 0.02 * scale, "ODE T_xy %g against the steady %g", want[1], steady);
+    for (int dim = 2; dim <= 3; dim++) {
+        double e1, e2, eu1, eu2;
+        e1 = solver_startup(dim, gdot, mu_e, lambda, t_end, 2e-4, want, &eu1);
+        e2 = solver_startup(dim, gdot, mu_e, lambda, t_end, 1e-4, want, &eu2);
+        ck_assert_msg(eu1 <= 1e-9 * scale && eu2 <= 1e-9 * scale, "dim %d: solver and Euler of the ODE differ by %g, %g",
+                      dim, eu1, eu2);
+        ck_assert_msg(e1 <= 0.025 * scale, "dim %d: error %g of %g at dt 2e-4", dim, e1, scale);
+        ck_assert_msg(e1 / e2 > 1.8 && e1 / e2 < 2.2, "dim %d: errors %g at dt and %g at dt / 2: not first order", dim,
+                      e1, e2);
+    }
+}
+END_TEST
+
 /* Without the gradient correction eq. 16 reads the rotation at the kernel's lattice
  * moment inside and much less at the surface: the stress then lags the body by far
  * more than the Euler error (this is why grad_correction is on by default). */
@@ -1172,6 +1300,7 @@ int main(void)
     tcase_add_loop_test(tc, test_mirror_pairs_brute_force, 0, 5);
     tcase_add_test(tc, test_frame_indifference_2d);
     tcase_add_test(tc, test_frame_indifference_3d);
+    tcase_add_test(tc, test_startup_shear_ode);
     tcase_add_test(tc, test_uncorrected_gradient_lags);
     tcase_add_test(tc, test_pressure_matrix_spd_and_pcg);
     tcase_add_test(tc, test_pcg_threads_same_bits);

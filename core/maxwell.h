@@ -1,0 +1,68 @@
+/* maxwell.h — the standing shear wave of a Maxwell material with a solvent, the
+ * virtual rheometer's model (experiments/rheology.c, issue 49).
+ *
+ * Material: polymer stress tau, lambda dtau/dt + tau = G lambda du/dy (modulus
+ * G, relaxation time lambda), plus a Newtonian solvent stress eta_s du/dy.  A
+ * standing wave u_x = A(t) sin(k y) in a periodic box (no pressure gradient,
+ * u . grad u = 0) with tau = 0 at t = 0 then obeys, for A ~ exp(s t),
+ *     rho lambda s^2 + (rho + eta_s lambda k^2) s + k^2 (eta_s + G lambda) = 0,
+ * (the issue's s^2 + s / lambda + (G / rho) k^2 = 0 at eta_s = 0), so its two
+ * roots have
+ *     sum      s1 + s2 = -(1 / lambda + eta_s k^2 / rho),
+ *     product  s1 s2   = k^2 (eta_s + G lambda) / (rho lambda).
+ * An oscillating wave, A = a exp(-beta t) cos(omega t + phi), has s = -beta +-
+ * i omega: sum -2 beta, product beta^2 + omega^2.  Across wavenumbers the sum
+ * is linear in k^2 with intercept -1 / lambda and slope -eta_s / rho, and the
+ * product over k^2 is the constant (eta_s + G lambda) / (rho lambda): two
+ * least-squares lines give lambda, eta_s and G (maxwell_fit).
+ *
+ * The complex viscosity at a root, eta*(s) = -rho s / k^2, is the model's
+ * eta_s + G lambda / (1 + lambda s); on the imaginary axis, s = i w, the
+ * storage and loss moduli are
+ *     G'(w) = G lambda^2 w^2 / (1 + lambda^2 w^2),
+ *     G''(w) = G lambda w / (1 + lambda^2 w^2) + eta_s w    (maxwell_moduli). */
+#ifndef PFB_MAXWELL_H
+#define PFB_MAXWELL_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct pfb_maxwell {
+    double G;      /* modulus (Pa) */
+    double lambda; /* relaxation time (s) */
+    double eta_s;  /* solvent viscosity (Pa s) */
+} pfb_maxwell;
+
+/* The two roots of the dispersion relation at wavenumber k and density rho:
+ * re[0] +- i im[0] when complex (im[0] = omega > 0, re[1] = re[0], im[1] =
+ * -im[0]), else two real roots re[0] >= re[1] (im 0).  Returns 1 when they are
+ * complex (the wave oscillates), 0 when real. */
+int maxwell_roots(const pfb_maxwell *m, double rho, double k, double re[2], double im[2]);
+
+/* The wave's amplitude A(t) / A(0) for the initial condition tau = 0 (so
+ * dA/dt(0) = -eta_s k^2 / rho: the polymer stress starts at zero). */
+double maxwell_wave(const pfb_maxwell *m, double rho, double k, double t);
+
+/* G'(w) and G''(w) of the model. */
+void maxwell_moduli(const pfb_maxwell *m, double w, double *Gp, double *Gpp);
+
+/* The fit of maxwell_fit: the material and the standard errors of its
+ * parameters (NaN with n = 2: no degree of freedom left), and the line's
+ * intercept 1 / lambda with its error, which says whether a relaxation is
+ * resolved: an intercept within its error of 0 is an elastic solid (lambda =
+ * infinity: G is then the product's rho s1 s2 / k^2), one below it a decay
+ * the model does not describe. */
+typedef struct pfb_maxwell_fit {
+    pfb_maxwell m, err;
+    double inv_lambda, inv_lambda_err;
+} pfb_maxwell_fit;
+
+/* G, lambda and eta_s from the roots' sums and products at n >= 2 distinct
+ * wavenumbers (both least-squares lines of the header; lambda = 1 /
+ * intercept, infinite for an intercept <= 0).  Fails, naming the value, when
+ * a sum is not negative or a product not positive. */
+int maxwell_fit(const double *k, const double *sum, const double *prod, size_t n, double rho, pfb_maxwell_fit *out,
+                pfb_err *e);
+
+#endif

@@ -1,0 +1,241 @@
+/* rheology.c — the virtual rheometer: what material each method's parameters
+ * make (issue 49).  So far its small-amplitude part: standing shear waves at
+ * three wavenumbers, and the Maxwell material with a solvent that they give.
+ *
+ * Every solver runs the same periodic boxes (the shear_wave scene: u_x = U
+ * sin(k y), k = 2 pi / L, no walls, no gravity; material.h's wave run, the
+ * properties experiment's), 2D and 3D, with the material preset and the
+ * rheometer's overrides (scenes/rheology.ini: clavet's springs and mao_yang's
+ * elasticity on), at the wavelengths L = 40, 30 and 20 spacings of 2.5 mm in
+ * 2D (0.1, 0.075 and 0.05 m) and 20, 15 and 10 of 5 mm in 3D, U = 0.02 m/s
+ * (a strain amplitude U k / omega of about 2 %, below clavet's 10 % yield
+ * ratio), 0.5 s each, sampled every millisecond (500 frames: ten samples in
+ * the shortest period seen, clavet's 22 ms).  The quick version: 2D at 5 mm (20, 15, 10 spacings).
+ *
+ * The wave's amplitude A(t), the velocity's projection on the mode, obeys for a
+ * Maxwell material of modulus G and relaxation time lambda with a solvent
+ * viscosity eta_s (core/maxwell.h)
+ *     rho lambda s^2 + (rho + eta_s lambda k^2) s + k^2 (eta_s + G lambda) = 0,
+ * so a wave that oscillates, A = a exp(-beta t) cos(omega t + phi) (the damped
+ * cosine of core/fit.h, over its ring-down window: until A falls below 0.5 %
+ * of its start, and a quarter more; its initial guess from the crossings of 0,
+ * where the wave settles, not of the mean, which a strongly damped first
+ * swing pulls up), gives the roots -beta +- i omega: their sum
+ * -2 beta = -(1 / lambda + eta_s k^2 / rho) and product beta^2 + omega^2 =
+ * k^2 (eta_s + G lambda) / (rho lambda).  Across the three wavenumbers the sum
+ * is a line in k^2 (intercept 1 / lambda, slope eta_s / rho) and the product
+ * over k^2 a constant: maxwell_fit gives G, lambda and eta_s with their
+ * standard errors.  An intercept within its error of 0 is an elastic solid
+ * (no relaxation in the waves' time).  Each wave also gives the complex
+ * viscosity at its root, eta*(s) = -rho s / k^2 = (rho beta - i rho omega) /
+ * k^2, which the model says is eta_s + G lambda / (1 + lambda s).  From the
+ * fitted model, G'(omega) = G lambda^2 omega^2 / (1 + lambda^2 omega^2) and
+ * G''(omega) = G lambda omega / (1 + lambda^2 omega^2) + eta_s omega at the
+ * waves' frequencies, and the same from the parameters the method states.
+ *
+ * A wave that does not oscillate (fewer than two sign changes) is viscous: its
+ * decay rate, a least-squares line through ln A while A > 2 % of A(0) (the
+ * properties experiment's), gives nu_eff = rate / k^2; a Newtonian method's
+ * waves are all of this kind, and its summary gives their mean eta = rho nu_eff.
+ *
+ * What a method states (the parameters in its run.meta): mao_yang G = mu_e / 2
+ * (eq. 9 drives dT/dt = mu_e / 2 D', and D = grad v + grad v^T is twice the
+ * strain rate, so T_xy grows at (mu_e / 2) du/dy), lambda, and eta_s its
+ * Newtonian viscosity (when given in Pa s).  clavet's springs state no G and no
+ * lambda (issue 49's point: the measurement gives them); muller and
+ * miller_pearce are Newtonian.
+ *
+ * rho is the scene's density, 1000 kg/m^3 (every method's rest density here).
+ *
+ * Outputs:
+ *   rheology_signal.csv   solver,dim,length,t,amp
+ *   rheology_waves.csv    solver,dim,dx,length,k,status,reason,response,beta,beta_err,omega,omega_err,
+ *                         eta_re,eta_im,nu_eff,nu_err
+ *   rheology_moduli.csv   solver,dim,omega,Gp,Gpp,Gp_stated,Gpp_stated
+ *   rheology_summary.csv  solver,dim,dx,response,n_waves,G,G_err,lambda,lambda_err,inv_lambda,
+ *                         inv_lambda_err,eta_s,eta_s_err,eta_viscous,G_stated,lambda_stated,
+ *                         eta_s_stated,G_rel,lambda_rel
+ * response: maxwell (two or more waves oscillate: the fit), viscous (none
+ * does), none (a blow-up, or a single oscillating wave). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/fit.h"
+#include "../core/maxwell.h"
+#include "experiment.h"
+#include "material.h"
+
+#define RHEO_RHO 1000.0
+#define RHEO_NWAVE 3
+
+typedef struct rheo_setup {
+    int dim;
+    double spacing;
+    double cells[RHEO_NWAVE]; /* wavelengths in spacings */
+    int quick;                /* 1: the quick version runs this setup (and no other) */
+} rheo_setup;
+
+static const rheo_setup setups[] = {
+    {2, 0.0025, {40, 30, 20}, 0},
+    {3, 0.005, {20, 15, 10}, 0},
+    {2, 0.005, {20, 15, 10}, 1},
+};
+
+/* One wave's measurement (see the header). */
+typedef struct rheo_wave {
+    double k, beta, beta_err, omega, omega_err, nu, nu_err;
+    const char *response; /* elastic (it oscillates: beta, omega), viscous (nu), none */
+} rheo_wave;
+
+static rheo_wave measure_wave(const material_wave_signal *w)
+{
+    rheo_wave r = {w->k, NAN, NAN, NAN, NAN, NAN, NAN, "none"};
+    if (w->unstable || w->n < 8 || !(w->a[0] > 0))
+        return r;
+    size_t crossings = 0;
+    for (size_t i = 1; i < w->n; i++)
+        crossings += (w->a[i] > 0) != (w->a[i - 1] > 0);
+    if (crossings >= 2) {
+        const size_t nw = fit_ringdown_window(w->a, w->n, 0.005);
+        pfb_fit_result fr;
+        pfb_err e;
+        if (fit_damped_cosine_guess_about(w->t, w->a, nw, 0.0, fr.guess, &e) == 0 &&
+            fit_damped_cosine_from(w->t, w->a, nw, &fr, &e) == 0 && fr.p[FIT_OMEGA] > 0 && fr.p[FIT_BETA] > 0) {
+            r.beta = fr.p[FIT_BETA];
+            r.beta_err = fr.err[FIT_BETA];
+            r.omega = fr.p[FIT_OMEGA];
+            r.omega_err = fr.err[FIT_OMEGA];
+            r.response = "elastic";
+        }
+        return r;
+    }
+    double lt[4096], la[4096];
+    size_t m = 0;
+    for (size_t i = 0; i < w->n && m < 4096; i++) {
+        if (!(w->a[i] > 0.02 * w->a[0]))
+            break;
+        lt[m] = w->t[i];
+        la[m++] = log(w->a[i]);
+    }
+    if (m >= 4) {
+        double b, berr;
+        exp_line_slope(lt, la, m, &b, &berr);
+        r.nu = -b / (w->k * w->k);
+        r.nu_err = berr / (w->k * w->k);
+        r.response = "viscous";
+    }
+    return r;
+}
+
+/* The material a solver's parameters state (see the header), from a wave run's run.meta. */
+static pfb_maxwell stated_material(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const char *id)
+{
+    pfb_maxwell m = {NAN, NAN, NAN};
+    if (!strcmp(so->name, "mao_yang")) {
+        m.G = 0.5 * material_meta_value(ctx, id, "solver.mu_e");
+        m.lambda = material_meta_value(ctx, id, "solver.lambda");
+        const double mu = material_meta_value(ctx, id, "solver.viscosity");
+        m.eta_s = mu >= 0 ? mu : NAN;
+    }
+    return m;
+}
+
+static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
+{
+    exp_csv sig, waves, moduli, summary;
+    memset(&sig, 0, sizeof sig);
+    memset(&waves, 0, sizeof waves);
+    memset(&moduli, 0, sizeof moduli);
+    memset(&summary, 0, sizeof summary);
+    int rc = exp_csv_open(&sig, ctx, "rheology_signal.csv", "solver,dim,length,t,amp", err);
+    if (!rc)
+        rc = exp_csv_open(&waves, ctx, "rheology_waves.csv",
+                          "solver,dim,dx,length,k,status,reason,response,beta,beta_err,omega,omega_err,eta_re,eta_im,"
+                          "nu_eff,nu_err",
+                          err);
+    if (!rc)
+        rc = exp_csv_open(&moduli, ctx, "rheology_moduli.csv", "solver,dim,omega,Gp,Gpp,Gp_stated,Gpp_stated", err);
+    if (!rc)
+        rc = exp_csv_open(&summary, ctx, "rheology_summary.csv",
+                          "solver,dim,dx,response,n_waves,G,G_err,lambda,lambda_err,inv_lambda,inv_lambda_err,eta_s,"
+                          "eta_s_err,eta_viscous,G_stated,lambda_stated,eta_s_stated,G_rel,lambda_rel",
+                          err);
+    for (size_t si = 0; si < ctx->nsolvers && !rc; si++) {
+        const pfb_solver_ops *so = ctx->solvers[si];
+        for (size_t u = 0; u < sizeof setups / sizeof setups[0] && !rc; u++) {
+            const rheo_setup *su = &setups[u];
+            if (su->quick != (ctx->quick ? 1 : 0))
+                continue;
+            double ks[RHEO_NWAVE], sums[RHEO_NWAVE], prods[RHEO_NWAVE], omegas[RHEO_NWAVE];
+            double eta_sum = 0.0;
+            size_t nosc = 0, nvisc = 0, nbad = 0;
+            pfb_maxwell stated = {NAN, NAN, NAN};
+            for (int q = 0; q < RHEO_NWAVE && !rc; q++) {
+                const double L = su->cells[q] * su->spacing;
+                char id[128];
+                snprintf(id, sizeof id, "%s_rheo_%dd_dx%g_L%.0f", so->name, su->dim, su->spacing, su->cells[q]);
+                const char *sets[] = {"scene.amplitude=0.02", "run.frames=500", NULL};
+                material_wave_signal w;
+                rc = material_wave_run(ctx, "rheology", id, so, su->dim, su->spacing, su->cells[q], 0.5, sets, NULL,
+                                       &w, err);
+                if (rc)
+                    break;
+                for (size_t i = 0; i < w.n; i++)
+                    fprintf(sig.f, "%s,%d,%.6g,%.9g,%.10g\n", so->name, su->dim, L, w.t[i], w.a[i]);
+                const rheo_wave r = measure_wave(&w);
+                const double k2 = r.k * r.k;
+                fprintf(waves.f, "%s,%d,%.6g,%.6g,%.10g,%s,%s,%s,%.10g,%.6g,%.10g,%.6g,%.10g,%.10g,%.10g,%.6g\n",
+                        so->name, su->dim, su->spacing, L, r.k, w.unstable ? "unstable" : "ok", w.status, r.response,
+                        r.beta, r.beta_err,
+                        r.omega, r.omega_err, RHEO_RHO * r.beta / k2, -RHEO_RHO * r.omega / k2, r.nu, r.nu_err);
+                if (!strcmp(r.response, "elastic")) {
+                    ks[nosc] = r.k;
+                    sums[nosc] = -2.0 * r.beta;
+                    prods[nosc] = r.beta * r.beta + r.omega * r.omega;
+                    omegas[nosc++] = r.omega;
+                } else if (!strcmp(r.response, "viscous")) {
+                    eta_sum += RHEO_RHO * r.nu;
+                    nvisc++;
+                } else {
+                    nbad++;
+                }
+                stated = stated_material(ctx, so, id);
+                material_wave_signal_free(&w);
+            }
+            if (rc)
+                break;
+            pfb_maxwell_fit mf = {{NAN, NAN, NAN}, {NAN, NAN, NAN}, NAN, NAN};
+            const char *response = "none";
+            pfb_err ferr;
+            if (nosc >= 2 && maxwell_fit(ks, sums, prods, nosc, RHEO_RHO, &mf, &ferr) == 0) {
+                response = "maxwell";
+                for (size_t i = 0; i < nosc; i++) {
+                    double gp, gpp, gps = NAN, gpps = NAN;
+                    maxwell_moduli(&mf.m, omegas[i], &gp, &gpp);
+                    if (isfinite(stated.G) && isfinite(stated.lambda))
+                        maxwell_moduli(&(pfb_maxwell){stated.G, stated.lambda, isfinite(stated.eta_s) ? stated.eta_s : 0.0},
+                                       omegas[i], &gps, &gpps);
+                    fprintf(moduli.f, "%s,%d,%.10g,%.10g,%.10g,%.10g,%.10g\n", so->name, su->dim, omegas[i], gp, gpp,
+                            gps, gpps);
+                }
+            } else if (nvisc > 0 && nosc == 0 && nbad == 0) {
+                response = "viscous";
+            }
+            fprintf(summary.f,
+                    "%s,%d,%.6g,%s,%zu,%.10g,%.6g,%.10g,%.6g,%.10g,%.6g,%.10g,%.6g,%.10g,%.10g,%.10g,%.10g,%.6g,%.6g\n",
+                    so->name, su->dim, su->spacing, response, nosc, mf.m.G, mf.err.G, mf.m.lambda, mf.err.lambda,
+                    mf.inv_lambda, mf.inv_lambda_err, mf.m.eta_s, mf.err.eta_s, nvisc ? eta_sum / (double)nvisc : NAN,
+                    stated.G, stated.lambda, stated.eta_s, mf.m.G / stated.G - 1.0, mf.m.lambda / stated.lambda - 1.0);
+        }
+    }
+    exp_csv *const cs[] = {&sig, &waves, &moduli, &summary};
+    return exp_csv_finish(cs, 4, rc, err);
+}
+
+const pfb_experiment pfb_exp_rheology = {
+    "rheology",
+    "the virtual rheometer: shear waves at three wavenumbers give each method's Maxwell material (G, lambda, solvent "
+    "viscosity) against what its parameters state",
+    rheology_run};
