@@ -577,7 +577,22 @@ static int delaunay_candidates(const pfb_particles *p, const size_t *sel, size_t
     qh_zero(qh, sink);
     char cmd[] = "qhull d Qt Qbb Qz";
     rewind(sink);
-    const int code = qh_new_qhull(qh, dim, (int)n, pts, False, cmd, sink, sink);
+    int code = qh_new_qhull(qh, dim, (int)n, pts, False, cmd, sink, sink);
+    if (code == qh_ERRwide || code == qh_ERRprec) {
+        /* a perfect lattice (a periodic box's start) is cospherical everywhere,
+         * and its 3D triangulation can need merges qhull calls wide: allowed
+         * with Q12, as its message says, for this input only (the lattice's
+         * simplices have circumradius sqrt(3) / 2 spacings, below r_min) */
+        const int rr = qhull_release(qh, err);
+        if (rr) {
+            free(pts);
+            return rr;
+        }
+        qh_zero(qh, sink);
+        char cmd12[] = "qhull d Qt Qbb Qz Q12";
+        rewind(sink);
+        code = qh_new_qhull(qh, dim, (int)n, pts, False, cmd12, sink, sink);
+    }
     int rc = PFB_OK;
     if (code == qh_ERRsingular) {
         *singular = 1;
