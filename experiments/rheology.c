@@ -55,6 +55,12 @@
  *   rheology_summary.csv  solver,dim,dx,response,n_waves,G,G_err,lambda,lambda_err,inv_lambda,
  *                         inv_lambda_err,eta_s,eta_s_err,eta_viscous,G_stated,lambda_stated,
  *                         eta_s_stated,G_rel,lambda_rel
+ *   rheology_scaling.csv  solver,param,base,value,response_base,response,G_base,G,lambda_base,
+ *                         lambda,dlnG_dlnp,dlnlambda_dlnp
+ * The scaling rows: each viscoelastic parameter doubled alone (mao_yang's mu_e
+ * and lambda, clavet's k_spring and its two plasticity rates alpha together)
+ * at the quick setup (2D, 5 mm), and the exponents of G and lambda in it:
+ * which combinations of parameters the material depends on, and how.
  * response: maxwell (two or more waves oscillate: the fit), viscous (none
  * does), none (a blow-up, or a single oscillating wave). */
 #include <math.h>
@@ -142,9 +148,91 @@ static pfb_maxwell stated_material(const pfb_exp_ctx *ctx, const pfb_solver_ops 
     return m;
 }
 
+/* One material: the three waves of setup su (ids tagged with tag, the
+ * settings vary added when not NULL: at most two, NULL-terminated), their
+ * fits, and the Maxwell fit. */
+typedef struct rheo_result {
+    pfb_maxwell_fit mf;
+    pfb_maxwell stated;
+    double omegas[RHEO_NWAVE], eta_viscous;
+    size_t nosc;
+    const char *response; /* maxwell, viscous or none */
+} rheo_result;
+
+static int rheo_material(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, const char *tag,
+                         const char *const *vary, FILE *sig, FILE *waves, rheo_result *out, pfb_err *err)
+{
+    double ks[RHEO_NWAVE], sums[RHEO_NWAVE], prods[RHEO_NWAVE], eta_sum = 0.0;
+    size_t nvisc = 0, nbad = 0;
+    out->nosc = 0;
+    out->stated = (pfb_maxwell){NAN, NAN, NAN};
+    out->mf = (pfb_maxwell_fit){{NAN, NAN, NAN}, {NAN, NAN, NAN}, NAN, NAN};
+    out->response = "none";
+    out->eta_viscous = NAN;
+    for (int q = 0; q < RHEO_NWAVE; q++) {
+        const double L = su->cells[q] * su->spacing;
+        char id[160];
+        snprintf(id, sizeof id, "%s_rheo_%dd_dx%g_L%.0f%s", so->name, su->dim, su->spacing, su->cells[q], tag);
+        const char *sets[] = {"scene.amplitude=0.02", "run.frames=500", vary ? vary[0] : NULL,
+                              vary && vary[0] ? vary[1] : NULL, NULL};
+        material_wave_signal w;
+        int rc = material_wave_run(ctx, "rheology", id, so, su->dim, su->spacing, su->cells[q], 0.5, sets, NULL, &w,
+                                   err);
+        if (rc)
+            return rc;
+        for (size_t i = 0; sig && i < w.n; i++)
+            fprintf(sig, "%s,%d,%.6g,%.9g,%.10g\n", so->name, su->dim, L, w.t[i], w.a[i]);
+        const rheo_wave r = measure_wave(&w);
+        const double k2 = r.k * r.k;
+        if (waves)
+            fprintf(waves, "%s,%d,%.6g,%.6g,%.10g,%s,%s,%s,%.10g,%.6g,%.10g,%.6g,%.10g,%.10g,%.10g,%.6g\n", so->name,
+                    su->dim, su->spacing, L, r.k, w.unstable ? "unstable" : "ok", w.status, r.response, r.beta,
+                    r.beta_err, r.omega, r.omega_err, RHEO_RHO * r.beta / k2, -RHEO_RHO * r.omega / k2, r.nu, r.nu_err);
+        if (!strcmp(r.response, "elastic")) {
+            ks[out->nosc] = r.k;
+            sums[out->nosc] = -2.0 * r.beta;
+            prods[out->nosc] = r.beta * r.beta + r.omega * r.omega;
+            out->omegas[out->nosc++] = r.omega;
+        } else if (!strcmp(r.response, "viscous")) {
+            eta_sum += RHEO_RHO * r.nu;
+            nvisc++;
+        } else {
+            nbad++;
+        }
+        out->stated = stated_material(ctx, so, id);
+        material_wave_signal_free(&w);
+    }
+    pfb_err ferr;
+    if (out->nosc >= 2 && maxwell_fit(ks, sums, prods, out->nosc, RHEO_RHO, &out->mf, &ferr) == 0)
+        out->response = "maxwell";
+    else if (nvisc > 0 && out->nosc == 0 && nbad == 0)
+        out->response = "viscous";
+    out->eta_viscous = nvisc ? eta_sum / (double)nvisc : NAN;
+    return PFB_OK;
+}
+
+/* The parameters whose effect on G and lambda is measured (item 2 of issue
+ * 49): each doubled from the rheometer's value, alone, at the quick setup.
+ * The exponents d ln G / d ln p and d ln lambda / d ln p between the two are
+ * the scaling laws (mao_yang's statement: G ~ mu_e, lambda ~ lambda, neither
+ * on the other). */
+typedef struct rheo_vary {
+    const char *solver, *param;
+    double base;
+    const char *sets[3]; /* the doubled setting(s), NULL-terminated */
+} rheo_vary;
+
+static const rheo_vary varies[] = {
+    {"mao_yang", "mu_e", 1000.0, {"solver.mu_e=2000", NULL, NULL}},
+    {"mao_yang", "lambda", 0.02, {"solver.lambda=0.04", NULL, NULL}},
+    {"clavet", "k_spring", 0.3, {"solver.k_spring=0.6", NULL, NULL}},
+    {"clavet", "alpha", 0.3, {"solver.alpha_stretch=0.6", "solver.alpha_compress=0.6", NULL}},
+};
+
 static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
-    exp_csv sig, waves, moduli, summary;
+    exp_csv sig, waves, moduli, summary, scaling;
+    memset(&scaling, 0, sizeof scaling);
     memset(&sig, 0, sizeof sig);
     memset(&waves, 0, sizeof waves);
     memset(&moduli, 0, sizeof moduli);
@@ -162,76 +250,60 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                           "solver,dim,dx,response,n_waves,G,G_err,lambda,lambda_err,inv_lambda,inv_lambda_err,eta_s,"
                           "eta_s_err,eta_viscous,G_stated,lambda_stated,eta_s_stated,G_rel,lambda_rel",
                           err);
+    if (!rc)
+        rc = exp_csv_open(&scaling, ctx, "rheology_scaling.csv",
+                          "solver,param,base,value,response_base,response,G_base,G,lambda_base,lambda,dlnG_dlnp,"
+                          "dlnlambda_dlnp",
+                          err);
     for (size_t si = 0; si < ctx->nsolvers && !rc; si++) {
         const pfb_solver_ops *so = ctx->solvers[si];
         for (size_t u = 0; u < sizeof setups / sizeof setups[0] && !rc; u++) {
             const rheo_setup *su = &setups[u];
             if (su->quick != (ctx->quick ? 1 : 0))
                 continue;
-            double ks[RHEO_NWAVE], sums[RHEO_NWAVE], prods[RHEO_NWAVE], omegas[RHEO_NWAVE];
-            double eta_sum = 0.0;
-            size_t nosc = 0, nvisc = 0, nbad = 0;
-            pfb_maxwell stated = {NAN, NAN, NAN};
-            for (int q = 0; q < RHEO_NWAVE && !rc; q++) {
-                const double L = su->cells[q] * su->spacing;
-                char id[128];
-                snprintf(id, sizeof id, "%s_rheo_%dd_dx%g_L%.0f", so->name, su->dim, su->spacing, su->cells[q]);
-                const char *sets[] = {"scene.amplitude=0.02", "run.frames=500", NULL};
-                material_wave_signal w;
-                rc = material_wave_run(ctx, "rheology", id, so, su->dim, su->spacing, su->cells[q], 0.5, sets, NULL,
-                                       &w, err);
-                if (rc)
-                    break;
-                for (size_t i = 0; i < w.n; i++)
-                    fprintf(sig.f, "%s,%d,%.6g,%.9g,%.10g\n", so->name, su->dim, L, w.t[i], w.a[i]);
-                const rheo_wave r = measure_wave(&w);
-                const double k2 = r.k * r.k;
-                fprintf(waves.f, "%s,%d,%.6g,%.6g,%.10g,%s,%s,%s,%.10g,%.6g,%.10g,%.6g,%.10g,%.10g,%.10g,%.6g\n",
-                        so->name, su->dim, su->spacing, L, r.k, w.unstable ? "unstable" : "ok", w.status, r.response,
-                        r.beta, r.beta_err,
-                        r.omega, r.omega_err, RHEO_RHO * r.beta / k2, -RHEO_RHO * r.omega / k2, r.nu, r.nu_err);
-                if (!strcmp(r.response, "elastic")) {
-                    ks[nosc] = r.k;
-                    sums[nosc] = -2.0 * r.beta;
-                    prods[nosc] = r.beta * r.beta + r.omega * r.omega;
-                    omegas[nosc++] = r.omega;
-                } else if (!strcmp(r.response, "viscous")) {
-                    eta_sum += RHEO_RHO * r.nu;
-                    nvisc++;
-                } else {
-                    nbad++;
-                }
-                stated = stated_material(ctx, so, id);
-                material_wave_signal_free(&w);
-            }
+            rheo_result r;
+            rc = rheo_material(ctx, so, su, "", NULL, sig.f, waves.f, &r, err);
             if (rc)
                 break;
-            pfb_maxwell_fit mf = {{NAN, NAN, NAN}, {NAN, NAN, NAN}, NAN, NAN};
-            const char *response = "none";
-            pfb_err ferr;
-            if (nosc >= 2 && maxwell_fit(ks, sums, prods, nosc, RHEO_RHO, &mf, &ferr) == 0) {
-                response = "maxwell";
-                for (size_t i = 0; i < nosc; i++) {
-                    double gp, gpp, gps = NAN, gpps = NAN;
-                    maxwell_moduli(&mf.m, omegas[i], &gp, &gpp);
-                    if (isfinite(stated.G) && isfinite(stated.lambda))
-                        maxwell_moduli(&(pfb_maxwell){stated.G, stated.lambda, isfinite(stated.eta_s) ? stated.eta_s : 0.0},
-                                       omegas[i], &gps, &gpps);
-                    fprintf(moduli.f, "%s,%d,%.10g,%.10g,%.10g,%.10g,%.10g\n", so->name, su->dim, omegas[i], gp, gpp,
-                            gps, gpps);
-                }
-            } else if (nvisc > 0 && nosc == 0 && nbad == 0) {
-                response = "viscous";
+            const pfb_maxwell_fit *mf = &r.mf;
+            const pfb_maxwell *st = &r.stated;
+            for (size_t i = 0; !strcmp(r.response, "maxwell") && i < r.nosc; i++) {
+                double gp, gpp, gps = NAN, gpps = NAN;
+                maxwell_moduli(&mf->m, r.omegas[i], &gp, &gpp);
+                if (isfinite(st->G) && isfinite(st->lambda))
+                    maxwell_moduli(&(pfb_maxwell){st->G, st->lambda, isfinite(st->eta_s) ? st->eta_s : 0.0},
+                                   r.omegas[i], &gps, &gpps);
+                fprintf(moduli.f, "%s,%d,%.10g,%.10g,%.10g,%.10g,%.10g\n", so->name, su->dim, r.omegas[i], gp, gpp, gps,
+                        gpps);
             }
             fprintf(summary.f,
                     "%s,%d,%.6g,%s,%zu,%.10g,%.6g,%.10g,%.6g,%.10g,%.6g,%.10g,%.6g,%.10g,%.10g,%.10g,%.10g,%.6g,%.6g\n",
-                    so->name, su->dim, su->spacing, response, nosc, mf.m.G, mf.err.G, mf.m.lambda, mf.err.lambda,
-                    mf.inv_lambda, mf.inv_lambda_err, mf.m.eta_s, mf.err.eta_s, nvisc ? eta_sum / (double)nvisc : NAN,
-                    stated.G, stated.lambda, stated.eta_s, mf.m.G / stated.G - 1.0, mf.m.lambda / stated.lambda - 1.0);
+                    so->name, su->dim, su->spacing, r.response, r.nosc, mf->m.G, mf->err.G, mf->m.lambda,
+                    mf->err.lambda, mf->inv_lambda, mf->inv_lambda_err, mf->m.eta_s, mf->err.eta_s, r.eta_viscous,
+                    st->G, st->lambda, st->eta_s, mf->m.G / st->G - 1.0, mf->m.lambda / st->lambda - 1.0);
+        }
+        /* the scaling laws, at the quick setup (its base runs are the quick version's own) */
+        const rheo_setup *qs = &setups[sizeof setups / sizeof setups[0] - 1];
+        for (size_t v = 0; v < sizeof varies / sizeof varies[0] && !rc; v++) {
+            if (strcmp(varies[v].solver, so->name))
+                continue;
+            rheo_result base, var;
+            char tag[64];
+            snprintf(tag, sizeof tag, "_%s_x2", varies[v].param);
+            rc = rheo_material(ctx, so, qs, "", NULL, NULL, NULL, &base, err);
+            if (!rc)
+                rc = rheo_material(ctx, so, qs, tag, varies[v].sets, NULL, NULL, &var, err);
+            if (rc)
+                break;
+            const double lg = log(var.mf.m.G / base.mf.m.G) / log(2.0),
+                         ll = log(var.mf.m.lambda / base.mf.m.lambda) / log(2.0);
+            fprintf(scaling.f, "%s,%s,%.10g,%.10g,%s,%s,%.10g,%.10g,%.10g,%.10g,%.6g,%.6g\n", so->name,
+                    varies[v].param, varies[v].base, 2.0 * varies[v].base, base.response, var.response, base.mf.m.G,
+                    var.mf.m.G, base.mf.m.lambda, var.mf.m.lambda, lg, ll);
         }
     }
-    exp_csv *const cs[] = {&sig, &waves, &moduli, &summary};
-    return exp_csv_finish(cs, 4, rc, err);
+    exp_csv *const cs[] = {&sig, &waves, &moduli, &summary, &scaling};
+    return exp_csv_finish(cs, 5, rc, err);
 }
 
 const pfb_experiment pfb_exp_rheology = {

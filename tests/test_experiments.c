@@ -273,6 +273,8 @@ START_TEST(test_quick_experiments)
         {"rheology", "rheology_summary.csv",
          "solver,dim,dx,response,n_waves,G,G_err,lambda,lambda_err,inv_lambda,inv_lambda_err,eta_s,eta_s_err,"
          "eta_viscous,G_stated,lambda_stated,eta_s_stated,G_rel,lambda_rel"},
+        {"rheology", "rheology_scaling.csv",
+         "solver,param,base,value,response_base,response,G_base,G,lambda_base,lambda,dlnG_dlnp,dlnlambda_dlnp"},
     };
     const pfb_experiment *ex = pfb_experiments[_i];
     /* the calibration's files and rerun: test_calibration_reproduces (one quick
@@ -305,6 +307,8 @@ START_TEST(test_quick_experiments)
         snprintf(path, sizeof path, "%s/%s", dir, files[f].file);
         header_of(path, head, sizeof head);
         ck_assert_str_eq(head, files[f].header);
+        if (!strcmp(files[f].file, "rheology_scaling.csv"))
+            continue; /* muller has no viscoelastic parameter to double: test_rheometer_mao_yang reads the rows */
         ck_assert_msg(rows_of(path) >= 1, "%s has no rows", path);
     }
     /* rerun: everything current */
@@ -361,7 +365,7 @@ static double csv_lookup(const char *path, const char *a, const char *b, const c
  * (G) takes in full: 25 %; the sums' slope (eta_s) sees it as a k^4 term: 10 %;
  * their intercept (1 / lambda) is the k -> 0 limit of a local ODE (eq. 9),
  * off only by that k^4 term's share in the line: 5 %.  Measured: G -13 %,
- * lambda -1.6 %, eta_s -3.0 %. */
+ * lambda -1.6 %, eta_s -3.0 %.  And the scaling laws below. */
 START_TEST(test_rheometer_mao_yang)
 {
     char dir[] = "/tmp/pfb_rheo_XXXXXX";
@@ -384,6 +388,20 @@ START_TEST(test_rheometer_mao_yang)
     ck_assert_msg(fabs(G / 500.0 - 1.0) <= 0.25, "G %g Pa, stated 500", G);
     ck_assert_msg(fabs(lam / 0.02 - 1.0) <= 0.05, "lambda %g s, stated 0.02", lam);
     ck_assert_msg(fabs(eta / 1.0 - 1.0) <= 0.10, "eta_s %g Pa s, stated 1", eta);
+    /* the scaling laws: G ~ mu_e and lambda ~ lambda, neither on the other.  At
+     * one spacing the resolution's bias (-13 % in G) is a property of the
+     * waves' k h, the same for both materials up to the change in their
+     * damping, which moves the fit windows: the exponents within 0.05 of 1
+     * and 0 (measured: 0.996, 0.994, and below 0.011 across) */
+    snprintf(path, sizeof path, "%s/rheology_scaling.csv", dir);
+    const double gm = csv_lookup(path, "mao_yang", "mu_e", "dlnG_dlnp");
+    const double lm = csv_lookup(path, "mao_yang", "mu_e", "dlnlambda_dlnp");
+    const double gl = csv_lookup(path, "mao_yang", "lambda", "dlnG_dlnp");
+    const double ll = csv_lookup(path, "mao_yang", "lambda", "dlnlambda_dlnp");
+    ck_assert_msg(fabs(gm - 1.0) <= 0.05 && fabs(lm) <= 0.05, "doubling mu_e: G exponent %g, lambda exponent %g", gm,
+                  lm);
+    ck_assert_msg(fabs(ll - 1.0) <= 0.05 && fabs(gl) <= 0.05, "doubling lambda: lambda exponent %g, G exponent %g", ll,
+                  gl);
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     ck_assert(system(cmd) == 0);
