@@ -67,6 +67,12 @@ int material_wave_run(const pfb_exp_ctx *ctx, const char *experiment, const char
                       material_wave_signal *o, pfb_err *err);
 void material_wave_signal_free(material_wave_signal *o);
 
+/* A decaying wave's kinematic viscosity: the least-squares line through
+ * ln A over the samples while A > 2 % of A(0) (below that particle noise sets
+ * A), nu = -slope / k^2, with its standard error; 0 when fewer than 4 samples
+ * qualify (or out of memory), 1 with *nu and *nu_err set. */
+int material_wave_decay(const double *t, const double *a, size_t n, double k, double *nu, double *nu_err);
+
 /* The value of key in run directory id's run.meta (OUT/runs/id), or NaN. */
 double material_meta_value(const pfb_exp_ctx *ctx, const char *id, const char *key);
 

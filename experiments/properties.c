@@ -235,6 +235,29 @@ static void drop_row(void *ctx, const pfb_sim *sim, const pfb_solver_ops *so, co
     values[0] = material_virial_pressure(sim, so, state, c->in, V, NULL);
 }
 
+int material_wave_decay(const double *t, const double *a, size_t n, double k, double *nu, double *nu_err)
+{
+    double *lt = malloc((n + 1) * sizeof *lt), *la = malloc((n + 1) * sizeof *la);
+    size_t m = 0;
+    for (size_t r = 0; r < n && lt && la; r++) {
+        if (!(a[r] > 0.02 * a[0]))
+            break;
+        lt[m] = t[r];
+        la[m++] = log(a[r]);
+    }
+    int ok = 0;
+    if (m >= 4) {
+        double b, berr;
+        exp_line_slope(lt, la, m, &b, &berr);
+        *nu = -b / (k * k);
+        *nu_err = berr / (k * k);
+        ok = 1;
+    }
+    free(lt);
+    free(la);
+    return ok;
+}
+
 /* The viscosity (or shear modulus) of the wave signal A(t) (see the header). */
 typedef struct wave_fit {
     double nu, nu_err, G, omega;
@@ -259,23 +282,8 @@ static wave_fit fit_wave(const double *t, const double *a, size_t n, double k, d
         }
         return f;
     }
-    double *lt = malloc(n * sizeof *lt), *la = malloc(n * sizeof *la);
-    size_t m = 0;
-    for (size_t r = 0; r < n && lt && la; r++) {
-        if (!(a[r] > 0.02 * a[0]))
-            break;
-        lt[m] = t[r];
-        la[m++] = log(a[r]);
-    }
-    if (m >= 4) {
-        double b, berr;
-        exp_line_slope(lt, la, m, &b, &berr);
-        f.nu = -b / (k * k);
-        f.nu_err = berr / (k * k);
+    if (material_wave_decay(t, a, n, k, &f.nu, &f.nu_err))
         f.response = "viscous";
-    }
-    free(lt);
-    free(la);
     return f;
 }
 

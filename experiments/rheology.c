@@ -117,21 +117,8 @@ static rheo_wave measure_wave(const material_wave_signal *w)
         }
         return r;
     }
-    double lt[4096], la[4096];
-    size_t m = 0;
-    for (size_t i = 0; i < w->n && m < 4096; i++) {
-        if (!(w->a[i] > 0.02 * w->a[0]))
-            break;
-        lt[m] = w->t[i];
-        la[m++] = log(w->a[i]);
-    }
-    if (m >= 4) {
-        double b, berr;
-        exp_line_slope(lt, la, m, &b, &berr);
-        r.nu = -b / (w->k * w->k);
-        r.nu_err = berr / (w->k * w->k);
+    if (material_wave_decay(w->t, w->a, w->n, w->k, &r.nu, &r.nu_err))
         r.response = "viscous";
-    }
     return r;
 }
 
@@ -199,7 +186,8 @@ static int rheo_material(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const
         } else {
             nbad++;
         }
-        out->stated = stated_material(ctx, so, id);
+        if (q == RHEO_NWAVE - 1) /* the parameters are the same in every wave's run.meta */
+            out->stated = stated_material(ctx, so, id);
         material_wave_signal_free(&w);
     }
     pfb_err ferr;
@@ -284,13 +272,18 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
         }
         /* the scaling laws, at the quick setup (its base runs are the quick version's own) */
         const rheo_setup *qs = &setups[sizeof setups / sizeof setups[0] - 1];
+        rheo_result base;
+        int have_base = 0;
         for (size_t v = 0; v < sizeof varies / sizeof varies[0] && !rc; v++) {
             if (strcmp(varies[v].solver, so->name))
                 continue;
-            rheo_result base, var;
+            if (!have_base) {
+                rc = rheo_material(ctx, so, qs, "", NULL, NULL, NULL, &base, err);
+                have_base = !rc;
+            }
+            rheo_result var;
             char tag[64];
             snprintf(tag, sizeof tag, "_%s_x2", varies[v].param);
-            rc = rheo_material(ctx, so, qs, "", NULL, NULL, NULL, &base, err);
             if (!rc)
                 rc = rheo_material(ctx, so, qs, tag, varies[v].sets, NULL, NULL, &var, err);
             if (rc)
