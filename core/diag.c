@@ -86,7 +86,9 @@ void diag_basic(const pfb_sim *sim, pfb_diag *d)
     /* periodic axes: extents of the positions wrapped into the box; the
      * centre of mass, energy and angular momentum of the unwrapped positions
      * x + image L (the field counts the wraps of each particle), so that the
-     * centre moves with the momentum, continuously, as in an open box */
+     * centre moves with the momentum, continuously, as in an open box; on a
+     * sheared box the velocities too are unwrapped, v_x + image_y U (a point
+     * wrapped across a sliding face lost U: core/periodic.h) */
     const pfb_period *pp = &sim->period;
     const int per = sim_periodic(sim) && sim->f_image >= 0;
     const double *img = per ? p->field[sim->f_image].data : NULL;
@@ -102,6 +104,8 @@ void diag_basic(const pfb_sim *sim, pfb_diag *d)
                     xw[k] = x[k] - pp->L[k] * w;
                     x[k] += pp->L[k] * img[3 * i + (size_t)k];
                 }
+        if (per && pp->le)
+            v[0] += pp->le_U * img[3 * i + 1];
         d->mass += m;
         d->ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         d->pe -= m * (sim->g[0] * x[0] + sim->g[1] * x[1] + sim->g[2] * x[2]);

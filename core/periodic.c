@@ -35,6 +35,69 @@ void period_set(pfb_period *pp, int d, double lo, double L)
     pp->lo[d] = L > 0 ? lo : 0.0;
 }
 
+int period_set_le(pfb_period *pp, double U, pfb_err *err)
+{
+    if (!(pp->L[0] > 0) || !(pp->L[1] > 0))
+        return pfb_err_set(err, PFB_EINVAL, "Lees-Edwards boundaries need x and y periodic (periods %g and %g); "
+                           "valid: both > 0", pp->L[0], pp->L[1]);
+    if (!isfinite(U))
+        return pfb_err_set(err, PFB_EINVAL, "Lees-Edwards boundaries: the sliding velocity %g is invalid; it must "
+                           "be finite", U);
+    pp->le = 1;
+    pp->le_U = U;
+    pp->le_s = 0.0;
+    pp->le_t = 0.0;
+    return PFB_OK;
+}
+
+void period_le_at(pfb_period *pp, double t)
+{
+    if (!pp->le)
+        return;
+    double s = fmod(pp->le_U * t, pp->L[0]);
+    if (s < 0)
+        s += pp->L[0];
+    if (!(s < pp->L[0]))
+        s = 0.0;
+    pp->le_s = s;
+    pp->le_t = t;
+}
+
+void period_wrap_le(const pfb_period *pp, int dim, double *const x[3], double *const v[3], size_t n,
+                    double *image)
+{
+    if (pp->le) {
+        /* y first: a point k periods out is the image k periods up of where it
+         * is put back, so x and v_x take k s and k U off */
+        const double L = pp->L[1], inv = pp->inv[1], lo = pp->lo[1], hi = lo + L;
+        for (size_t i = 0; i < n; i++) {
+            double y = x[1][i];
+            if (y >= lo && y < hi)
+                continue;
+            double k = floor((y - lo) * inv);
+            y -= L * k;
+            if (y >= hi) {
+                y -= L;
+                k += 1.0;
+            }
+            if (y < lo)
+                y = lo;
+            x[1][i] = y;
+            x[0][i] -= k * pp->le_s;
+            if (v)
+                v[0][i] -= k * pp->le_U;
+            if (image) {
+                image[3 * i] += k * pp->le_s * pp->inv[0];
+                image[3 * i + 1] += k;
+            }
+        }
+    }
+    pfb_period rest = *pp;
+    if (pp->le)
+        rest.L[1] = rest.inv[1] = 0.0; /* y is wrapped */
+    period_wrap(&rest, dim, x, n, image);
+}
+
 void period_wrap(const pfb_period *pp, int dim, double *const x[3], size_t n, double *image)
 {
     for (int d = 0; d < dim; d++) {
@@ -139,6 +202,63 @@ static size_t add_images(const pfb_period *pp, int dim, const double *const x[3]
     return m;
 }
 
+/* Point i's images on a sheared box (Lees-Edwards, the header's rule), counted
+ * (w NULL) or appended at xe[m..]: its y images at y +- L_y with x +- s wrapped
+ * into [lo, lo + L_x), then for the point and each y image its x images by the
+ * extents mn0, mx0 of them all, and z's as image_shifts decides; returns the
+ * new m (or m plus the count). */
+static size_t le_images(const pfb_period *pp, int dim, const double *const x[3], size_t i, const double mn[3],
+                        const double mx[3], double hp, pfb_periodic_ws *w, size_t m)
+{
+    const double Lx = pp->L[0], Ly = pp->L[1], Lz = dim == 3 ? pp->L[2] : 0.0;
+    const double y = x[1][i];
+    double ys[3], xs[3];
+    int ny = 0;
+    ys[ny] = y;
+    xs[ny++] = x[0][i];
+    for (int sgn = 1; sgn >= -1; sgn -= 2) {
+        if (sgn > 0 ? !(y < mx[1] - Ly + hp) : !(y > mn[1] + Ly - hp))
+            continue;
+        double xv = x[0][i] + sgn * pp->le_s;
+        xv -= Lx * floor((xv - pp->lo[0]) * pp->inv[0]);
+        ys[ny] = y + sgn * Ly;
+        xs[ny++] = xv;
+    }
+    /* z's shifts (none, +L, -L) as image_shifts gives them */
+    double zs[3];
+    int nz = 0;
+    const double z = dim == 3 ? x[2][i] : 0.0;
+    zs[nz++] = z;
+    if (Lz > 0) {
+        if (z < mx[2] - Lz + hp)
+            zs[nz++] = z + Lz;
+        if (z > mn[2] + Lz - hp)
+            zs[nz++] = z - Lz;
+    }
+    for (int a = 0; a < ny; a++) {
+        double xx[3];
+        int nx = 0;
+        xx[nx++] = xs[a];
+        if (xs[a] < mx[0] - Lx + hp)
+            xx[nx++] = xs[a] + Lx;
+        if (xs[a] > mn[0] + Lx - hp)
+            xx[nx++] = xs[a] - Lx;
+        for (int b = 0; b < nx; b++)
+            for (int c = 0; c < nz; c++) {
+                if (a == 0 && b == 0 && c == 0)
+                    continue;
+                if (w) {
+                    w->xe[0][m] = xx[b];
+                    w->xe[1][m] = ys[a];
+                    w->xe[2][m] = zs[c];
+                    w->orig[m] = (uint32_t)i;
+                }
+                m++;
+            }
+    }
+    return m;
+}
+
 /* Sort a row of indices ascending (rows are short: insertion sort). */
 static void sort_row(uint32_t *r, size_t m)
 {
@@ -229,7 +349,14 @@ int periodic_neighbours(pfb_periodic_ws *w, const pfb_period *pp, int dim, doubl
                            (unsigned long)(UINT32_MAX / 8));
     /* the extended set: the points, then their images */
     size_t nimg = 0;
-    for (size_t i = 0; i < n; i++) {
+    if (pp->le) {
+        /* the y images' x lie in [lo, lo + L_x): the x extents include them */
+        mn[0] = fmin(mn[0], pp->lo[0]);
+        mx[0] = fmax(mx[0], pp->lo[0] + pp->L[0]);
+        for (size_t i = 0; i < n; i++)
+            nimg = le_images(pp, dim, x, i, mn, mx, hp, NULL, nimg);
+    }
+    for (size_t i = 0; i < n && !pp->le; i++) {
         unsigned s[3];
         if (image_shifts(pp, dim, x, i, mn, mx, hp, s)) {
             size_t c = 1;
@@ -248,7 +375,9 @@ int periodic_neighbours(pfb_periodic_ws *w, const pfb_period *pp, int dim, doubl
             memset(w->xe[d], 0, n * sizeof(double));
     }
     size_t m = n;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && pp->le; i++)
+        m = le_images(pp, dim, x, i, mn, mx, hp, w, m);
+    for (size_t i = 0; i < n && !pp->le; i++) {
         unsigned s[3];
         if (image_shifts(pp, dim, x, i, mn, mx, hp, s))
             m = add_images(pp, dim, x, i, s, w, m);

@@ -562,7 +562,8 @@ static int checkpoint_write(const pfb_run_config *cfg, run_io *io, const pfb_sim
     ckpt_put(&w, "LOOP", pos, sizeof *pos);
     const pfb_particles *p = &sim->p;
     const size_t n = p->n;
-    ckpt_put_many(&w, "SIM ", &sim->t, sizeof sim->t, &sim->step, sizeof sim->step, &sim->emit, sizeof sim->emit,
+    ckpt_put_many(&w, "SIM ", &sim->t, sizeof sim->t, &sim->step, sizeof sim->step, &sim->t_sort, sizeof sim->t_sort,
+                  &sim->emit, sizeof sim->emit,
                   &sim->rng, sizeof sim->rng, &sim->bodies, sizeof sim->bodies, &p->next_id, sizeof p->next_id,
                   &n, sizeof n, &p->nfields, sizeof p->nfields, (void *)NULL);
     ckpt_put_many(&w, "POS ", p->x[0], n * sizeof(double), p->x[1], n * sizeof(double), p->x[2],
@@ -674,7 +675,7 @@ static int checkpoint_load(const pfb_run_config *cfg, pfb_ckpt_r *r, run_io *io,
     size_t len;
     rc = ckpt_get(r, "SIM ", &q, &len, err);
     const size_t sim_len = sizeof sim->t + sizeof sim->step + sizeof sim->emit + sizeof sim->rng +
-                           sizeof sim->bodies + sizeof p->next_id + sizeof n + sizeof nf;
+                           sizeof sim->bodies + sizeof p->next_id + sizeof n + sizeof nf + sizeof sim->t_sort;
     if (!rc && len != sim_len)
         rc = pfb_err_set(err, PFB_EINVAL, "the checkpoint '%s' does not match this build (its state has %zu bytes); "
                          "valid: a checkpoint of this commit", r->path, len);
@@ -688,6 +689,7 @@ static int checkpoint_load(const pfb_run_config *cfg, pfb_ckpt_r *r, run_io *io,
     } while (0)
     TAKE(sim->t);
     TAKE(sim->step);
+    TAKE(sim->t_sort);
     TAKE(sim->emit);
     TAKE(sim->rng);
     TAKE(sim->bodies);
@@ -695,6 +697,7 @@ static int checkpoint_load(const pfb_run_config *cfg, pfb_ckpt_r *r, run_io *io,
     TAKE(n);
     TAKE(nf);
 #undef TAKE
+    period_le_at(&sim->period, sim->t); /* a sheared box's images where they were */
     /* counts the rest is sized by, checked before anything is: bodies within
      * their array, particles within the file (their positions alone take 3 n
      * doubles; a larger n overflowed particles_reserve's sizes) */
@@ -944,6 +947,7 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
     double t0 = now_seconds();
     for (long f = pos.f; f <= res->frames && !res->unstable; f++) {
         for (long s = f == pos.f ? pos.s : 0; s < res->substeps; s++) {
+            period_le_at(&sim.period, sim.t); /* a sheared box's images slide with t */
             rc = cfg->solver->step(state, &sim, res->dt, err);
             if (rc && run_check_blowup(&sim, res->energy_scale, INFINITY, res->reason, sizeof res->reason)) {
                 /* a blow-up inside the step: the state went non-finite or left the
@@ -962,6 +966,7 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
             res->steps++;
             sim.step++;
             sim.t = (double)(f - 1) * frame_dt + (double)(s + 1) * res->dt;
+            period_le_at(&sim.period, sim.t);
             sim_positions_changed(&sim);
             rc = sim_emit(&sim, res->dt, sim.t, err);
             if (rc)

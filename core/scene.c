@@ -163,6 +163,8 @@ static const pfb_param_spec shear_params[] = {
     {"speed_ref", PFB_PARAM_DOUBLE, 2.2147, 1e-6, 1e4, "m/s",
      "the scene's characteristic speed v_ref, to which solvers scale their sound speed; default sqrt(9.81 x 0.5), the pool's", NULL},
     {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "material density for particle masses", NULL},
+    {"shear_rate", PFB_PARAM_DOUBLE, 0.0, -1e4, 1e4, "1/s",
+     "gamma: Lees-Edwards faces at y = 0 and L sliding at -+gamma L / 2, with u_x = gamma (y - L/2) added to the wave; 0: plain periodic", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 /* A box [0, L)^dim filled with the lattice, periodic on every axis, no walls and
@@ -171,7 +173,11 @@ static const pfb_param_spec shear_params[] = {
  * as exp(-nu k^2 t), the properties experiment's measure of the viscosity.
  * v_ref is a parameter, not U: the solvers' relative defaults (muller's k =
  * (10 v_ref)^2, the sound speeds of clavet and miller_pearce) must give the same
- * material as in the pool, whatever the wave's amplitude. */
+ * material as in the pool, whatever the wave's amplitude.  With shear_rate
+ * gamma != 0 the y faces are Lees-Edwards faces (core/periodic.h) and the
+ * uniform shear u_x = gamma (y - L/2), a steady solution for any fluid that
+ * has reached its steady stress, is added: the rheometer's start-up and
+ * steady shear. */
 static int shear_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
 {
     const int dim = sim->dim;
@@ -195,9 +201,14 @@ static int shear_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
         rc = fill_box(sim, lo, hi, rho, NULL, NULL, err);
     if (rc)
         return rc;
-    const double kw = 2.0 * M_PI / Lc;
-    for (size_t i = 0; i < sim->p.n; i++)
+    const double kw = 2.0 * M_PI / Lc, gamma = params_get(sp, "shear_rate");
+    if (gamma != 0.0 && (rc = sim_set_shear(sim, gamma, err)))
+        return rc;
+    for (size_t i = 0; i < sim->p.n; i++) {
         sim->p.v[0][i] = U * sin(kw * sim->p.x[1][i]);
+        if (gamma != 0.0)
+            sim->p.v[0][i] += gamma * (sim->p.x[1][i] - 0.5 * Lc);
+    }
     sim->rho_ref = rho;
     sim->length_ref = Lc;
     sim->v_ref = params_get(sp, "speed_ref");

@@ -64,6 +64,20 @@ int sim_set_periodic(pfb_sim *sim, int d, pfb_err *err)
     return particles_add_field(&sim->p, "image", 3, &sim->f_image, err);
 }
 
+int sim_set_shear(pfb_sim *sim, double shear_rate, pfb_err *err)
+{
+    int rc = period_set_le(&sim->period, shear_rate * sim->period.L[1], err);
+    if (!rc)
+        period_le_at(&sim->period, sim->t);
+    return rc;
+}
+
+int sim_refuse_shear(const pfb_sim *sim, const char *who, pfb_err *err)
+{
+    return pfb_err_set(err, PFB_EINVAL, "%s: a sheared box (Lees-Edwards faces sliding at %g m/s) is not supported "
+                       "by this method; valid: scene shear_rate = 0, or solver mao_yang", who, sim->period.le_U);
+}
+
 int sim_periodic_list(pfb_sim *sim, double h, const double *const x[3], size_t n, pfb_nlist *out, pfb_err *err)
 {
     if (!sim->pws && !(sim->pws = calloc(1, sizeof *sim->pws)))
@@ -153,8 +167,9 @@ int sim_sort_particles(pfb_sim *sim, double h, pfb_err *err)
 int sim_sort_particles_except(pfb_sim *sim, double h, uint64_t skip, pfb_err *err)
 {
     if (sim_periodic(sim))
-        period_wrap(&sim->period, sim->dim, sim->p.x, sim->p.n,
-                    sim->f_image >= 0 ? sim->p.field[sim->f_image].data : NULL);
+        period_wrap_le(&sim->period, sim->dim, sim->p.x, sim->p.v, sim->p.n,
+                       sim->f_image >= 0 ? sim->p.field[sim->f_image].data : NULL);
+    sim->t_sort = sim->period.le ? sim->period.le_t : sim->t;
     int rc = sim_grid_build(sim, h, err);
     if (rc)
         return rc;

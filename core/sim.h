@@ -74,6 +74,9 @@ typedef struct pfb_sim {
     double nl_t;
     unsigned long grid_gen;  /* builds of sim->grid so far (any later build changes it) */
     unsigned long sort_gen;  /* grid_gen of the last sim_sort_particles */
+    double t_sort;           /* the time of the last sim_sort_particles (a sheared box's
+                                images have slid U (period.le_t - t_sort) since:
+                                core/halflist.c) */
     double sort_h;           /* cell size of the run's re-sorting; 0: 2 spacings.  A solver
                                 may set it in create (muller: its list radius), so that
                                 the run's sorts and its own share one grid */
@@ -120,6 +123,22 @@ static inline void sim_escape_bounds(const pfb_sim *sim, double lo[3], double hi
  * register the particle field "image" that counts each particle's wraps (the
  * diagnostics unwrap positions with it). */
 int sim_set_periodic(pfb_sim *sim, int d, pfb_err *err);
+
+/* Lees-Edwards boundaries on the periodic x and y axes (core/periodic.h): the
+ * images one period up in y slide along x at shear_rate L_y; the run sets their
+ * offset from sim->t before every step (period_le_at). */
+int sim_set_shear(pfb_sim *sim, double shear_rate, pfb_err *err);
+
+/* 1 if the box is sheared (Lees-Edwards). */
+static inline int sim_sheared(const pfb_sim *sim)
+{
+    return sim->period.le;
+}
+
+/* The one-line refusal of a sheared box by a solver whose pair terms take the
+ * minimum image axis by axis (period_delta), which does not know the sliding
+ * images. */
+int sim_refuse_shear(const pfb_sim *sim, const char *who, pfb_err *err);
 
 /* The minimum-image list of radius h for any point set (a solver's own
  * extended set, as mao_yang's), through the simulation's periodic workspace. */

@@ -66,7 +66,7 @@ typedef struct pfb_solver_ops {
     void (*timers)(const void *state, double *seconds);
     /* The pair virial of the particles marked in[i]: sum over them of
      * sum_j (1/2) r_ij . f_ij (J), and, when diag is not NULL, its axis terms
-     * diag[k] = the same sum of (1/2) r_ij,k f_ij,k (the diagonal of the
+     * diag[k], k < 3, = the same sum of (1/2) r_ij,k f_ij,k (the diagonal of the
      * virial tensor, whose terms sum to the first; zero beyond dim), in the
      * same pass, r_ij = x_i - x_j by the minimum image and
      * f_ij the method's force on i from j at the current state (for a
@@ -75,8 +75,12 @@ typedef struct pfb_solver_ops {
      * mechanical pressure of a region (pfb_virial_pressure, the properties
      * experiment), the one pressure every method has.  Pair forces only: a force
      * that is not pairwise (muller's colour-field surface force) is left out, so
-     * a region must keep clear of where it acts.  May be NULL. */
-    double (*pair_virial)(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[3]);
+     * a region must keep clear of where it acts.  diag[3] is the shear term,
+     * the same sum of (1/2) r_ij,y f_ij,x: minus the volume times the shear
+     * stress sigma_xy, the force along x across a plane normal to y, which a
+     * rheometer measures (the rheology experiment's start-up and steady shear on
+     * a sheared box; NaN from a method that does not give it yet).  May be NULL. */
+    double (*pair_virial)(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[4]);
     /* Checkpoints (issue 34, core/checkpoint.h): save writes as sections of w the
      * state that outlives a step and is not in the particle fields (counters,
      * springs, the builds of a list); load reads them back into a state just

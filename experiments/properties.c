@@ -197,7 +197,7 @@ double material_virial_pressure(const pfb_sim *sim, const pfb_solver_ops *so, co
                 K += e;
                 Kk[k] += e;
             }
-    double Wk[3];
+    double Wk[4];
     const double W = so->pair_virial(state, sim, in, normal ? Wk : NULL);
     for (int k = 0; normal && k < dim; k++)
         normal[k] = (Kk[k] + Wk[k]) / V;

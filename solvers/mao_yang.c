@@ -269,7 +269,7 @@ static inline void grad_products(const my_state *s, size_t i, size_t j, double r
         gw[k] = -f * dx[k];          /* grad_i W(x_i - x_j) */
     }
     for (int a = 0; a < dim; a++) {
-        const double dv = s->vc[a][j] - s->vc[a][i];
+        const double dv = pair_dv(s, a, i, j);
         for (int e = 0; e < dim; e++) {
             const double g = dv * gw[e], bb = dx[a] * gw[e];
             Gi[3 * a + e] += mj * g;
@@ -400,7 +400,7 @@ static inline void nonpressure_pair(const my_state *s, const pfb_particles *p, c
     double lap = kernel_viscosity_lap(&s->visc, r);
     double cv = s->mu * mj * 2.0 / (rho[i] + rj) / s->rho0 * lap;
     for (int k = 0; k < dim; k++)
-        a[k] += cv * (s->vc[k][j] - s->vc[k][i]);
+        a[k] += cv * pair_dv(s, k, i, j);
     if (!(r > 0) || !s->elastic)
         return;
     tensor_of(s, n, p->field[s->f_T].data, j, Tj);
@@ -456,7 +456,7 @@ static void nonpressure_pairs(void *ctx, size_t b)
             double X[3] = {0, 0, 0};
             const double cv = s->mu * 2.0 / (rho[i] + rho[j]) / s->rho0 * kernel_viscosity_lap(&s->visc, r);
             for (int k = 0; k < dim; k++)
-                X[k] = cv * (s->vc[k][j] - s->vc[k][i]);
+                X[k] = cv * pair_dv(s, k, i, j);
             if (r > 0 && s->elastic) {
                 const double *Ti = T + 9 * i, *Tj = T + 9 * j, *Bi = s->binv + 9 * i, *Bj = s->binv + 9 * j;
                 const double f = kernel_cubic_dw(&s->cubic, r) / r;
@@ -937,14 +937,28 @@ static void mao_yang_timers(const void *state, double *seconds)
  * (the density and pressure fields of the last step; the pressure whose
  * gradient changed the velocities): f_ij = m_i c_ij r_ij
  * with c_ij pressure_pair's coefficient, over the real neighbours (a free
- * drop has no mirrors).  The viscous and elastic pair terms are left out: at
- * rest the first vanishes, and the Maxwell stress relaxes in lambda.  In the
- * difference form (and the split form's negative part) the two terms of a pair
- * are not equal and opposite; each particle's own term is taken. */
-static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[3])
+ * drop has no mirrors).  The viscous and elastic pair terms are left out of
+ * the trace and the diagonal: at rest the first vanishes, and the Maxwell
+ * stress relaxes in lambda.  In the difference form (and the split form's
+ * negative part) the two terms of a pair are not equal and opposite; each
+ * particle's own term is taken.
+ *
+ * The shear term diag[3] (the rheometer's sigma_xy) takes every pair force
+ * the step applies but the artificial stress: the pressure's, eq. 1's
+ * viscosity, m_i m_j mu 2 / ((rho_i + rho_j) rho_0) lap W (v_j - v_i), and
+ * eq. 10's stress divergence, m_i m_j (T_i B_i / rho_i^2 + T_j B_j / rho_j^2)
+ * grad_i W, with B made again from the current positions (the step's B belongs
+ * to the storage order before its last sort).  With B the virial of the
+ * stress term is exactly minus the volume-weighted sum of T (sum_j (m_j /
+ * rho_i) r_ij (x) B_i grad W = -I), so sigma_xy is the mean T_xy plus the
+ * viscous stress.  The artificial stress is a numerical repulsion against the
+ * tensile instability, of order eps |T| W^4 / W(dx)^4, not part of the
+ * material. */
+static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[4])
 {
     const my_state *s = state;
     const pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
     pfb_nlist nl;
     memset(&nl, 0, sizeof nl);
     pfb_err err;
@@ -954,28 +968,81 @@ static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const 
     }
     /* the pressure the velocities received (density_correction = position: its
      * divergence part), as my_body_pressure_impulse */
-    const double *rho = p->field[s->f_rho].data, *pr = p->field[s->pos_only ? s->f_pd : s->f_p].data;
-    double W = 0.0, D[3] = {0.0, 0.0, 0.0};
+    const double *rho = p->field[s->f_rho].data, *pr = p->field[s->f_p].data;
+    if (s->pos_only)
+        pr = p->field[s->f_pd].data;
+    const double *T = s->f_T >= 0 ? p->field[s->f_T].data : NULL;
+    double *B = NULL;
+    if (diag && s->elastic && T) { /* eq. 16's B_i at the current positions */
+        B = calloc(9 * (p->n ? p->n : 1), sizeof *B);
+        if (!B) {
+            nlist_free(&nl);
+            return NAN;
+        }
+        for (size_t i = 0; i < p->n; i++) {
+            double Bs[9] = {0};
+            for (size_t q = nl.start[i]; q < nl.start[i + 1]; q++) {
+                const size_t j = nl.idx[q];
+                double d[3];
+                sim_pair_diff(sim, i, j, d);
+                const double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                if (!(r > 0))
+                    continue;
+                const double f = kernel_cubic_dw(&s->cubic, r) / r;
+                for (int a = 0; a < dim; a++)
+                    for (int e = 0; e < dim; e++)
+                        Bs[3 * a + e] += p->m[j] * (-d[a]) * (f * d[e]) / rho[i];
+            }
+            if (s->corr)
+                my_inverse_clamped(dim, Bs, s->corr_min, B + 9 * i);
+            else
+                for (int a = 0; a < dim; a++)
+                    B[9 * i + 4 * (size_t)a] = 1.0;
+        }
+    }
+    double W = 0.0, D[3] = {0.0, 0.0, 0.0}, S = 0.0;
     for (size_t i = 0; i < p->n; i++) {
         if (!in[i])
             continue;
         for (size_t q = nl.start[i]; q < nl.start[i + 1]; q++) {
             const size_t j = nl.idx[q];
-            const double r2 = period_dist2(&sim->period, sim->dim, (const double *const *)p->x, i, j);
+            double d[3];
+            const double kk = period_diff(&sim->period, dim, (const double *const *)p->x, i, j, d);
+            const double r2 = period_dist2(&sim->period, dim, (const double *const *)p->x, i, j);
             const double r = sqrt(r2);
             if (!(r > 0))
                 continue;
             const double c = 0.5 * p->m[i] * pressure_pair(s, p, rho, pr, i, j, r); /* f_ij = 2 c r_ij */
             W += c * r2;
-            for (int k = 0; k < sim->dim; k++) {
-                const double dk = period_delta(&sim->period, k, p->x[k][i] - p->x[k][j]);
-                D[k] += c * dk * dk;
+            for (int k = 0; k < dim; k++)
+                D[k] += c * d[k] * d[k];
+            if (!diag)
+                continue;
+            double fx = 2.0 * c * d[0];
+            const double dvx = p->v[0][j] - p->v[0][i] + period_le_dv(&sim->period, kk);
+            fx += p->m[i] * p->m[j] * s->mu * 2.0 / ((rho[i] + rho[j]) * s->rho0) *
+                  kernel_viscosity_lap(&s->visc, r) * dvx;
+            if (B) {
+                const double f = kernel_cubic_dw(&s->cubic, r) / r;
+                const double *Ti = T + 9 * i, *Tj = T + 9 * j, *Bi = B + 9 * i, *Bj = B + 9 * j;
+                double gi[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
+                for (int e = 0; e < dim; e++)
+                    for (int h = 0; h < dim; h++) {
+                        gi[e] += Bi[3 * e + h] * f * d[h];
+                        gj[e] += Bj[3 * e + h] * f * d[h];
+                    }
+                for (int e = 0; e < dim; e++)
+                    fx += p->m[i] * p->m[j] * (Ti[e] * gi[e] / (rho[i] * rho[i]) + Tj[e] * gj[e] / (rho[j] * rho[j]));
             }
+            S += 0.5 * d[1] * fx;
         }
     }
     nlist_free(&nl);
-    if (diag)
+    free(B);
+    if (diag) {
         memcpy(diag, D, sizeof D);
+        diag[3] = S;
+    }
     return W;
 }
 

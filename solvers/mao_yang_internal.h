@@ -122,7 +122,22 @@ static inline double material(const pfb_sim *sim, int f, size_t i, double dflt)
  * image on periodic axes. */
 static inline double pair_d(const my_state *s, int b, size_t i, size_t j)
 {
+    if (s->per.le && b == 0) { /* a sheared box: x's image follows y's */
+        double d[3] = {s->xc[0][i] - s->xc[0][j], s->xc[1][i] - s->xc[1][j], 0.0};
+        period_vec(&s->per, 2, d);
+        return d[0];
+    }
     return period_delta(&s->per, b, s->xc[b][i] - s->xc[b][j]);
+}
+
+/* v_j - v_i of the pair (i, j) (combined indices) on axis a: on a sheared box
+ * the image of j nearest i moves at v_j + k U e_x (core/periodic.h). */
+static inline double pair_dv(const my_state *s, int a, size_t i, size_t j)
+{
+    const double dv = s->vc[a][j] - s->vc[a][i];
+    if (!s->per.le || a != 0)
+        return dv;
+    return dv + period_le_dv(&s->per, rint((s->xc[1][i] - s->xc[1][j]) * s->per.inv[1]));
 }
 
 /* The distance of the pair (i, j) (combined indices), from the combined

@@ -274,6 +274,10 @@ static int mirror_rows(my_state *s, pfb_sim *sim, pfb_err *err)
 int my_neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err)
 {
     int built;
+    if (sim_sheared(sim)) { /* the sliding images where the positions are: at t */
+        period_le_at(&sim->period, t);
+        s->per = sim->period;
+    }
     int rc = halflist_ensure(&s->L, sim, -1.0, 0, &built, err);
     if (!rc)
         rc = my_ensure_particles(s, sim->p.n, err);

@@ -598,11 +598,23 @@ int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         /* the divergence part: the same operator, the density change of this
          * step's prediction as the source */
         const double src = 1.0 / (s->rho0 * dt * dt);
+        double mean = 0.0;
+        size_t nb = 0;
         for (size_t u = 0; u < nvec; u++) {
             size_t i = s->rows[u];
             s->b1[u] = s->unk[i] >= 0 ? (rho[i] - s->rho_n[i]) * src : 0.0;
             s->x1[u] = s->unk[i] >= 0 ? pd[i] : 0.0;
+            mean += s->b1[u];
+            nb += s->unk[i] >= 0;
         }
+        /* a box without a surface: the uniform part of the density change made
+         * consistent, as the first solve's (a sheared periodic lattice changes
+         * its SPH density uniformly, to second order in the strain; without this
+         * the singular solve returned a parabola across the box) */
+        if (s->pinned && nb > 0)
+            for (size_t u = 0; u < nvec; u++)
+                if (s->unk[s->rows[u]] >= 0)
+                    s->b1[u] -= mean / (double)nb;
         int it1 = 0;
         double res1 = 0.0;
         if (s->stop == MY_STOP_DENSITY)

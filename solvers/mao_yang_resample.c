@@ -166,11 +166,15 @@ static void merge_pair_into(const pfb_period *pp, pfb_particles *p, size_t a, si
 {
     const double ma = p->m[a], mb = p->m[b], M = ma + mb;
     const double wa = M > 0.0 ? ma / M : 0.5, wb = M > 0.0 ? mb / M : 0.5;
+    /* b's image nearest a (x_b itself on an open axis), moving with its image's
+     * velocity on a sheared box (core/periodic.h) */
+    double dab[3];
+    const double k = period_diff(pp, p->dim, (const double *const *)p->x, a, b, dab);
     for (int d = 0; d < p->dim; d++) {
-        /* b's image nearest a on a periodic axis (x_b itself otherwise) */
-        const double xb = p->x[d][a] - period_delta(pp, d, p->x[d][a] - p->x[d][b]);
+        const double xb = p->x[d][a] - dab[d];
+        const double vb = d == 0 && k != 0.0 ? p->v[d][b] + period_le_dv(pp, k) : p->v[d][b];
         p->x[d][a] = wa * p->x[d][a] + wb * (pp->L[d] > 0 ? xb : p->x[d][b]);
-        p->v[d][a] = wa * p->v[d][a] + wb * p->v[d][b];
+        p->v[d][a] = wa * p->v[d][a] + wb * vb;
     }
     p->m[a] = M;
     for (size_t f = 0; f < p->nfields; f++) {

@@ -356,6 +356,8 @@ static double drag_per_nu(int dim, double dx, double reach, double M)
 static int mp_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err)
 {
     *out = NULL;
+    if (sim_sheared(sim))
+        return sim_refuse_shear(sim, "miller_pearce", err);
     mp_state *s = calloc(1, sizeof *s);
     if (!s)
         return pfb_err_set(err, PFB_ENOMEM, "out of memory creating the miller_pearce solver");
@@ -768,7 +770,7 @@ static void mp_diag(const void *state, const pfb_sim *sim, double *values)
 /* The pair virial (solver.h): eq. 2's force on i from j, attraction, repulsion
  * and drag, dotted with r_ij = x_i - x_j (and its axis terms), halved, over
  * the marked particles. */
-static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[3])
+static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[4])
 {
     const mp_state *s = state;
     const pfb_particles *p = &sim->p;
@@ -781,7 +783,7 @@ static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsign
         return NAN;
     }
     const double *rad = p->field[s->f_radius].data, *T = p->field[s->f_temp].data;
-    double W = 0.0, D[3] = {0.0, 0.0, 0.0};
+    double W = 0.0, D[4] = {0.0, 0.0, 0.0, 0.0};
     for (size_t i = 0; i < p->n; i++) {
         if (!in[i])
             continue;
@@ -798,6 +800,7 @@ static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsign
                 W += 0.5 * xd[k] * f[k];
                 D[k] += 0.5 * xd[k] * f[k];
             }
+            D[3] += 0.5 * xd[1] * f[0];
         }
     }
     nlist_free(&nl);

@@ -216,6 +216,8 @@ static void muller_destroy(void *state)
 static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err)
 {
     *out = NULL;
+    if (sim_sheared(sim))
+        return sim_refuse_shear(sim, "muller", err);
     muller_state *s = calloc(1, sizeof *s);
     if (!s)
         return pfb_err_set(err, PFB_ENOMEM, "out of memory creating the muller solver");
@@ -1079,7 +1081,7 @@ static double muller_surface_tension(const void *state)
  * f_ij = -m_i m_j (p_i + p_j) / (2 rho_i rho_j) grad W_spiky + mu m_i m_j
  * (v_j - v_i) / (rho_i rho_j) lap W_visc.  The colour-field force (eq. 19) is
  * not a pair force and is left out. */
-static double muller_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[3])
+static double muller_pair_virial(const void *state, const pfb_sim *sim, const unsigned char *in, double diag[4])
 {
     const muller_state *s = state;
     const pfb_particles *p = &sim->p;
@@ -1092,7 +1094,7 @@ static double muller_pair_virial(const void *state, const pfb_sim *sim, const un
         return NAN;
     }
     const double *rho = p->field[s->f_rho].data, *pr = p->field[s->f_p].data;
-    double W = 0.0, D[3] = {0.0, 0.0, 0.0};
+    double W = 0.0, D[4] = {0.0, 0.0, 0.0, 0.0};
     for (size_t i = 0; i < p->n; i++) {
         if (!in[i])
             continue;
@@ -1115,6 +1117,7 @@ static double muller_pair_virial(const void *state, const pfb_sim *sim, const un
             W += 0.5 * (cp * r + cv * rv);
             for (int k = 0; k < dim; k++)
                 D[k] += 0.5 * (cp * d[k] * d[k] / r + cv * dv[k]);
+            D[3] += 0.5 * d[1] * (cp * d[0] / r + cv * (p->v[0][j] - p->v[0][i])); /* r_y f_x */
         }
     }
     nlist_free(&nl);

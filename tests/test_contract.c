@@ -366,7 +366,7 @@ static double virial_rel_err(const pfb_solver_ops *so, int seq, double fdt)
             sim.p.x[1][i] = x0[2 * was[i] + 1];
             sim.p.v[0][i] = sim.p.v[1][i] = 0.0;
         }
-    double Wk[3];
+    double Wk[4];
     const double W = so->pair_virial(st, &sim, all, Wk);
     ck_assert_msg(scale > 0, "%s: no forces", so->name);
     /* the same identity per axis, sum_i x_i,k F_i,k = sum over pairs of
