@@ -904,6 +904,51 @@ START_TEST(test_le_uniform_shear)
 }
 END_TEST
 
+/* Start-up of shear in a Maxwell fluid on a sheared box: the virial shear
+ * stress follows eq. 9's own start-up, the solvent's eta_s gamma plus the
+ * corotational Maxwell stress T_xy(t) of the uniform shear (ode_rk4: G =
+ * mu_e / 2, lambda), which rises as G lambda gamma (1 - exp(-t / lambda)) at
+ * this Weissenberg number (lambda gamma = 0.04).  Measured at h = 2.5
+ * spacings, 2D: see the printed errors; the tolerance is the solvent's
+ * lattice-moment error (test_le_uniform_shear, 5.2 % of eta_s gamma) plus the
+ * stress update's first-order time error (test_startup_shear_ode: 0.025 of G
+ * lambda gamma at dt = 2e-4 s, here dt / 2e-4 times it), each on its own part. */
+START_TEST(test_le_startup_maxwell)
+{
+    const double gamma = 2.0, mu = 1.0, L = 0.1, G = 500.0, lambda = 0.02;
+    tu_run t;
+    pfb_sim sim;
+    double dt;
+    void *st = le_box(&t, &sim, 2, "run.spacing=0.005", "scene.shear_rate=2", "solver.viscosity=1",
+                      (const char *const[]){"solver.mu_e=1000", "solver.lambda=0.02", NULL}, &dt);
+    const double at[4] = {0.01, 0.02, 0.04, 0.1};
+    long k = 0;
+    double worst = 0.0;
+    for (int c = 0; c < 4; c++) {
+        const long upto = lround(at[c] / dt);
+        for (; k < upto; k++) {
+            period_le_at(&sim.period, sim.t);
+            tu_step(&pfb_solver_mao_yang, st, &sim, dt);
+        }
+        double prof, T[9];
+        const double sxy = box_shear_stress(st, &sim, gamma, L, &prof);
+        ode_rk4(gamma, G, lambda, sim.t, 2000, T);
+        const double want = mu * gamma + T[1];
+        const double err = (sxy - want) / (G * lambda * gamma);
+        worst = fmax(worst, fabs(err));
+        printf("le start-up 2D: t = %.4g s (dt %.3g), sigma_xy %.6g, Maxwell %.6g (T_xy %.6g), error %.3g of G lambda gamma, profile %.3g\n",
+               sim.t, dt, sxy, want, T[1], err, prof);
+        fflush(stdout);
+    }
+    const double tol = 0.052 * mu * gamma / (G * lambda * gamma) + 0.025 * dt / 2e-4;
+    ck_assert_msg(worst < tol, "start-up: the shear stress is %.3g of G lambda gamma off eq. 9's (tolerance %.3g)",
+                  worst, tol);
+    pfb_solver_mao_yang.destroy(st);
+    sim_free(&sim);
+    tu_run_free(&t);
+}
+END_TEST
+
 /* Positions and velocities after steps of the 3D dam break or the 2D periodic
  * shear wave with eq. 8 applied over the pairs (pcg_operator = pairs) on the
  * given threads. */
@@ -1408,6 +1453,7 @@ int main(void)
     tcase_add_test(tc, test_frame_indifference_3d);
     tcase_add_test(tc, test_startup_shear_ode);
     tcase_add_loop_test(tc, test_le_uniform_shear, 0, 2);
+    tcase_add_test(tc, test_le_startup_maxwell);
     tcase_add_test(tc, test_uncorrected_gradient_lags);
     tcase_add_test(tc, test_pressure_matrix_spd_and_pcg);
     tcase_add_test(tc, test_pcg_threads_same_bits);
