@@ -50,6 +50,16 @@ int period_set_le(pfb_period *pp, double U, pfb_err *err)
     return PFB_OK;
 }
 
+double period_dist2_le(const pfb_period *pp, int dim, const double *const x[3], size_t a, size_t b)
+{
+    double d[3] = {x[0][a] - x[0][b], x[1][a] - x[1][b], dim == 3 ? x[2][a] - x[2][b] : 0.0};
+    period_vec(pp, dim, d);
+    double d2 = d[0] * d[0] + d[1] * d[1];
+    if (dim == 3)
+        d2 += d[2] * d[2];
+    return d2;
+}
+
 void period_le_at(pfb_period *pp, double t)
 {
     if (!pp->le)

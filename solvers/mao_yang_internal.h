@@ -122,12 +122,15 @@ static inline double material(const pfb_sim *sim, int f, size_t i, double dflt)
  * image on periodic axes. */
 static inline double pair_d(const my_state *s, int b, size_t i, size_t j)
 {
-    if (s->per.le && b == 0) { /* a sheared box: x's image follows y's */
-        double d[3] = {s->xc[0][i] - s->xc[0][j], s->xc[1][i] - s->xc[1][j], 0.0};
-        period_vec(&s->per, 2, d);
-        return d[0];
+    const double d = s->xc[b][i] - s->xc[b][j];
+    if (!(s->per.L[b] > 0))
+        return d;
+    if (b == 0 && s->per.le) { /* a sheared box: x's image follows y's */
+        double v[3] = {d, s->xc[1][i] - s->xc[1][j], 0.0};
+        period_vec(&s->per, 2, v);
+        return v[0];
     }
-    return period_delta(&s->per, b, s->xc[b][i] - s->xc[b][j]);
+    return d - s->per.L[b] * rint(d * s->per.inv[b]);
 }
 
 /* v_j - v_i of the pair (i, j) (combined indices) on axis a: on a sheared box
@@ -135,7 +138,7 @@ static inline double pair_d(const my_state *s, int b, size_t i, size_t j)
 static inline double pair_dv(const my_state *s, int a, size_t i, size_t j)
 {
     const double dv = s->vc[a][j] - s->vc[a][i];
-    if (!s->per.le || a != 0)
+    if (a != 0 || !s->per.le)
         return dv;
     return dv + period_le_dv(&s->per, rint((s->xc[1][i] - s->xc[1][j]) * s->per.inv[1]));
 }
