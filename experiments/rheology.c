@@ -47,7 +47,25 @@
  *
  * rho is the scene's density, 1000 kg/m^3 (every method's rest density here).
  *
+ * Start-up of shear (the homogeneous measurement, no wavenumber): the same
+ * box, L = 20 spacings, made a sheared box (Lees-Edwards, core/periodic.h;
+ * scene shear_rate) at gamma = 1 1/s, from rest but for the uniform shear
+ * u_x = gamma (y - L/2), for 0.15 s sampled every millisecond.  The shear
+ * stress is the virial's, sigma_xy = -(sum m v'_x v'_y + W_xy) / V (pair_virial's
+ * shear term, v' the velocity about the uniform shear).  A Maxwell material
+ * with a solvent answers (at a small Weissenberg number lambda gamma, here 0.02
+ * for mao_yang: the corotational terms are of its square)
+ *     sigma(t) = eta_s gamma + G lambda gamma (1 - exp(-t / lambda)),
+ * fitted by least squares: for each lambda the two amplitudes are linear, and
+ * lambda minimises the residual (a golden-section search on ln lambda over
+ * [1e-4, 10] s).  This measures G and lambda with no wave: a wave of 40
+ * spacings is itself dispersed by the discretisation, which the wave fit puts
+ * into G.  A method that refuses a sheared box has a row saying so.
+ *
  * Outputs:
+ *   rheology_startup.csv  solver,dim,dx,shear_rate,t,sigma_xy
+ *   rheology_startup_fit.csv solver,dim,dx,shear_rate,status,reason,eta_s,G,lambda,rms,G_stated,
+ *                         lambda_stated,eta_s_stated,G_rel,lambda_rel
  *   rheology_signal.csv   solver,dim,length,t,amp
  *   rheology_waves.csv    solver,dim,dx,length,k,status,reason,response,beta,beta_err,omega,omega_err,
  *                         eta_re,eta_im,nu_eff,nu_err
@@ -199,6 +217,148 @@ static int rheo_material(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const
     return PFB_OK;
 }
 
+/* ---- start-up of shear on a sheared box (the header) ---------------------- */
+
+#define RHEO_STARTUP_RATE 1.0
+#define RHEO_STARTUP_CELLS 20.0
+#define RHEO_STARTUP_T 0.15
+
+static const char *const startup_names[] = {"sigma_xy", NULL};
+
+typedef struct startup_ctx {
+    double gamma, L;
+    unsigned char *in;
+    size_t cap;
+} startup_ctx;
+
+/* The box's virial shear stress (the header). */
+static void startup_row(void *vctx, const pfb_sim *sim, const pfb_solver_ops *so, const void *state, double *values)
+{
+    startup_ctx *c = vctx;
+    const pfb_particles *p = &sim->p;
+    values[0] = NAN;
+    if (!so->pair_virial || p->n == 0 || !material_marks(&c->in, &c->cap, p->n))
+        return;
+    memset(c->in, 1, p->n);
+    double w[4];
+    so->pair_virial(state, sim, c->in, w);
+    double K = 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        K += p->m[i] * (p->v[0][i] - c->gamma * (p->x[1][i] - 0.5 * c->L)) * p->v[1][i];
+    values[0] = -(K + w[3]) / pow(c->L, sim->dim);
+}
+
+/* sigma = a + b (1 - exp(-t / lambda)) for a given lambda: a and b by linear
+ * least squares; returns the sum of squares. */
+static double startup_lsq(const double *t, const double *y, size_t n, double lambda, double *a, double *b)
+{
+    double s1 = 0, sx = 0, sxx = 0, sy = 0, sxy = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double x = 1.0 - exp(-t[i] / lambda);
+        s1 += 1.0;
+        sx += x;
+        sxx += x * x;
+        sy += y[i];
+        sxy += x * y[i];
+    }
+    const double det = s1 * sxx - sx * sx;
+    *a = det != 0 ? (sxx * sy - sx * sxy) / det : NAN;
+    *b = det != 0 ? (s1 * sxy - sx * sy) / det : NAN;
+    double r2 = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double e = y[i] - *a - *b * (1.0 - exp(-t[i] / lambda));
+        r2 += e * e;
+    }
+    return r2;
+}
+
+/* The start-up fit (the header): eta_s, G, lambda and the rms residual. */
+static void startup_fit(const double *t, const double *y, size_t n, double gamma, double out[4])
+{
+    out[0] = out[1] = out[2] = out[3] = NAN;
+    if (n < 8)
+        return;
+    const double gr = 0.5 * (sqrt(5.0) - 1.0);
+    double lo = log(1e-4), hi = log(10.0), a, b;
+    double x1 = hi - gr * (hi - lo), x2 = lo + gr * (hi - lo);
+    double f1 = startup_lsq(t, y, n, exp(x1), &a, &b), f2 = startup_lsq(t, y, n, exp(x2), &a, &b);
+    for (int it = 0; it < 200 && hi - lo > 1e-10; it++) {
+        if (f1 < f2) {
+            hi = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = hi - gr * (hi - lo);
+            f1 = startup_lsq(t, y, n, exp(x1), &a, &b);
+        } else {
+            lo = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = lo + gr * (hi - lo);
+            f2 = startup_lsq(t, y, n, exp(x2), &a, &b);
+        }
+    }
+    const double lambda = exp(0.5 * (lo + hi));
+    const double r2 = startup_lsq(t, y, n, lambda, &a, &b);
+    out[0] = a / gamma;
+    out[1] = b / (lambda * gamma);
+    out[2] = lambda;
+    out[3] = sqrt(r2 / (double)n);
+}
+
+/* One start-up run of solver so at setup su: its signal and its fit rows. */
+static int rheo_startup(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, FILE *sig,
+                        FILE *fit, pfb_err *err)
+{
+    const double L = RHEO_STARTUP_CELLS * su->spacing;
+    char id[160], sdim[32], spacing[64], len[64], rate[64], tend[64], frames[64];
+    snprintf(id, sizeof id, "%s_rheo_startup_%dd_dx%g", so->name, su->dim, su->spacing);
+    snprintf(sdim, sizeof sdim, "run.dim=%d", su->dim);
+    snprintf(spacing, sizeof spacing, "run.spacing=%.17g", su->spacing);
+    snprintf(len, sizeof len, "scene.length=%.17g", L);
+    snprintf(rate, sizeof rate, "scene.shear_rate=%.17g", RHEO_STARTUP_RATE);
+    snprintf(tend, sizeof tend, "run.t_end=%.17g", RHEO_STARTUP_T);
+    snprintf(frames, sizeof frames, "run.frames=%d", (int)lround(RHEO_STARTUP_T * 1000.0));
+    const char *sets[] = {sdim, spacing, len, rate, tend, frames, "scene.amplitude=0", NULL};
+    startup_ctx sc = {RHEO_STARTUP_RATE, L, NULL, 0};
+    exp_extra extra = {startup_names, NULL, &sc, startup_row};
+    exp_run_spec spec = {"rheology", id, so, "shear_wave", sets, &extra, 0};
+    /* a method that refuses a sheared box: its row says so (its create's message) */
+    double dt;
+    pfb_err refusal;
+    if (exp_suggest_dt(ctx, &spec, &dt, &refusal) != PFB_OK) {
+        fprintf(fit, "%s,%d,%.6g,%.6g,refused,\"%s\",,,,,,,,,\n", so->name, su->dim, su->spacing, RHEO_STARTUP_RATE,
+                refusal.msg);
+        return PFB_OK;
+    }
+    exp_run_out out;
+    int rc = exp_run(ctx, &spec, &out, err);
+    free(sc.in);
+    if (rc)
+        return rc;
+    const csv_table *x = &out.extra;
+    const int ct = csv_table_col(x, "t"), cs = csv_table_col(x, "sigma_xy");
+    double *t = malloc((x->nrow + 1) * sizeof *t), *y = malloc((x->nrow + 1) * sizeof *y);
+    size_t n = 0;
+    for (size_t r = 0; r < x->nrow && t && y; r++) {
+        const double tv = csv_table_get(x, r, ct), v = csv_table_get(x, r, cs);
+        fprintf(sig, "%s,%d,%.6g,%.6g,%.9g,%.10g\n", so->name, su->dim, su->spacing, RHEO_STARTUP_RATE, tv, v);
+        if (tv > 0 && isfinite(v)) { /* t = 0: the solver's fields are not made yet */
+            t[n] = tv;
+            y[n++] = v;
+        }
+    }
+    double f[4];
+    startup_fit(t, y, out.unstable ? 0 : n, RHEO_STARTUP_RATE, f);
+    const pfb_maxwell st = stated_material(ctx, so, id);
+    fprintf(fit, "%s,%d,%.6g,%.6g,%s,\"%s\",%.10g,%.10g,%.10g,%.6g,%.10g,%.10g,%.10g,%.6g,%.6g\n", so->name, su->dim,
+            su->spacing, RHEO_STARTUP_RATE, out.unstable ? "unstable" : "ok", out.unstable ? out.status : "", f[0],
+            f[1], f[2], f[3], st.G, st.lambda, st.eta_s, f[1] / st.G - 1.0, f[2] / st.lambda - 1.0);
+    free(t);
+    free(y);
+    exp_run_out_free(&out);
+    return PFB_OK;
+}
+
 /* The parameters whose effect on G and lambda is measured (item 2 of issue
  * 49): each doubled from the rheometer's value, alone, at the quick setup.
  * The exponents d ln G / d ln p and d ln lambda / d ln p between the two are
@@ -219,7 +379,9 @@ static const rheo_vary varies[] = {
 
 static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
-    exp_csv sig, waves, moduli, summary, scaling;
+    exp_csv sig, waves, moduli, summary, scaling, ssig, sfit;
+    memset(&ssig, 0, sizeof ssig);
+    memset(&sfit, 0, sizeof sfit);
     memset(&scaling, 0, sizeof scaling);
     memset(&sig, 0, sizeof sig);
     memset(&waves, 0, sizeof waves);
@@ -243,12 +405,22 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                           "solver,param,base,value,response_base,response,G_base,G,lambda_base,lambda,dlnG_dlnp,"
                           "dlnlambda_dlnp",
                           err);
+    if (!rc)
+        rc = exp_csv_open(&ssig, ctx, "rheology_startup.csv", "solver,dim,dx,shear_rate,t,sigma_xy", err);
+    if (!rc)
+        rc = exp_csv_open(&sfit, ctx, "rheology_startup_fit.csv",
+                          "solver,dim,dx,shear_rate,status,reason,eta_s,G,lambda,rms,G_stated,lambda_stated,"
+                          "eta_s_stated,G_rel,lambda_rel",
+                          err);
     for (size_t si = 0; si < ctx->nsolvers && !rc; si++) {
         const pfb_solver_ops *so = ctx->solvers[si];
         for (size_t u = 0; u < sizeof setups / sizeof setups[0] && !rc; u++) {
             const rheo_setup *su = &setups[u];
             if (su->quick != (ctx->quick ? 1 : 0))
                 continue;
+            rc = rheo_startup(ctx, so, su, ssig.f, sfit.f, err);
+            if (rc)
+                break;
             rheo_result r;
             rc = rheo_material(ctx, so, su, "", NULL, sig.f, waves.f, &r, err);
             if (rc)
@@ -295,8 +467,8 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                     var.mf.m.G, base.mf.m.lambda, var.mf.m.lambda, lg, ll);
         }
     }
-    exp_csv *const cs[] = {&sig, &waves, &moduli, &summary, &scaling};
-    return exp_csv_finish(cs, 5, rc, err);
+    exp_csv *const cs[] = {&sig, &waves, &moduli, &summary, &scaling, &ssig, &sfit};
+    return exp_csv_finish(cs, 7, rc, err);
 }
 
 const pfb_experiment pfb_exp_rheology = {

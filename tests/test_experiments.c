@@ -275,6 +275,10 @@ START_TEST(test_quick_experiments)
          "eta_viscous,G_stated,lambda_stated,eta_s_stated,G_rel,lambda_rel"},
         {"rheology", "rheology_scaling.csv",
          "solver,param,base,value,response_base,response,G_base,G,lambda_base,lambda,dlnG_dlnp,dlnlambda_dlnp"},
+        {"rheology", "rheology_startup.csv", "solver,dim,dx,shear_rate,t,sigma_xy"},
+        {"rheology", "rheology_startup_fit.csv",
+         "solver,dim,dx,shear_rate,status,reason,eta_s,G,lambda,rms,G_stated,lambda_stated,eta_s_stated,G_rel,"
+         "lambda_rel"},
     };
     const pfb_experiment *ex = pfb_experiments[_i];
     /* the calibration's files and rerun: test_calibration_reproduces (one quick
@@ -307,8 +311,9 @@ START_TEST(test_quick_experiments)
         snprintf(path, sizeof path, "%s/%s", dir, files[f].file);
         header_of(path, head, sizeof head);
         ck_assert_str_eq(head, files[f].header);
-        if (!strcmp(files[f].file, "rheology_scaling.csv"))
-            continue; /* muller has no viscoelastic parameter to double: test_rheometer_mao_yang reads the rows */
+        if (!strcmp(files[f].file, "rheology_scaling.csv") || !strcmp(files[f].file, "rheology_startup.csv"))
+            continue; /* muller has no viscoelastic parameter to double and refuses a sheared box (its fit row
+                         says so): test_rheometer_mao_yang reads the rows */
         ck_assert_msg(rows_of(path) >= 1, "%s has no rows", path);
     }
     /* rerun: everything current */
@@ -388,6 +393,18 @@ START_TEST(test_rheometer_mao_yang)
     ck_assert_msg(fabs(G / 500.0 - 1.0) <= 0.25, "G %g Pa, stated 500", G);
     ck_assert_msg(fabs(lam / 0.02 - 1.0) <= 0.05, "lambda %g s, stated 0.02", lam);
     ck_assert_msg(fabs(eta / 1.0 - 1.0) <= 0.10, "eta_s %g Pa s, stated 1", eta);
+    /* the start-up of shear on a sheared box gives G and lambda without a wave:
+     * within the issue's 5 % of what mu_e and lambda state.  What the wave's k h
+     * costs G above is absent (no wavenumber); what is left is the stress
+     * update's first-order time error, at most (dt / 2) lambda |T''| of G
+     * lambda gamma (test_startup_shear_ode's bound: 0.025 at dt = 2e-4 s, 0.05
+     * at this run's 3.9e-4), on the plateau and the rise alike.  Measured: G
+     * +1.5 %, lambda -1.6 %; eta_s +7 % (the viscosity Laplacian's lattice
+     * moment, test_le_uniform_shear's 5.2 % at this h, not asserted here). */
+    snprintf(path, sizeof path, "%s/rheology_startup_fit.csv", dir);
+    const double Gs = csv_lookup(path, "mao_yang", "2", "G"), ls = csv_lookup(path, "mao_yang", "2", "lambda");
+    ck_assert_msg(fabs(Gs / 500.0 - 1.0) <= 0.05, "start-up G %g Pa, stated 500", Gs);
+    ck_assert_msg(fabs(ls / 0.02 - 1.0) <= 0.05, "start-up lambda %g s, stated 0.02", ls);
     /* the scaling laws: G ~ mu_e and lambda ~ lambda, neither on the other.  At
      * one spacing the resolution's bias (-13 % in G) is a property of the
      * waves' k h, the same for both materials up to the change in their
