@@ -92,3 +92,41 @@ int maxwell_fit(const double *k, const double *sum, const double *prod, size_t n
     }
     return PFB_OK;
 }
+
+/* dT/dt of maxwell_shear (2D in the xy plane: the tensor's xx, xy, yy). */
+static void shear_rate(double G, double lambda, double yield, double gdot, const double T[3], double r[3])
+{
+    const double xx = T[0], xy = T[1], yy = T[2];
+    /* w = L^T - L with L_xy = gdot: w_xy = -gdot, w_yx = gdot; Omega = (T w - w T) / 2 */
+    const double oxx = 0.5 * (xy * gdot + xy * gdot), oyy = -oxx;
+    const double oxy = 0.5 * (-xx * gdot + yy * gdot);
+    const double n = sqrt(xx * xx + 2.0 * xy * xy + yy * yy);
+    const double yf = yield > 0 ? (n > 0 ? fmax(0.0, n - yield) / n : 0.0) : 1.0;
+    /* mu_e / 2 D' with D = L + L^T (D_xy = gdot) and mu_e = 2 G: G D'_xy = G gdot */
+    r[0] = oxx - yf * xx / lambda;
+    r[1] = oxy + G * gdot - yf * xy / lambda;
+    r[2] = oyy - yf * yy / lambda;
+}
+
+void maxwell_shear(double G, double lambda, double yield, double gdot, double t, long steps, double T[3])
+{
+    T[0] = T[1] = T[2] = 0.0;
+    if (!(steps > 0))
+        return;
+    const double h = t / (double)steps;
+    for (long s = 0; s < steps; s++) {
+        double k1[3], k2[3], k3[3], k4[3], y[3];
+        shear_rate(G, lambda, yield, gdot, T, k1);
+        for (int q = 0; q < 3; q++)
+            y[q] = T[q] + 0.5 * h * k1[q];
+        shear_rate(G, lambda, yield, gdot, y, k2);
+        for (int q = 0; q < 3; q++)
+            y[q] = T[q] + 0.5 * h * k2[q];
+        shear_rate(G, lambda, yield, gdot, y, k3);
+        for (int q = 0; q < 3; q++)
+            y[q] = T[q] + h * k3[q];
+        shear_rate(G, lambda, yield, gdot, y, k4);
+        for (int q = 0; q < 3; q++)
+            T[q] += h / 6.0 * (k1[q] + 2.0 * k2[q] + 2.0 * k3[q] + k4[q]);
+    }
+}

@@ -65,4 +65,17 @@ typedef struct pfb_maxwell_fit {
 int maxwell_fit(const double *k, const double *sum, const double *prod, size_t n, double rho, pfb_maxwell_fit *out,
                 pfb_err *e);
 
+/* Homogeneous simple shear u_x = gdot y from rest (T = 0 at t = 0) of the
+ * corotational Maxwell material with von Mises yield, Mao & Yang's eqs. 9-17 as
+ * solvers/mao_yang_stress.c takes them:
+ *     dT/dt = W T - T W + G D - T' / lambda,
+ * L the velocity gradient (L_xy = gdot), W = (L - L^T) / 2, D = L + L^T (so
+ * G D = mu_e / 2 D with G = mu_e / 2), T' = T max(0, |T| - yield) / |T| in the
+ * Frobenius norm (yield 0: T' = T).  The polymer stress's xx, xy and yy at time
+ * t (RK4 in steps steps) into T[0..2].  At small lambda gdot and no yield
+ * T_xy = G lambda gdot (1 - exp(-t / lambda)); the steady T_xy is G lambda gdot
+ * / (1 + (lambda gdot)^2) (the corotational model thins); with a yield, about
+ * yield / sqrt(2) + G lambda gdot (a Bingham fluid's). */
+void maxwell_shear(double G, double lambda, double yield, double gdot, double t, long steps, double T[3]);
+
 #endif

@@ -62,10 +62,19 @@
  * spacings is itself dispersed by the discretisation, which the wave fit puts
  * into G.  A method that refuses a sheared box has a row saying so.
  *
+ * The flow curve: the same box sheared at 0.5, 2, 8 and 32 1/s (lambda gdot
+ * from 0.01 to 0.64 for mao_yang), with the stated material and, for a
+ * method with a yield parameter (mao_yang's eq. 17), with a yield of 20 Pa;
+ * the steady stress (the last third of the run) against the stated model's
+ * over the same times: the corotational Maxwell model thins as G lambda gdot /
+ * (1 + (lambda gdot)^2), and the yield adds about yield / sqrt(2), a Bingham
+ * fluid's yield stress (core/maxwell.h, maxwell_shear).
+ *
  * Outputs:
  *   rheology_startup.csv  solver,dim,dx,shear_rate,t,sigma_xy
  *   rheology_startup_fit.csv solver,dim,dx,shear_rate,status,reason,eta_s,G,lambda,rms,G_stated,
  *                         lambda_stated,eta_s_stated,G_rel,lambda_rel
+ *   rheology_flow.csv     solver,dim,dx,yield,shear_rate,status,reason,sigma,sigma_sd,sigma_model,rel
  *   rheology_signal.csv   solver,dim,length,t,amp
  *   rheology_waves.csv    solver,dim,dx,length,k,status,reason,response,beta,beta_err,omega,omega_err,
  *                         eta_re,eta_im,nu_eff,nu_err
@@ -305,29 +314,44 @@ static void startup_fit(const double *t, const double *y, size_t n, double gamma
     out[3] = sqrt(r2 / (double)n);
 }
 
-/* One start-up run of solver so at setup su: its signal and its fit rows. */
-static int rheo_startup(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, FILE *sig,
-                        FILE *fit, pfb_err *err)
+/* A sheared box's run (the header's start-up at rate gdot; with a yield when
+ * yield > 0): its stress series, the stated material, or the refusal. */
+typedef struct shear_series {
+    double *t, *y; /* t > 0 and a finite stress (t = 0: the solver's fields are not made yet) */
+    size_t n;
+    int refused, unstable;
+    char status[520]; /* the refusal or the blow-up */
+    pfb_maxwell stated;
+} shear_series;
+
+static int rheo_shear(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, double gdot,
+                      double yield, FILE *sig, shear_series *o, pfb_err *err)
 {
+    memset(o, 0, sizeof *o);
+    o->stated = (pfb_maxwell){NAN, NAN, NAN};
     const double L = RHEO_STARTUP_CELLS * su->spacing;
-    char id[160], sdim[32], spacing[64], len[64], rate[64], tend[64], frames[64];
-    snprintf(id, sizeof id, "%s_rheo_startup_%dd_dx%g", so->name, su->dim, su->spacing);
+    char id[200], sdim[32], spacing[64], len[64], rate[64], tend[64], frames[64], sy[64];
+    if (gdot == RHEO_STARTUP_RATE && yield == 0.0)
+        snprintf(id, sizeof id, "%s_rheo_startup_%dd_dx%g", so->name, su->dim, su->spacing);
+    else
+        snprintf(id, sizeof id, "%s_rheo_flow_%dd_dx%g_rate%g_yield%g", so->name, su->dim, su->spacing, gdot, yield);
     snprintf(sdim, sizeof sdim, "run.dim=%d", su->dim);
     snprintf(spacing, sizeof spacing, "run.spacing=%.17g", su->spacing);
     snprintf(len, sizeof len, "scene.length=%.17g", L);
-    snprintf(rate, sizeof rate, "scene.shear_rate=%.17g", RHEO_STARTUP_RATE);
+    snprintf(rate, sizeof rate, "scene.shear_rate=%.17g", gdot);
     snprintf(tend, sizeof tend, "run.t_end=%.17g", RHEO_STARTUP_T);
     snprintf(frames, sizeof frames, "run.frames=%d", (int)lround(RHEO_STARTUP_T * 1000.0));
-    const char *sets[] = {sdim, spacing, len, rate, tend, frames, "scene.amplitude=0", NULL};
-    startup_ctx sc = {RHEO_STARTUP_RATE, L, NULL, 0};
+    snprintf(sy, sizeof sy, "solver.yield=%.17g", yield);
+    const char *sets[] = {sdim, spacing, len, rate, tend, frames, "scene.amplitude=0", yield > 0 ? sy : NULL, NULL};
+    startup_ctx sc = {gdot, L, NULL, 0};
     exp_extra extra = {startup_names, NULL, &sc, startup_row};
     exp_run_spec spec = {"rheology", id, so, "shear_wave", sets, &extra, 0};
-    /* a method that refuses a sheared box: its row says so (its create's message) */
+    /* a method that refuses a sheared box: its create's message */
     double dt;
     pfb_err refusal;
     if (exp_suggest_dt(ctx, &spec, &dt, &refusal) != PFB_OK) {
-        fprintf(fit, "%s,%d,%.6g,%.6g,refused,\"%s\",,,,,,,,,\n", so->name, su->dim, su->spacing, RHEO_STARTUP_RATE,
-                refusal.msg);
+        o->refused = 1;
+        snprintf(o->status, sizeof o->status, "%s", refusal.msg);
         return PFB_OK;
     }
     exp_run_out out;
@@ -337,25 +361,112 @@ static int rheo_startup(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const 
         return rc;
     const csv_table *x = &out.extra;
     const int ct = csv_table_col(x, "t"), cs = csv_table_col(x, "sigma_xy");
-    double *t = malloc((x->nrow + 1) * sizeof *t), *y = malloc((x->nrow + 1) * sizeof *y);
-    size_t n = 0;
-    for (size_t r = 0; r < x->nrow && t && y; r++) {
+    o->t = malloc((x->nrow + 1) * sizeof *o->t);
+    o->y = malloc((x->nrow + 1) * sizeof *o->y);
+    for (size_t r = 0; r < x->nrow && o->t && o->y; r++) {
         const double tv = csv_table_get(x, r, ct), v = csv_table_get(x, r, cs);
-        fprintf(sig, "%s,%d,%.6g,%.6g,%.9g,%.10g\n", so->name, su->dim, su->spacing, RHEO_STARTUP_RATE, tv, v);
-        if (tv > 0 && isfinite(v)) { /* t = 0: the solver's fields are not made yet */
-            t[n] = tv;
-            y[n++] = v;
+        if (sig)
+            fprintf(sig, "%s,%d,%.6g,%.6g,%.9g,%.10g\n", so->name, su->dim, su->spacing, gdot, tv, v);
+        if (tv > 0 && isfinite(v)) {
+            o->t[o->n] = tv;
+            o->y[o->n++] = v;
         }
     }
-    double f[4];
-    startup_fit(t, y, out.unstable ? 0 : n, RHEO_STARTUP_RATE, f);
-    const pfb_maxwell st = stated_material(ctx, so, id);
-    fprintf(fit, "%s,%d,%.6g,%.6g,%s,\"%s\",%.10g,%.10g,%.10g,%.6g,%.10g,%.10g,%.10g,%.6g,%.6g\n", so->name, su->dim,
-            su->spacing, RHEO_STARTUP_RATE, out.unstable ? "unstable" : "ok", out.unstable ? out.status : "", f[0],
-            f[1], f[2], f[3], st.G, st.lambda, st.eta_s, f[1] / st.G - 1.0, f[2] / st.lambda - 1.0);
-    free(t);
-    free(y);
+    o->unstable = out.unstable;
+    snprintf(o->status, sizeof o->status, "%s", out.unstable ? out.status : "");
+    o->stated = stated_material(ctx, so, id);
     exp_run_out_free(&out);
+    return PFB_OK;
+}
+
+static void shear_series_free(shear_series *o)
+{
+    free(o->t);
+    free(o->y);
+}
+
+/* The start-up run of solver so at setup su: its signal and its fit row. */
+static int rheo_startup(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, FILE *sig,
+                        FILE *fit, pfb_err *err)
+{
+    shear_series o;
+    int rc = rheo_shear(ctx, so, su, RHEO_STARTUP_RATE, 0.0, sig, &o, err);
+    if (rc)
+        return rc;
+    if (o.refused) {
+        fprintf(fit, "%s,%d,%.6g,%.6g,refused,\"%s\",,,,,,,,,\n", so->name, su->dim, su->spacing, RHEO_STARTUP_RATE,
+                o.status);
+        return PFB_OK;
+    }
+    double f[4];
+    startup_fit(o.t, o.y, o.unstable ? 0 : o.n, RHEO_STARTUP_RATE, f);
+    const pfb_maxwell *st = &o.stated;
+    fprintf(fit, "%s,%d,%.6g,%.6g,%s,\"%s\",%.10g,%.10g,%.10g,%.6g,%.10g,%.10g,%.10g,%.6g,%.6g\n", so->name, su->dim,
+            su->spacing, RHEO_STARTUP_RATE, o.unstable ? "unstable" : "ok", o.status, f[0], f[1], f[2], f[3], st->G,
+            st->lambda, st->eta_s, f[1] / st->G - 1.0, f[2] / st->lambda - 1.0);
+    shear_series_free(&o);
+    return PFB_OK;
+}
+
+/* The flow curve: steady shear at these rates, the plain material and with a
+ * yield (a solver with a "yield" parameter: mao_yang's eq. 17); the steady
+ * stress is the mean over the last third of the run (at least 2.5 lambda after
+ * the start for lambda = 0.02 s), against the stated model's over the same
+ * times (maxwell_shear, plus eta_s gdot). */
+static const double flow_rates[] = {0.5, 2.0, 8.0, 32.0};
+static const double flow_yields[] = {0.0, 20.0};
+
+static int solver_has_param(const pfb_solver_ops *so, const char *name)
+{
+    for (const pfb_param_spec *q = so->params; q && q->name; q++)
+        if (!strcmp(q->name, name))
+            return 1;
+    return 0;
+}
+
+static int rheo_flow(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, FILE *flow,
+                     pfb_err *err)
+{
+    for (size_t yi = 0; yi < sizeof flow_yields / sizeof flow_yields[0]; yi++) {
+        const double yield = flow_yields[yi];
+        if (yield > 0 && !solver_has_param(so, "yield"))
+            continue;
+        for (size_t ri = 0; ri < sizeof flow_rates / sizeof flow_rates[0]; ri++) {
+            const double gdot = flow_rates[ri];
+            shear_series o;
+            int rc = rheo_shear(ctx, so, su, gdot, yield, NULL, &o, err);
+            if (rc)
+                return rc;
+            if (o.refused) {
+                fprintf(flow, "%s,%d,%.6g,%.6g,%.6g,refused,\"%s\",,,,\n", so->name, su->dim, su->spacing, yield,
+                        gdot, o.status);
+                if (ri == 0)
+                    break; /* one refusal row per material */
+                continue;
+            }
+            double s = 0, s2 = 0, sm = 0, c = 0;
+            const pfb_maxwell *st = &o.stated;
+            for (size_t i = 0; i < o.n && !o.unstable; i++) {
+                if (!(o.t[i] >= RHEO_STARTUP_T * 2.0 / 3.0))
+                    continue;
+                s += o.y[i];
+                s2 += o.y[i] * o.y[i];
+                if (isfinite(st->G) && isfinite(st->lambda)) {
+                    double T[3];
+                    maxwell_shear(st->G, st->lambda, yield, gdot, o.t[i], 2000, T);
+                    sm += T[1] + (isfinite(st->eta_s) ? st->eta_s : 0.0) * gdot;
+                } else {
+                    sm = NAN;
+                }
+                c += 1.0;
+            }
+            const double mean = c > 0 ? s / c : NAN, sd = c > 1 ? sqrt(fmax(s2 / c - mean * mean, 0.0)) : NAN;
+            const double model = c > 0 ? sm / c : NAN;
+            fprintf(flow, "%s,%d,%.6g,%.6g,%.6g,%s,\"%s\",%.10g,%.6g,%.10g,%.6g\n", so->name, su->dim, su->spacing,
+                    yield, gdot, o.unstable ? "unstable" : "ok", o.status, mean, sd, model, mean / model - 1.0);
+            shear_series_free(&o);
+        }
+    }
     return PFB_OK;
 }
 
@@ -379,7 +490,8 @@ static const rheo_vary varies[] = {
 
 static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
-    exp_csv sig, waves, moduli, summary, scaling, ssig, sfit;
+    exp_csv sig, waves, moduli, summary, scaling, ssig, sfit, flow;
+    memset(&flow, 0, sizeof flow);
     memset(&ssig, 0, sizeof ssig);
     memset(&sfit, 0, sizeof sfit);
     memset(&scaling, 0, sizeof scaling);
@@ -412,6 +524,9 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                           "solver,dim,dx,shear_rate,status,reason,eta_s,G,lambda,rms,G_stated,lambda_stated,"
                           "eta_s_stated,G_rel,lambda_rel",
                           err);
+    if (!rc)
+        rc = exp_csv_open(&flow, ctx, "rheology_flow.csv",
+                          "solver,dim,dx,yield,shear_rate,status,reason,sigma,sigma_sd,sigma_model,rel", err);
     for (size_t si = 0; si < ctx->nsolvers && !rc; si++) {
         const pfb_solver_ops *so = ctx->solvers[si];
         for (size_t u = 0; u < sizeof setups / sizeof setups[0] && !rc; u++) {
@@ -419,6 +534,8 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
             if (su->quick != (ctx->quick ? 1 : 0))
                 continue;
             rc = rheo_startup(ctx, so, su, ssig.f, sfit.f, err);
+            if (!rc)
+                rc = rheo_flow(ctx, so, su, flow.f, err);
             if (rc)
                 break;
             rheo_result r;
@@ -467,8 +584,8 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                     var.mf.m.G, base.mf.m.lambda, var.mf.m.lambda, lg, ll);
         }
     }
-    exp_csv *const cs[] = {&sig, &waves, &moduli, &summary, &scaling, &ssig, &sfit};
-    return exp_csv_finish(cs, 7, rc, err);
+    exp_csv *const cs[] = {&sig, &waves, &moduli, &summary, &scaling, &ssig, &sfit, &flow};
+    return exp_csv_finish(cs, 8, rc, err);
 }
 
 const pfb_experiment pfb_exp_rheology = {
