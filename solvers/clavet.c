@@ -58,7 +58,15 @@
  *
  * Choices where the paper is silent:
  *  - Periodic axes (core/periodic.h; the paper has none): every pair's displacement
- *    is the minimum image (the list is the framework's minimum-image one).
+ *    is the minimum image (the list is the framework's minimum-image one).  On a
+ *    sheared box (Lees-Edwards) the sequential relaxation, the springs and the
+ *    viscosity impulses take the sliding images (period_vec; the impulse's
+ *    approach speed adds the image's k U), the predicted positions meet the
+ *    images at t + dt, and a particle wrapped across a sliding face has its
+ *    previous position moved as the image was at t (x_prev - k s(t)), so that
+ *    line 19's velocity is the image's; the jacobi rows refuse it.  The pair
+ *    virial's shear term adds the springs' displacements and the viscosity
+ *    impulses as forces (clavet_shear_extra).
  *  - h: by default (h_factor = 0) the h, in spacings, at which the initial lattice
  *    has zero virial pressure, k (rho - rho0) S1 + k_near rho_near S2 = 0: the
  *    initial state is at rest.  The near-pressure is always repulsive, so that
@@ -450,8 +458,6 @@ static double equilibrium_h(int dim, double rho0, double k, double k_near)
 static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err)
 {
     *out = NULL;
-    if (sim_sheared(sim))
-        return sim_refuse_shear(sim, "clavet", err);
     const double c_si = params_get(p, "sound_speed_si");
     if (c_si > 0.0 && params_is_set(p, "sound_speed"))
         return pfb_err_set(err, PFB_EINVAL,
@@ -529,6 +535,12 @@ static int clavet_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->closure = params_get_int(p, "body_momentum_closure");
     s->d_stick = params_get(p, "d_stick");
     s->jacobi = params_get_int(p, "relaxation") == 1;
+    if (s->jacobi && sim_sheared(sim)) { /* its SIMD rows take the minimum image axis by axis */
+        clavet_destroy(s);
+        return pfb_err_set(err, PFB_EINVAL, "clavet: relaxation = jacobi does not take a sheared box (Lees-Edwards "
+                           "faces sliding at %g m/s); valid: relaxation = sequential, or scene shear_rate = 0",
+                           sim->period.le_U);
+    }
     int rc = particles_add_field(&sim->p, "x_prev", 3, &s->f_prev, err);
     if (!rc)
         rc = particles_add_field(&sim->p, "rho", 1, &s->f_rho, err);
@@ -639,6 +651,14 @@ static inline double pair_dist(const pfb_period *pp, const pfb_particles *p, int
 {
     double r2 = 0.0;
     d[0] = d[1] = d[2] = 0.0;
+    if (pp->le) { /* a sheared box: x's image follows y's (core/periodic.h) */
+        for (int k = 0; k < dim; k++)
+            d[k] = p->x[k][j] - p->x[k][i];
+        period_vec(pp, dim, d);
+        for (int k = 0; k < dim; k++)
+            r2 += d[k] * d[k];
+        return sqrt(r2);
+    }
     for (int k = 0; k < dim; k++) {
         d[k] = period_delta(pp, k, p->x[k][j] - p->x[k][i]);
         r2 += d[k] * d[k];
@@ -675,7 +695,14 @@ static void apply_viscosity(const clavet_state *s, pfb_sim *sim, double dt)
         for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
             const size_t j = s->L.lj[q];
             double d0 = x0[j] - x0[i], d1 = x1[j] - x1[i], d2 = dim3 ? x2[j] - x2[i] : 0.0; /* r_ij */
-            if (per) {
+            double dvle = 0.0; /* a sheared box: i's image nearest j moves k U faster on x */
+            if (per && sim->period.le) {
+                double d[3] = {d0, d1, d2};
+                dvle = period_le_dv(&sim->period, period_vec(&sim->period, dim, d));
+                d0 = d[0];
+                d1 = d[1];
+                d2 = d[2];
+            } else if (per) {
                 d0 = period_delta(&sim->period, 0, d0);
                 d1 = period_delta(&sim->period, 1, d1);
                 d2 = period_delta(&sim->period, 2, d2);
@@ -684,7 +711,7 @@ static void apply_viscosity(const clavet_state *s, pfb_sim *sim, double dt)
             if (r2 >= h2 || r2 == 0)
                 continue;
             /* the inward radial velocity w = (v_i - v_j) . u, u = r_ij / r */
-            const double wr = (v0[i] - v0[j]) * d0 + (v1[i] - v1[j]) * d1 + (dim3 ? (v2[i] - v2[j]) * d2 : 0.0);
+            const double wr = (v0[i] + dvle - v0[j]) * d0 + (v1[i] - v1[j]) * d1 + (dim3 ? (v2[i] - v2[j]) * d2 : 0.0);
             if (wr <= 0)
                 continue;
             const double r = sqrt(r2), ir = 1.0 / r, w = wr * ir;
@@ -825,11 +852,14 @@ static int adjust_springs(clavet_state *s, pfb_sim *sim, double dt, pfb_err *err
             double L0 = s->h;
             if (s->spring_init_distance && s->steps == 0) { /* the initial shape, before the prediction */
                 const double *xp = p->field[s->f_prev].data;
-                double r2 = 0.0;
-                for (int k = 0; k < sim->dim; k++) {
-                    double d = period_delta(&sim->period, k, xp[3 * j + (size_t)k] - xp[3 * i + (size_t)k]);
-                    r2 += d * d;
-                }
+                pfb_period p0 = sim->period; /* (a sheared box's images where they were: at t) */
+                period_le_at(&p0, sim->t);
+                double d[3] = {0.0, 0.0, 0.0}, r2 = 0.0;
+                for (int k = 0; k < sim->dim; k++)
+                    d[k] = xp[3 * j + (size_t)k] - xp[3 * i + (size_t)k];
+                period_vec(&p0, sim->dim, d);
+                for (int k = 0; k < sim->dim; k++)
+                    r2 += d[k] * d[k];
                 L0 = sqrt(r2);
             }
             if (springs_find(&s->sp, a, b) < 0 && springs_add(&s->sp, a, b, L0))
@@ -912,7 +942,7 @@ static void relax_prefetch(const clavet_state *s, const uint32_t *fs, const uint
 typedef struct relax_virial {
     const unsigned char *in;
     const double *m;
-    double idt2, D[3];
+    double idt2, D[3], S; /* S: the shear term, the same sum of d_y d_x */
 } relax_virial;
 
 /* Algorithm 2: eqs. 1, 4 (densities), 2, 5 (pressures), 6 (displacements); neighbours
@@ -941,7 +971,13 @@ static inline __attribute__((always_inline)) void relax_sweep(const clavet_state
         for (size_t q = fs[i]; q < fs[i + 1]; q++) {
             const size_t j = fj[q];
             double d0 = x0[j] - a0, d1 = x1[j] - a1, d2 = dim3 ? x2[j] - a2 : 0.0;
-            if (per) {
+            if (per && period->le) { /* a sheared box: x's image follows y's */
+                double d[3] = {d0, d1, d2};
+                period_vec(period, dim, d);
+                d0 = d[0];
+                d1 = d[1];
+                d2 = d[2];
+            } else if (per) {
                 d0 = period_delta(period, 0, d0);
                 d1 = period_delta(period, 1, d1);
                 d2 = period_delta(period, 2, d2);
@@ -977,6 +1013,7 @@ static inline __attribute__((always_inline)) void relax_sweep(const clavet_state
                 vir->D[0] += e * nb[b].d0 * nb[b].d0;
                 vir->D[1] += e * nb[b].d1 * nb[b].d1;
                 vir->D[2] += e * nb[b].d2 * nb[b].d2; /* (0 in 2D) */
+                vir->S += e * nb[b].d1 * nb[b].d0;
             }
         }
         x0[i] += dx0;
@@ -1312,14 +1349,29 @@ static int clavet_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
         }
     sim_positions_changed(sim);
     const long builds = s->L.builds;
+    period_le_at(&sim->period, sim->t + dt); /* a sheared box's images where the predicted positions are */
     rc = ensure_list(s, sim, !s->jacobi, err); /* neighbours at the predicted positions */
     if (rc)
         return rc;
     xp = p->field[s->f_prev].data; /* (a rebuild's sort moved the fields) */
-    if (s->L.builds != builds && sim_periodic(sim)) /* the sort wrapped x into the box: xp follows */
+    if (s->L.builds != builds && sim_sheared(sim)) {
+        /* the sort wrapped x into the box as the image it has become (x - k s,
+         * v_x - k U): xp follows as that image was at t, k s(t) = k (s - U dt),
+         * so that line 19's v = (x - xp) / dt is the image's velocity */
+        for (size_t i = 0; i < p->n; i++) {
+            double d[3] = {0.0, 0.0, 0.0};
+            for (int k = 0; k < dim; k++)
+                d[k] = p->x[k][i] - xp[3 * i + (size_t)k];
+            const double kk = period_vec(&sim->period, dim, d);
+            for (int k = 0; k < dim; k++)
+                xp[3 * i + (size_t)k] = p->x[k][i] - d[k];
+            xp[3 * i] -= kk * sim->period.le_U * dt;
+        }
+    } else if (s->L.builds != builds && sim_periodic(sim)) { /* the sort wrapped x into the box: xp follows */
         for (size_t i = 0; i < p->n; i++)
             for (int k = 0; k < dim; k++)
                 xp[3 * i + (size_t)k] = p->x[k][i] - period_delta(&sim->period, k, p->x[k][i] - xp[3 * i + (size_t)k]);
+    }
     if (s->springs) { /* lines 11-15 */
         rc = adjust_springs(s, sim, dt, err);
         if (rc)
@@ -1373,6 +1425,60 @@ static void clavet_diag(const void *state, const pfb_sim *sim, double *values)
     values[2] = (double)s->sp.n;
     values[3] = s->sp.n ? L / (double)s->sp.n : NAN;
     values[4] = (double)s->L.builds;
+}
+
+/* The shear term (solver.h, diag[3]) of the springs' displacements (Algorithm
+ * 3) and the viscosity impulses (Algorithm 5) at the current state, as forces:
+ * a displacement e of particle i per step is the force m_i e / dt^2, an
+ * impulse the force m_i I / dt.  A spring (i, j) at distance r along u moves j
+ * by D/2 u and i by -D/2 u, D = dt^2 k_spring (1 - L/h) (L - r): each marked
+ * end adds m D r u_x u_y / (4 dt^2); an approaching pair's impulse c d (v_i -=
+ * c d, v_j += c d, d = x_j - x_i) adds m c d_x d_y / (2 dt).  Over a fresh
+ * list, each pair once. */
+static double clavet_shear_extra(const clavet_state *s, const pfb_sim *sim, const unsigned char *in, double dt)
+{
+    const pfb_particles *p = &sim->p;
+    const int dim = sim->dim;
+    double S = 0.0;
+    if (!(dt > 0))
+        return NAN;
+    for (size_t k = 0; s->springs && k < s->sp.n; k++) {
+        const size_t i = s->index_of[s->sp.s[k].a], j = s->index_of[s->sp.s[k].b];
+        double u[3];
+        const double r = pair_vec(&sim->period, p, dim, i, j, u), L = s->sp.s[k].L;
+        const double D = dt * dt * s->k_spring * (1.0 - L / s->h) * (L - r);
+        S += ((in[i] ? p->m[i] : 0.0) + (in[j] ? p->m[j] : 0.0)) * D * r * u[0] * u[1] / (4.0 * dt * dt);
+    }
+    pfb_nlist nl;
+    memset(&nl, 0, sizeof nl);
+    pfb_err err;
+    if (sim_neighbours_fresh(sim, s->h, &nl, &err)) {
+        nlist_free(&nl);
+        return NAN;
+    }
+    for (size_t i = 0; i < p->n; i++)
+        for (size_t q = nl.start[i]; q < nl.start[i + 1]; q++) {
+            const size_t j = nl.idx[q];
+            if (j <= i || !(in[i] || in[j]))
+                continue;
+            double d[3] = {0.0, 0.0, 0.0};
+            for (int k = 0; k < dim; k++)
+                d[k] = p->x[k][j] - p->x[k][i];
+            const double kk = period_vec(&sim->period, dim, d);
+            const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            if (!(r2 < s->h * s->h) || r2 == 0)
+                continue;
+            double wr = (p->v[0][i] + period_le_dv(&sim->period, kk) - p->v[0][j]) * d[0];
+            for (int k = 1; k < dim; k++)
+                wr += (p->v[k][i] - p->v[k][j]) * d[k];
+            if (wr <= 0)
+                continue;
+            const double r = sqrt(r2), w = wr / r;
+            const double c = 0.5 * dt * (1.0 - r / s->h) * (s->sigma * w + s->beta * w * w) / r;
+            S += ((in[i] ? p->m[i] : 0.0) + (in[j] ? p->m[j] : 0.0)) * c * d[0] * d[1] / (2.0 * dt);
+        }
+    nlist_free(&nl);
+    return S;
 }
 
 /* The pair virial (solver.h) of the double density relaxation.  Sequential
@@ -1430,12 +1536,12 @@ static double sweep_virial(const clavet_state *s, const pfb_sim *sim, const unsi
     }
     if (!(nb = malloc((longest + 1) * sizeof *nb)))
         goto out;
-    relax_virial vir = {in, p->m, 1.0 / (dt * dt), {0.0, 0.0, 0.0}};
+    relax_virial vir = {in, p->m, 1.0 / (dt * dt), {0.0, 0.0, 0.0}, 0.0};
     relax_sweep(s, &sim->period, &c, dim, fs, nl.idx, nb, dt, NULL, NULL, &vir);
     W = vir.D[0] + vir.D[1] + vir.D[2];
     if (diag) {
         memcpy(diag, vir.D, sizeof vir.D);
-        diag[3] = NAN; /* the shear term: not yet (clavet refuses a sheared box) */
+        diag[3] = vir.S + clavet_shear_extra(s, sim, in, dt);
     }
 out:
     free(xs);
@@ -1474,7 +1580,7 @@ static double clavet_pair_virial(const void *state, const pfb_sim *sim, const un
         P[i] = s->k * (rho - s->rho0); /* eq. 2 */
         Pn[i] = s->k_near * rho_near;   /* eq. 5 */
     }
-    double W = 0.0, D[3] = {0.0, 0.0, 0.0};
+    double W = 0.0, D[3] = {0.0, 0.0, 0.0}, S = 0.0;
     for (size_t i = 0; i < p->n; i++) {
         if (!in[i])
             continue;
@@ -1488,13 +1594,14 @@ static double clavet_pair_virial(const void *state, const pfb_sim *sim, const un
             W += 0.5 * r * 0.5 * p->m[i] * g;
             for (int k = 0; k < dim; k++)
                 D[k] += 0.5 * (d[k] * d[k] / r) * 0.5 * p->m[i] * g;
+            S += 0.5 * (d[0] * d[1] / r) * 0.5 * p->m[i] * g;
         }
     }
     free(P);
     nlist_free(&nl);
     if (diag) {
         memcpy(diag, D, sizeof D);
-        diag[3] = NAN; /* the shear term: not yet (the springs and viscosity impulses are not in this virial) */
+        diag[3] = S + clavet_shear_extra(s, sim, in, s->last_dt);
     }
     return W;
 }

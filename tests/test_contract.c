@@ -496,6 +496,68 @@ START_TEST(test_blowup_inside_step)
 }
 END_TEST
 
+/* A sheared box (Lees-Edwards, core/periodic.h) for every solver: one that
+ * takes it keeps the momentum of the box to rounding while particles cross
+ * the sliding faces, which a wrong image velocity would not (a crossing
+ * particle whose velocity is not shifted by U, or a position-based method's
+ * previous position not moved with it, changes the unwrapped momentum by m U
+ * each time: 1e-4 of the box's here); one that does not take it refuses in one
+ * line naming what is valid.  The uniform shear of 2 1/s with the whole box
+ * moving up at 0.5 m/s, 0.25 s: every particle crosses a y face at least once
+ * (L = 0.1 m). */
+START_TEST(test_sheared_box)
+{
+    const pfb_solver_ops *so = registry[_i];
+    const char *const sets[] = {"run.dim=2", "run.spacing=0.005", "run.snapshots=none", "scene.amplitude=0",
+                                "scene.shear_rate=2", NULL};
+    tu_run t;
+    tu_run_init_ops(&t, so, "shear_wave", sets);
+    pfb_sim sim;
+    void *st = NULL;
+    pfb_err err;
+    int rc = run_setup(&t.cfg, &sim, &st, &err);
+    if (rc) {
+        ck_assert_msg(strstr(err.msg, "sheared box") && strstr(err.msg, "valid") && !strchr(err.msg, '\n'),
+                      "%s: %s", so->name, err.msg);
+        printf("sheared box: %s refuses it\n", so->name);
+        sim_free(&sim);
+        tu_run_free(&t);
+        return;
+    }
+    const double V = 0.5;
+    for (size_t i = 0; i < sim.p.n; i++)
+        sim.p.v[1][i] += V;
+    const double *img = sim.p.field[sim.f_image].data;
+    double P0[2] = {0, 0}, M = 0.0;
+    for (size_t i = 0; i < sim.p.n; i++) {
+        M += sim.p.m[i];
+        P0[0] += sim.p.m[i] * (sim.p.v[0][i] + img[3 * i + 1] * sim.period.le_U);
+        P0[1] += sim.p.m[i] * sim.p.v[1][i];
+    }
+    const double dt = so->suggest_dt(st, &sim);
+    const long steps = lround(0.25 / dt);
+    for (long k = 0; k < steps; k++) {
+        period_le_at(&sim.period, sim.t);
+        tu_step(so, st, &sim, dt);
+    }
+    img = sim.p.field[sim.f_image].data;
+    double P[2] = {0, 0}, crossed = 0.0;
+    for (size_t i = 0; i < sim.p.n; i++) {
+        P[0] += sim.p.m[i] * (sim.p.v[0][i] + img[3 * i + 1] * sim.period.le_U);
+        P[1] += sim.p.m[i] * sim.p.v[1][i];
+        crossed += fabs(img[3 * i + 1]);
+    }
+    printf("sheared box: %s, %zu particles, %ld steps, %g face crossings, P - P0 = (%.3g, %.3g) kg m/s\n", so->name,
+           sim.p.n, steps, crossed, P[0] - P0[0], P[1] - P0[1]);
+    ck_assert_msg(crossed >= (double)sim.p.n, "%s: %g crossings: the test does not test them", so->name, crossed);
+    const double tol = 1e-10 * M * (sim.period.le_U + V);
+    ck_assert_msg(fabs(P[0] - P0[0]) < tol && fabs(P[1] - P0[1]) < tol, "%s: the momentum moved by (%.3g, %.3g)",
+                  so->name, P[0] - P0[0], P[1] - P0[1]);
+    so->destroy(st);
+    sim_free(&sim);
+    tu_run_free(&t);
+}
+END_TEST
 
 int main(void)
 {
@@ -515,6 +577,7 @@ int main(void)
     tcase_set_timeout(tw, 300);
     tcase_add_loop_test(tw, test_walls_slip_by_default, 0, (int)nsolvers);
     tcase_add_test(tw, test_no_slip_is_seen);
+    tcase_add_loop_test(tw, test_sheared_box, 0, (int)nsolvers);
     suite_add_tcase(s, tw);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
