@@ -954,7 +954,7 @@ typedef struct relax_virial {
  * has no trace of the virial (its tests fold away). */
 static inline __attribute__((always_inline)) void relax_sweep(const clavet_state *s, const pfb_period *period, pfb_particles *p, int dim,
                         const uint32_t *fs, const uint32_t *fj, relax_pair *restrict nb, double dt, double *rho_f,
-                        double *rho_near_f, relax_virial *vir)
+                        double *rho_near_f, relax_virial *vir, int le)
 {
     const int per = period_any(period, dim), dim3 = dim == 3;
     double *restrict x0 = p->x[0], *restrict x1 = p->x[1], *restrict x2 = p->x[2];
@@ -971,7 +971,7 @@ static inline __attribute__((always_inline)) void relax_sweep(const clavet_state
         for (size_t q = fs[i]; q < fs[i + 1]; q++) {
             const size_t j = fj[q];
             double d0 = x0[j] - a0, d1 = x1[j] - a1, d2 = dim3 ? x2[j] - a2 : 0.0;
-            if (per && period->le) { /* a sheared box: x's image follows y's */
+            if (le) { /* a sheared box: x's image follows y's (le: a constant at each call) */
                 double d[3] = {d0, d1, d2};
                 period_vec(period, dim, d);
                 d0 = d[0];
@@ -1026,8 +1026,12 @@ static inline __attribute__((always_inline)) void relax_sweep(const clavet_state
 static void double_density_relaxation(const clavet_state *s, pfb_sim *sim, double dt)
 {
     pfb_particles *p = &sim->p;
-    relax_sweep(s, &sim->period, p, sim->dim, s->F.fs, s->F.fj, s->rbuf, dt, p->field[s->f_rho].data,
-                p->field[s->f_rho_near].data, NULL);
+    if (sim->period.le) /* two copies: the open and periodic one as without a sheared box */
+        relax_sweep(s, &sim->period, p, sim->dim, s->F.fs, s->F.fj, s->rbuf, dt, p->field[s->f_rho].data,
+                    p->field[s->f_rho_near].data, NULL, 1);
+    else
+        relax_sweep(s, &sim->period, p, sim->dim, s->F.fs, s->F.fj, s->rbuf, dt, p->field[s->f_rho].data,
+                    p->field[s->f_rho_near].data, NULL, 0);
 }
 
 /* Jacobi variant: pressures from the same positions, each pair's exchange
@@ -1537,7 +1541,7 @@ static double sweep_virial(const clavet_state *s, const pfb_sim *sim, const unsi
     if (!(nb = malloc((longest + 1) * sizeof *nb)))
         goto out;
     relax_virial vir = {in, p->m, 1.0 / (dt * dt), {0.0, 0.0, 0.0}, 0.0};
-    relax_sweep(s, &sim->period, &c, dim, fs, nl.idx, nb, dt, NULL, NULL, &vir);
+    relax_sweep(s, &sim->period, &c, dim, fs, nl.idx, nb, dt, NULL, NULL, &vir, sim->period.le);
     W = vir.D[0] + vir.D[1] + vir.D[2];
     if (diag) {
         memcpy(diag, vir.D, sizeof vir.D);
