@@ -54,3 +54,33 @@ int fluid_load(const char *path, pfb_fluid *f, pfb_err *err)
     params_free(&p);
     return rc;
 }
+
+static const pfb_param_spec visco_params[] = {
+    {"G", PFB_PARAM_DOUBLE, 1e-9, 1e-9, 1e12, "Pa", "shear modulus G of the Maxwell material", NULL},
+    {"lambda", PFB_PARAM_DOUBLE, 1e-9, 1e-9, 1e9, "s", "relaxation time lambda", NULL},
+    {"eta_s", PFB_PARAM_DOUBLE, 1e-9, 1e-9, 1e9, "Pa s", "solvent viscosity eta_s", NULL},
+    {NULL, PFB_PARAM_DOUBLE, 0, 0, 0, NULL, NULL, NULL},
+};
+
+int viscoelastic_load(const char *path, pfb_viscoelastic *v, pfb_err *err)
+{
+    memset(v, 0, sizeof *v);
+    pfb_params p;
+    int rc = params_init(&p, visco_params, "viscoelastic reference", err);
+    if (rc)
+        return rc;
+    pfb_ini_target t[] = {{"reference", &p}};
+    rc = params_load_ini(path, t, 1, NULL, 0, err);
+    for (size_t i = 0; !rc && i < p.n; i++)
+        if (!params_is_set(&p, p.spec[i].name))
+            rc = pfb_err_set(err, PFB_EINVAL,
+                             "viscoelastic reference '%s': [reference] has no '%s'; valid: a %s (%s) from %g to %g",
+                             path, p.spec[i].name, p.spec[i].help, p.spec[i].unit, p.spec[i].min, p.spec[i].max);
+    if (!rc) {
+        v->G = params_get(&p, "G");
+        v->lambda = params_get(&p, "lambda");
+        v->eta_s = params_get(&p, "eta_s");
+    }
+    params_free(&p);
+    return rc;
+}

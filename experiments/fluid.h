@@ -23,4 +23,14 @@ int fluid_load(const char *path, pfb_fluid *f, pfb_err *err);
 /* nu, c and sigma from the groups (fluid_load calls it). */
 void fluid_derive(pfb_fluid *f);
 
+/* The viscoelastic reference material (scenes/viscoelastic.ini, issue 49): a
+ * Maxwell material with a solvent, the rheometer's calibration target.  One
+ * section [reference] with G (Pa), lambda (s) and eta_s (Pa s), each required,
+ * finite and positive. */
+typedef struct pfb_viscoelastic {
+    double G, lambda, eta_s;
+} pfb_viscoelastic;
+
+int viscoelastic_load(const char *path, pfb_viscoelastic *v, pfb_err *err);
+
 #endif
