@@ -947,7 +947,6 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
     double t0 = now_seconds();
     for (long f = pos.f; f <= res->frames && !res->unstable; f++) {
         for (long s = f == pos.f ? pos.s : 0; s < res->substeps; s++) {
-            period_le_at(&sim.period, sim.t); /* a sheared box's images slide with t */
             rc = cfg->solver->step(state, &sim, res->dt, err);
             if (rc && run_check_blowup(&sim, res->energy_scale, INFINITY, res->reason, sizeof res->reason)) {
                 /* a blow-up inside the step: the state went non-finite or left the
@@ -966,7 +965,7 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
             res->steps++;
             sim.step++;
             sim.t = (double)(f - 1) * frame_dt + (double)(s + 1) * res->dt;
-            period_le_at(&sim.period, sim.t);
+            period_le_at(&sim.period, sim.t); /* a sheared box's images slide with t (set at t = 0 and on resume) */
             sim_positions_changed(&sim);
             rc = sim_emit(&sim, res->dt, sim.t, err);
             if (rc)

@@ -28,20 +28,31 @@ void fluid_derive(pfb_fluid *f)
     f->sigma = f->density * f->gravity * f->length * f->length / f->Bo;
 }
 
+/* Every key of spec from path's one section [reference] into p (freed by the
+ * caller, also on failure), each required: a missing one is named with what is
+ * valid; what names the file's kind in the messages. */
+static int load_reference(const char *path, const pfb_param_spec *spec, const char *what, pfb_params *p,
+                          pfb_err *err)
+{
+    int rc = params_init(p, spec, what, err);
+    if (rc)
+        return rc;
+    pfb_ini_target t[] = {{"reference", p}};
+    rc = params_load_ini(path, t, 1, NULL, 0, err);
+    for (size_t i = 0; !rc && i < p->n; i++)
+        if (!params_is_set(p, p->spec[i].name))
+            rc = pfb_err_set(err, PFB_EINVAL, "%s '%s': [reference] has no '%s'; valid: a %s (%s) from %g to %g",
+                             what, path, p->spec[i].name, p->spec[i].help, p->spec[i].unit, p->spec[i].min,
+                             p->spec[i].max);
+    return rc;
+}
+
 int fluid_load(const char *path, pfb_fluid *f, pfb_err *err)
 {
     memset(f, 0, sizeof *f);
     pfb_params p;
-    int rc = params_init(&p, fluid_params, "reference fluid", err);
-    if (rc)
-        return rc;
-    pfb_ini_target t[] = {{"reference", &p}};
-    rc = params_load_ini(path, t, 1, NULL, 0, err);
-    for (size_t i = 0; !rc && i < p.n; i++)
-        if (!params_is_set(&p, p.spec[i].name))
-            rc = pfb_err_set(err, PFB_EINVAL,
-                             "reference fluid '%s': [reference] has no '%s'; valid: a %s (%s) from %g to %g", path,
-                             p.spec[i].name, p.spec[i].help, p.spec[i].unit, p.spec[i].min, p.spec[i].max);
+    memset(&p, 0, sizeof p);
+    int rc = load_reference(path, fluid_params, "reference fluid", &p, err);
     if (!rc) {
         f->length = params_get(&p, "length");
         f->gravity = params_get(&p, "gravity");
@@ -66,16 +77,8 @@ int viscoelastic_load(const char *path, pfb_viscoelastic *v, pfb_err *err)
 {
     memset(v, 0, sizeof *v);
     pfb_params p;
-    int rc = params_init(&p, visco_params, "viscoelastic reference", err);
-    if (rc)
-        return rc;
-    pfb_ini_target t[] = {{"reference", &p}};
-    rc = params_load_ini(path, t, 1, NULL, 0, err);
-    for (size_t i = 0; !rc && i < p.n; i++)
-        if (!params_is_set(&p, p.spec[i].name))
-            rc = pfb_err_set(err, PFB_EINVAL,
-                             "viscoelastic reference '%s': [reference] has no '%s'; valid: a %s (%s) from %g to %g",
-                             path, p.spec[i].name, p.spec[i].help, p.spec[i].unit, p.spec[i].min, p.spec[i].max);
+    memset(&p, 0, sizeof p);
+    int rc = load_reference(path, visco_params, "viscoelastic reference", &p, err);
     if (!rc) {
         v->G = params_get(&p, "G");
         v->lambda = params_get(&p, "lambda");

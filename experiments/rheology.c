@@ -397,10 +397,12 @@ static void shear_series_free(shear_series *o)
     free(o->y);
 }
 
-/* The start-up run of solver so at setup su: its signal and its fit row. */
+/* The start-up run of solver so at setup su: its signal and its fit row; the
+ * fit (eta_s, G, lambda, rms: NaN when refused or unstable) into f. */
 static int rheo_startup(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, FILE *sig,
-                        FILE *fit, pfb_err *err)
+                        FILE *fit, double f[4], pfb_err *err)
 {
+    f[0] = f[1] = f[2] = f[3] = NAN;
     shear_series o;
     int rc = rheo_shear(ctx, so, su, RHEO_STARTUP_RATE, 0.0, RHEO_STARTUP_T, NULL, NULL, sig, &o, err);
     if (rc)
@@ -410,7 +412,6 @@ static int rheo_startup(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const 
                 o.status);
         return PFB_OK;
     }
-    double f[4];
     startup_fit(o.t, o.y, o.unstable ? 0 : o.n, RHEO_STARTUP_RATE, f);
     const pfb_maxwell *st = &o.stated;
     fprintf(fit, "%s,%d,%.6g,%.6g,%s,\"%s\",%.10g,%.10g,%.10g,%.6g,%.10g,%.10g,%.10g,%.6g,%.6g\n", so->name, su->dim,
@@ -489,12 +490,12 @@ static int rheo_flow(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rhe
  * exponents 0.996 and 0.994, neither on the other: rheology_scaling.csv) is
  * measured again.  The start-up runs 0.25 s, five reference lambdas.  A
  * method with springs (clavet) is reported with its start-up at the
- * rheometer's parameters and why it is not calibrated; a Newtonian one has no
- * elastic parameter. */
+ * rheometer's parameters (sf, rheo_startup's fit) and why it is not
+ * calibrated; a Newtonian one has no elastic parameter. */
 #define RHEO_CAL_T 0.25
 
 static int rheo_calibrate(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su,
-                          const pfb_viscoelastic *ref, FILE *cal, pfb_err *err)
+                          const pfb_viscoelastic *ref, const double sf[4], FILE *cal, pfb_err *err)
 {
     if (!strcmp(so->name, "mao_yang")) {
         double mu_e = 2.0 * ref->G, lam = ref->lambda, visc = ref->eta_s;
@@ -527,19 +528,13 @@ static int rheo_calibrate(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, cons
         fprintf(cal, "%s,%d,%.6g,0,\"\",,,,,,,newtonian,\"no elastic parameter\"\n", so->name, su->dim, su->spacing);
         return PFB_OK;
     }
-    shear_series o; /* the rheometer's start-up at its parameters (a current run: reloaded) */
-    int rc = rheo_shear(ctx, so, su, RHEO_STARTUP_RATE, 0.0, RHEO_STARTUP_T, NULL, NULL, NULL, &o, err);
-    if (rc)
-        return rc;
-    double f[4];
-    startup_fit(o.t, o.y, o.refused || o.unstable ? 0 : o.n, RHEO_STARTUP_RATE, f);
+    const double *f = sf;
     fprintf(cal,
             "%s,%d,%.6g,0,\"scenes/rheology.ini\",%.10g,%.10g,%.10g,%.6g,%.6g,%.6g,not calibrated,\"its start-up "
             "scatters by %.3g Pa rms about the Maxwell fit against the reference's G lambda gamma = %.3g Pa, and its "
             "springs' stress saturates in the flow curve instead of relaxing (rheology_flow.csv)\"\n",
             so->name, su->dim, su->spacing, f[1], f[2], f[0], f[1] / ref->G - 1.0, f[2] / ref->lambda - 1.0,
             f[0] / ref->eta_s - 1.0, f[3], ref->G * ref->lambda * RHEO_STARTUP_RATE);
-    shear_series_free(&o);
     return PFB_OK;
 }
 
@@ -615,11 +610,12 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
             const rheo_setup *su = &setups[u];
             if (su->quick != (ctx->quick ? 1 : 0))
                 continue;
-            rc = rheo_startup(ctx, so, su, ssig.f, sfit.f, err);
+            double sf[4];
+            rc = rheo_startup(ctx, so, su, ssig.f, sfit.f, sf, err);
             if (!rc)
                 rc = rheo_flow(ctx, so, su, flow.f, err);
             if (!rc)
-                rc = rheo_calibrate(ctx, so, su, &ref, cal.f, err);
+                rc = rheo_calibrate(ctx, so, su, &ref, sf, cal.f, err);
             if (rc)
                 break;
             rheo_result r;

@@ -223,6 +223,28 @@ static inline double eq8_coeff(const my_state *s, const pfb_particles *p, const 
     return s->kappa * (p->m[i] + p->m[j]) / (2.0 * (rho[i] + rho[j]) * (rho[i] + rho[j])) * kernel_cubic_w(&s->cubic, r);
 }
 
+/* A box without a free surface (s->pinned) leaves eq. 8's system singular (p up
+ * to a constant): its source b, over the nvec vector entries u (unknown when
+ * unk[rows[u]] >= 0), is made consistent by taking the unknowns' mean off them.
+ * The uniform part of a density error is no pressure gradient's to remove. */
+static void consistent_source(const my_state *s, double *b, size_t nvec)
+{
+    if (!s->pinned)
+        return;
+    double sum = 0.0;
+    size_t c = 0;
+    for (size_t u = 0; u < nvec; u++) {
+        sum += b[u];
+        c += s->unk[s->rows[u]] >= 0;
+    }
+    if (c == 0)
+        return;
+    const double mean = sum / (double)c;
+    for (size_t u = 0; u < nvec; u++)
+        if (s->unk[s->rows[u]] >= 0)
+            b[u] -= mean;
+}
+
 /* Row u (particle i) of the matrix at A->start[u]: the diagonal slot first,
  * then the off-diagonal entries sorted by column; its couplings to surface
  * particles into s->dsurf[u]. */
@@ -326,16 +348,7 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         s->b[u] = (rho[i] - s->rho0) * src; /* eq. 7 */
         s->x[u] = pr[i];                   /* warm start */
     }
-    if (s->pinned && nu > 0) {
-        /* the singular system's source made consistent: the uniform part of the
-         * density error is no pressure gradient's to remove (sum b = 0) */
-        double mean = 0.0;
-        for (size_t u = 0; u < nu; u++)
-            mean += s->b[u];
-        mean /= (double)nu;
-        for (size_t u = 0; u < nu; u++)
-            s->b[u] -= mean;
-    }
+    consistent_source(s, s->b, nu);
     /* symmetrise the off-diagonal entries, then the diagonals (row u alone
      * writes the pairs (u, v) and (v, u) with v > u, and its own entries
      * without a partner in row v, whichever v: any threads) */
@@ -538,16 +551,11 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     if (rc)
         return rc;
     const double src = 1.0 / (s->rho0 * dt * dt); /* eq. 7 */
-    double mean = 0.0;
     for (size_t i = 0; i < n; i++) {
         s->b[i] = s->unk[i] >= 0 ? (rho[i] - s->rho0) * src : 0.0;
         s->x[i] = s->unk[i] >= 0 ? pr[i] : 0.0; /* warm start */
-        mean += s->b[i];
     }
-    if (s->pinned && n > nsurf) /* as assemble_pressure: the singular system's source made consistent */
-        for (size_t i = 0; i < n; i++)
-            if (s->unk[i] >= 0)
-                s->b[i] -= mean / (double)(n - nsurf);
+    consistent_source(s, s->b, n);
     return PFB_OK;
 }
 
@@ -598,23 +606,15 @@ int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         /* the divergence part: the same operator, the density change of this
          * step's prediction as the source */
         const double src = 1.0 / (s->rho0 * dt * dt);
-        double mean = 0.0;
-        size_t nb = 0;
         for (size_t u = 0; u < nvec; u++) {
             size_t i = s->rows[u];
             s->b1[u] = s->unk[i] >= 0 ? (rho[i] - s->rho_n[i]) * src : 0.0;
             s->x1[u] = s->unk[i] >= 0 ? pd[i] : 0.0;
-            mean += s->b1[u];
-            nb += s->unk[i] >= 0;
         }
-        /* a box without a surface: the uniform part of the density change made
-         * consistent, as the first solve's (a sheared periodic lattice changes
-         * its SPH density uniformly, to second order in the strain; without this
-         * the singular solve returned a parabola across the box) */
-        if (s->pinned && nb > 0)
-            for (size_t u = 0; u < nvec; u++)
-                if (s->unk[s->rows[u]] >= 0)
-                    s->b1[u] -= mean / (double)nb;
+        /* (a sheared periodic lattice changes its SPH density uniformly, to
+         * second order in the strain: unremoved, that part made the singular
+         * solve return a parabola across the box) */
+        consistent_source(s, s->b1, nvec);
         int it1 = 0;
         double res1 = 0.0;
         if (s->stop == MY_STOP_DENSITY)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/maxwell.h"
 #include "../core/rng.h"
 
 #ifndef M_PI
@@ -316,6 +317,35 @@ static double solver_startup(int dim, double gdot, double mu_e, double lambda, d
     free(v0);
     return worst;
 }
+
+/* core/maxwell.h's maxwell_shear, the rheometer's model of homogeneous shear,
+ * against this file's own RK4 of the same rate (jaumann_rate, the full 3 x 3
+ * tensor, written apart): T_xx, T_xy, T_yy agree to the RK4's error, 1e-9 of
+ * G lambda gdot at 4000 steps over 5 lambda (fourth order; both integrate the
+ * same ODE).  With a yield, the steady T_xy at small lambda gdot is the
+ * Bingham value yield / sqrt(2) + G lambda gdot up to the normal stresses'
+ * share of |T|, O((lambda gdot)^2) = 1e-4 here: 1e-3 of it. */
+START_TEST(test_maxwell_shear_model)
+{
+    const double G = 500.0, lambda = 0.02, cases[2] = {1.0, 40.0};
+    for (int c = 0; c < 2; c++) {
+        const double gdot = cases[c], t = 5.0 * lambda;
+        double Tm[3], Tr[9];
+        maxwell_shear(G, lambda, 0.0, gdot, t, 4000, Tm);
+        ode_rk4(gdot, G, lambda, t, 4000, Tr);
+        const double scale = G * lambda * gdot;
+        ck_assert_msg(fabs(Tm[0] - Tr[0]) < 1e-9 * scale && fabs(Tm[1] - Tr[1]) < 1e-9 * scale &&
+                          fabs(Tm[2] - Tr[4]) < 1e-9 * scale,
+                      "gdot %g: maxwell_shear (%g, %g, %g) against RK4 (%g, %g, %g)", gdot, Tm[0], Tm[1], Tm[2], Tr[0],
+                      Tr[1], Tr[4]);
+    }
+    const double yield = 20.0, gdot = 0.5;
+    double Ty[3];
+    maxwell_shear(G, lambda, yield, gdot, 30.0 * lambda, 6000, Ty);
+    const double bingham = yield / sqrt(2.0) + G * lambda * gdot;
+    ck_assert_msg(fabs(Ty[1] / bingham - 1.0) < 1e-3, "yield: steady T_xy %g against Bingham's %g", Ty[1], bingham);
+}
+END_TEST
 
 START_TEST(test_startup_shear_ode)
 {
@@ -1452,6 +1482,7 @@ int main(void)
     tcase_add_test(tc, test_frame_indifference_2d);
     tcase_add_test(tc, test_frame_indifference_3d);
     tcase_add_test(tc, test_startup_shear_ode);
+    tcase_add_test(tc, test_maxwell_shear_model);
     tcase_add_loop_test(tc, test_le_uniform_shear, 0, 2);
     tcase_add_test(tc, test_le_startup_maxwell);
     tcase_add_test(tc, test_uncorrected_gradient_lags);
