@@ -130,3 +130,18 @@ void maxwell_shear(double G, double lambda, double yield, double gdot, double t,
             T[q] += h / 6.0 * (k1[q] + 2.0 * k2[q] + 2.0 * k3[q] + k4[q]);
     }
 }
+
+double maxwell_spring_modulus(int dim, double dx, double h, double rho, double k)
+{
+    const long m = (long)floor(h / dx) + 1;
+    double S = 0.0;
+    for (long a = -m; a <= m; a++)
+        for (long b = -m; b <= m; b++)
+            for (long c = dim == 3 ? -m : 0; c <= (dim == 3 ? m : 0); c++) {
+                const double x = (double)a * dx, y = (double)b * dx, z = (double)c * dx;
+                const double r = sqrt(x * x + y * y + z * z);
+                if (r > 0 && r < h)
+                    S += (1.0 - r / h) * x * x * y * y / (r * r);
+            }
+    return 0.25 * rho * k * S;
+}

@@ -78,4 +78,21 @@ int maxwell_fit(const double *k, const double *sum, const double *prod, size_t n
  * yield / sqrt(2) + G lambda gdot (a Bingham fluid's). */
 void maxwell_shear(double G, double lambda, double yield, double gdot, double t, long steps, double T[3]);
 
+/* The affine shear modulus of Clavet's springs (Algorithms 3-4) on a simple
+ * cubic (2D: square) lattice of spacing dx, density rho, interaction radius h
+ * and stiffness k (1/s^2): one spring per pair closer than h, resting at its
+ * lattice distance.  Algorithm 3 moves each end of a spring by dt^2 k (1 -
+ * L/h) (L - r) / 2, a pair force m k (1 - L/h) (r - L) / 2; under a small
+ * affine shear strain e a pair along u stretches by e r u_x u_y, so the
+ * virial stress is e times
+ *     G = (rho k / 4) sum_j (1 - r_j/h) x_j^2 y_j^2 / r_j^2
+ * over the lattice offsets 0 < r_j < h (x, y: the offset's components along
+ * the shear and its gradient).  The continuum limit of the sum is pi h^4 /
+ * (80 dx^2) in 2D and 4 pi h^5 / (450 dx^3) in 3D: G ~ rho k h^2 (h/dx)^dim.
+ * Eq. 8 with both yield ratios gamma = 0 relaxes each rest length as dL/dt =
+ * alpha (r - L): every spring is a Maxwell element of relaxation time 1 /
+ * alpha, and so, while the motion is affine, is the network (G, 1 / alpha).
+ * With gamma > 0 a spring is elastic until |r - L| > gamma L: a yield strain. */
+double maxwell_spring_modulus(int dim, double dx, double h, double rho, double k);
+
 #endif

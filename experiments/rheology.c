@@ -1,6 +1,8 @@
 /* rheology.c — the virtual rheometer: what material each method's parameters
- * make (issue 49).  So far its small-amplitude part: standing shear waves at
- * three wavenumbers, and the Maxwell material with a solvent that they give.
+ * make (issue 49): standing shear waves at three wavenumbers and the Maxwell
+ * material with a solvent that they give; the start-up of shear and the flow
+ * curve on a sheared box; the scaling laws; the calibration to the
+ * viscoelastic reference (scenes/viscoelastic.ini).
  *
  * Every solver runs the same periodic boxes (the shear_wave scene: u_x = U
  * sin(k y), k = 2 pi / L, no walls, no gravity; material.h's wave run, the
@@ -42,17 +44,25 @@
  * (eq. 9 drives dT/dt = mu_e / 2 D', and D = grad v + grad v^T is twice the
  * strain rate, so T_xy grows at (mu_e / 2) du/dy), lambda, and eta_s its
  * Newtonian viscosity (when given in Pa s).  clavet's springs state no G and no
- * lambda (issue 49's point: the measurement gives them); muller and
- * miller_pearce are Newtonian.
+ * lambda in the paper (issue 49's point: the measurement gives them); what
+ * they make while the lattice deforms affinely is derived in core/maxwell.h
+ * (maxwell_spring_modulus): G = (rho k_spring / 4) sum_j (1 - r_j/h) x_j^2
+ * y_j^2 / r_j^2 over the lattice within h, so G ~ rho k_spring h^2 (h/dx)^dim,
+ * and with both yield ratios 0 (scenes/rheology.ini) lambda = 1 / alpha; the
+ * springs' part of the stress is compared with that, and no solvent.  muller
+ * and miller_pearce are Newtonian.
  *
  * rho is the scene's density, 1000 kg/m^3 (every method's rest density here).
  *
  * Start-up of shear (the homogeneous measurement, no wavenumber): the same
  * box, L = 20 spacings, made a sheared box (Lees-Edwards, core/periodic.h;
  * scene shear_rate) at gamma = 1 1/s, from rest but for the uniform shear
- * u_x = gamma (y - L/2), for 0.15 s sampled every millisecond.  The shear
- * stress is the virial's, sigma_xy = -(sum m v'_x v'_y + W_xy) / V (pair_virial's
- * shear term, v' the velocity about the uniform shear).  A Maxwell material
+ * u_x = gamma (y - L/2), for 0.15 s sampled every millisecond (with springs
+ * 0.25 1/s for 0.6 s, five of their 1 / alpha, to the same strain: rheo_t).
+ * The shear stress is the virial's, sigma_xy = -(sum m v'_x v'_y + W_xy) / V
+ * (pair_virial's shear term, v' the velocity about the uniform shear); with
+ * springs also its springs' part, -spring_virial_xy / V (clavet's diag), and
+ * the rest, the fluid's part.  A Maxwell material
  * with a solvent answers (at a small Weissenberg number lambda gamma, here 0.02
  * for mao_yang: the corotational terms are of its square)
  *     sigma(t) = eta_s gamma + G lambda gamma (1 - exp(-t / lambda)),
@@ -61,6 +71,14 @@
  * [1e-4, 10] s).  This measures G and lambda with no wave: a wave of 40
  * spacings is itself dispersed by the discretisation, which the wave fit puts
  * into G.  A method that refuses a sheared box has a row saying so.
+ *
+ * Clavet's fluid part (double density relaxation, Algorithm 2, with its
+ * quadratic viscosity) is not a Newtonian solvent: on the sheared box it
+ * answers as an elastic solid of some thousand Pa per unit strain that flows
+ * at a plateau of some hundred Pa at every rate from 0.5 to 32 1/s (a yield
+ * stress), from the lattice and from a jittered start alike (the rows with
+ * part fluid).  The springs at the paper's stiffness carry some 13 Pa per unit
+ * strain beside it, and their stress follows the fluid's rearrangements.
  *
  * The flow curve: the same box sheared at 0.5, 2, 8 and 32 1/s (lambda gdot
  * from 0.01 to 0.64 for mao_yang), with the stated material and, for a
@@ -71,10 +89,18 @@
  * fluid's yield stress (core/maxwell.h, maxwell_shear).
  *
  * Outputs:
- *   rheology_startup.csv  solver,dim,dx,shear_rate,t,sigma_xy
- *   rheology_startup_fit.csv solver,dim,dx,shear_rate,status,reason,eta_s,G,lambda,rms,G_stated,
+ *   rheology_startup.csv  solver,dim,dx,shear_rate,t,sigma_xy,sigma_springs
+ *   rheology_startup_fit.csv solver,dim,dx,shear_rate,part,status,reason,eta_s,G,lambda,rms,G_stated,
  *                         lambda_stated,eta_s_stated,G_rel,lambda_rel
- *   rheology_flow.csv     solver,dim,dx,yield,shear_rate,status,reason,sigma,sigma_sd,sigma_model,rel
+ *   rheology_flow.csv     solver,dim,dx,yield,shear_rate,part,status,reason,sigma,sigma_sd,sigma_model,rel
+ *   (part: total, and with springs their part and the fluid's; the springs'
+ *   flow model is the linear Maxwell G lambda gdot (1 - exp(-t / lambda)),
+ *   which the springs' geometry leaves at lambda gdot of order one)
+ *   rheology_curves.csv   solver,dim,source,omega,Gp,Gpp: the Maxwell moduli of the stated
+ *                         material, of the start-up's fit, of the springs' and of the
+ *                         calibrated material's last fit (source stated, startup, springs,
+ *                         calibrated; for clavet the springs' part), 1 to 1000 rad/s, and
+ *                         the reference material's (solver and source reference, dim 0)
  *   rheology_calibration.csv solver,dim,dx,iteration,params,G,lambda,eta_s,G_rel,lambda_rel,eta_s_rel,status,reason
  *                         (against scenes/viscoelastic.ini; rheo_calibrate says how)
  *   rheology_signal.csv   solver,dim,length,t,amp
@@ -88,10 +114,12 @@
  *                         lambda,dlnG_dlnp,dlnlambda_dlnp
  * The scaling rows: each viscoelastic parameter doubled alone (mao_yang's mu_e
  * and lambda, clavet's k_spring and its two plasticity rates alpha together)
- * at the quick setup (2D, 5 mm), and the exponents of G and lambda in it:
- * which combinations of parameters the material depends on, and how.
- * response: maxwell (two or more waves oscillate: the fit), viscous (none
- * does), none (a blow-up, or a single oscillating wave). */
+ * at the quick setup (2D, 5 mm), in the start-up, and the exponents of G and
+ * lambda in it: which combinations of parameters the material depends on,
+ * and how (the varies table says about which point); response_base and
+ * response the part fitted (total or springs), none when a fit failed.
+ * The summary's response: maxwell (two or more waves oscillate: the fit),
+ * viscous (none does), none (a blow-up, or a single oscillating wave). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,6 +262,27 @@ static int rheo_material(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const
 #define RHEO_STARTUP_RATE 1.0
 #define RHEO_STARTUP_CELLS 20.0
 #define RHEO_STARTUP_T 0.15
+#define RHEO_STARTUP_T_SPRINGS 0.6
+
+static int solver_has_param(const pfb_solver_ops *so, const char *name);
+
+#define RHEO_STARTUP_RATE_SPRINGS 0.25
+
+/* The start-up's and the flow curve's duration: 0.15 s, 7.5 of mao_yang's
+ * lambda; 0.6 s with springs, 5.4 of the 1 / alpha = 0.111 s that the
+ * paper's alpha makes (scenes/rheology.ini).  The start-up's rate: 1 1/s, and
+ * 0.25 1/s with springs, so that both end at a shear strain of 0.15, where
+ * the springs' network is still the lattice's (at a strain of order 0.3 pairs
+ * leave h and new springs form, resting at h). */
+static double rheo_t(const pfb_solver_ops *so)
+{
+    return solver_has_param(so, "k_spring") ? RHEO_STARTUP_T_SPRINGS : RHEO_STARTUP_T;
+}
+
+static double rheo_rate(const pfb_solver_ops *so)
+{
+    return solver_has_param(so, "k_spring") ? RHEO_STARTUP_RATE_SPRINGS : RHEO_STARTUP_RATE;
+}
 
 static const char *const startup_names[] = {"sigma_xy", NULL};
 
@@ -321,23 +370,48 @@ static void startup_fit(const double *t, const double *y, size_t n, double gamma
  * yield > 0): its stress series, the stated material, or the refusal. */
 typedef struct shear_series {
     double *t, *y; /* t > 0 and a finite stress (t = 0: the solver's fields are not made yet) */
+    double *ys;    /* the springs' part of y (clavet's spring_virial_xy), NaN without springs */
+    double h;      /* the solver's interaction radius (its diag column h), NaN if it has none */
     size_t n;
     int refused, unstable;
     char status[520]; /* the refusal or the blow-up */
     pfb_maxwell stated;
+    pfb_maxwell springs; /* what clavet's springs state (springs_stated); NaN without springs */
 } shear_series;
+
+/* clavet's frame, its T0: k_spring and alpha are given per frame (solvers/clavet.c) */
+#define RHEO_CLAVET_FRAME (1.0 / 30.0)
+
+/* What clavet's springs state (core/maxwell.h, maxwell_spring_modulus): the
+ * affine modulus of the lattice's springs, and 1 / alpha when both yield
+ * ratios are 0 and both plasticity rates equal (otherwise NaN: a spring is
+ * elastic below its yield strain); no solvent (the springs' part alone). */
+static pfb_maxwell springs_stated(const pfb_exp_ctx *ctx, const char *id, const rheo_setup *su, double h)
+{
+    const double T0 = RHEO_CLAVET_FRAME;
+    const double k = material_meta_value(ctx, id, "solver.k_spring") / (T0 * T0);
+    const double as = material_meta_value(ctx, id, "solver.alpha_stretch") / T0,
+                 ac = material_meta_value(ctx, id, "solver.alpha_compress") / T0;
+    const double gs = material_meta_value(ctx, id, "solver.gamma_stretch"),
+                 gc = material_meta_value(ctx, id, "solver.gamma_compress");
+    pfb_maxwell m = {maxwell_spring_modulus(su->dim, su->spacing, h, RHEO_RHO, k), NAN, 0.0};
+    if (gs == 0.0 && gc == 0.0 && as == ac && as > 0)
+        m.lambda = 1.0 / as;
+    return m;
+}
 
 static int rheo_shear(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, double gdot,
                       double yield, double t_end, const char *tag, const char *const *more, FILE *sig,
                       shear_series *o, pfb_err *err)
 {
     memset(o, 0, sizeof *o);
-    o->stated = (pfb_maxwell){NAN, NAN, NAN};
+    o->stated = o->springs = (pfb_maxwell){NAN, NAN, NAN};
+    o->h = NAN;
     const double L = RHEO_STARTUP_CELLS * su->spacing;
     char id[200], sdim[32], spacing[64], len[64], rate[64], tend[64], frames[64], sy[64];
     if (tag)
         snprintf(id, sizeof id, "%s_rheo_%s_%dd_dx%g", so->name, tag, su->dim, su->spacing);
-    else if (gdot == RHEO_STARTUP_RATE && yield == 0.0)
+    else if (gdot == rheo_rate(so) && yield == 0.0)
         snprintf(id, sizeof id, "%s_rheo_startup_%dd_dx%g", so->name, su->dim, su->spacing);
     else
         snprintf(id, sizeof id, "%s_rheo_flow_%dd_dx%g_rate%g_yield%g", so->name, su->dim, su->spacing, gdot, yield);
@@ -371,22 +445,33 @@ static int rheo_shear(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rh
     free(sc.in);
     if (rc)
         return rc;
-    const csv_table *x = &out.extra;
+    const csv_table *x = &out.extra, *se = &out.series;
     const int ct = csv_table_col(x, "t"), cs = csv_table_col(x, "sigma_xy");
+    const int st = csv_table_col(se, "t"), sw = csv_table_col(se, "spring_virial_xy"), sh = csv_table_col(se, "h");
+    if (sh >= 0 && se->nrow > 0)
+        o->h = csv_table_get(se, se->nrow - 1, sh);
     o->t = malloc((x->nrow + 1) * sizeof *o->t);
     o->y = malloc((x->nrow + 1) * sizeof *o->y);
-    for (size_t r = 0; r < x->nrow && o->t && o->y; r++) {
+    o->ys = malloc((x->nrow + 1) * sizeof *o->ys);
+    for (size_t r = 0; r < x->nrow && o->t && o->y && o->ys; r++) {
         const double tv = csv_table_get(x, r, ct), v = csv_table_get(x, r, cs);
+        /* the frame's row of series.csv (the same frames, in order) */
+        const double vs = sw >= 0 && r < se->nrow && csv_table_get(se, r, st) == tv
+                              ? -csv_table_get(se, r, sw) / pow(L, su->dim)
+                              : NAN;
         if (sig)
-            fprintf(sig, "%s,%d,%.6g,%.6g,%.9g,%.10g\n", so->name, su->dim, su->spacing, gdot, tv, v);
+            fprintf(sig, "%s,%d,%.6g,%.6g,%.9g,%.10g,%.10g\n", so->name, su->dim, su->spacing, gdot, tv, v, vs);
         if (tv > 0 && isfinite(v)) {
             o->t[o->n] = tv;
+            o->ys[o->n] = vs;
             o->y[o->n++] = v;
         }
     }
     o->unstable = out.unstable;
     snprintf(o->status, sizeof o->status, "%s", out.unstable ? out.status : "");
     o->stated = stated_material(ctx, so, id);
+    if (isfinite(o->h) && o->n > 0 && isfinite(o->ys[0]))
+        o->springs = springs_stated(ctx, id, su, o->h);
     exp_run_out_free(&out);
     return PFB_OK;
 }
@@ -395,28 +480,60 @@ static void shear_series_free(shear_series *o)
 {
     free(o->t);
     free(o->y);
+    free(o->ys);
 }
 
-/* The start-up run of solver so at setup su: its signal and its fit row; the
- * fit (eta_s, G, lambda, rms: NaN when refused or unstable) into f. */
-static int rheo_startup(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, FILE *sig,
-                        FILE *fit, double f[4], pfb_err *err)
+/* One start-up fit row: part total (the virial's stress) or springs (its
+ * springs' part), against what the parameters state. */
+static void startup_row_out(FILE *fit, const pfb_solver_ops *so, const rheo_setup *su, double gdot, const char *part,
+                            const shear_series *o, const double f[4], const pfb_maxwell *st)
+{
+    fprintf(fit, "%s,%d,%.6g,%.6g,%s,%s,\"%s\",%.10g,%.10g,%.10g,%.6g,%.10g,%.10g,%.10g,%.6g,%.6g\n", so->name, su->dim,
+            su->spacing, gdot, part, o->unstable ? "unstable" : "ok", o->status, f[0], f[1], f[2], f[3], st->G,
+            st->lambda, st->eta_s, f[1] / st->G - 1.0, f[2] / st->lambda - 1.0);
+}
+
+/* The fit of the springs' part of series o into f (NaN without springs). */
+static void springs_fit(const shear_series *o, double gdot, double f[4])
 {
     f[0] = f[1] = f[2] = f[3] = NAN;
+    if (o->unstable || o->n == 0 || !isfinite(o->ys[0]))
+        return;
+    startup_fit(o->t, o->ys, o->n, gdot, f);
+}
+
+/* The start-up run of solver so at setup su: its signal and its fit rows
+ * (the total, and for a method with springs their part); the total's fit
+ * (eta_s, G, lambda, rms: NaN when refused or unstable) into f, the springs'
+ * into fs. */
+static int rheo_startup(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, FILE *sig,
+                        FILE *fit, double f[4], double fs[4], double *h, pfb_err *err)
+{
+    *h = NAN;
+    f[0] = f[1] = f[2] = f[3] = NAN;
+    fs[0] = fs[1] = fs[2] = fs[3] = NAN;
     shear_series o;
-    int rc = rheo_shear(ctx, so, su, RHEO_STARTUP_RATE, 0.0, RHEO_STARTUP_T, NULL, NULL, sig, &o, err);
+    int rc = rheo_shear(ctx, so, su, rheo_rate(so), 0.0, rheo_t(so), NULL, NULL, sig, &o, err);
     if (rc)
         return rc;
     if (o.refused) {
-        fprintf(fit, "%s,%d,%.6g,%.6g,refused,\"%s\",,,,,,,,,\n", so->name, su->dim, su->spacing, RHEO_STARTUP_RATE,
-                o.status);
+        fprintf(fit, "%s,%d,%.6g,%.6g,total,refused,\"%s\",,,,,,,,,\n", so->name, su->dim, su->spacing,
+                rheo_rate(so), o.status);
         return PFB_OK;
     }
-    startup_fit(o.t, o.y, o.unstable ? 0 : o.n, RHEO_STARTUP_RATE, f);
-    const pfb_maxwell *st = &o.stated;
-    fprintf(fit, "%s,%d,%.6g,%.6g,%s,\"%s\",%.10g,%.10g,%.10g,%.6g,%.10g,%.10g,%.10g,%.6g,%.6g\n", so->name, su->dim,
-            su->spacing, RHEO_STARTUP_RATE, o.unstable ? "unstable" : "ok", o.status, f[0], f[1], f[2], f[3], st->G,
-            st->lambda, st->eta_s, f[1] / st->G - 1.0, f[2] / st->lambda - 1.0);
+    *h = o.h;
+    startup_fit(o.t, o.y, o.unstable ? 0 : o.n, rheo_rate(so), f);
+    startup_row_out(fit, so, su, rheo_rate(so), "total", &o, f, &o.stated);
+    springs_fit(&o, rheo_rate(so), fs);
+    if (isfinite(o.springs.G)) {
+        startup_row_out(fit, so, su, rheo_rate(so), "springs", &o, fs, &o.springs);
+        /* the fluid's part: the total less the springs' (stated: nothing) */
+        double ff[4];
+        for (size_t i = 0; i < o.n; i++)
+            o.ys[i] = o.y[i] - o.ys[i];
+        startup_fit(o.t, o.ys, o.unstable ? 0 : o.n, rheo_rate(so), ff);
+        startup_row_out(fit, so, su, rheo_rate(so), "fluid", &o, ff, &(pfb_maxwell){NAN, NAN, NAN});
+    }
     shear_series_free(&o);
     return PFB_OK;
 }
@@ -447,36 +564,48 @@ static int rheo_flow(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rhe
         for (size_t ri = 0; ri < sizeof flow_rates / sizeof flow_rates[0]; ri++) {
             const double gdot = flow_rates[ri];
             shear_series o;
-            int rc = rheo_shear(ctx, so, su, gdot, yield, RHEO_STARTUP_T, NULL, NULL, NULL, &o, err);
+            int rc = rheo_shear(ctx, so, su, gdot, yield, rheo_t(so), NULL, NULL, NULL, &o, err);
             if (rc)
                 return rc;
             if (o.refused) {
-                fprintf(flow, "%s,%d,%.6g,%.6g,%.6g,refused,\"%s\",,,,\n", so->name, su->dim, su->spacing, yield,
-                        gdot, o.status);
+                fprintf(flow, "%s,%d,%.6g,%.6g,%.6g,total,refused,\"%s\",,,,\n", so->name, su->dim, su->spacing,
+                        yield, gdot, o.status);
                 if (ri == 0)
                     break; /* one refusal row per material */
                 continue;
             }
-            double s = 0, s2 = 0, sm = 0, c = 0;
-            const pfb_maxwell *st = &o.stated;
-            for (size_t i = 0; i < o.n && !o.unstable; i++) {
-                if (!(o.t[i] >= RHEO_STARTUP_T * 2.0 / 3.0))
-                    continue;
-                s += o.y[i];
-                s2 += o.y[i] * o.y[i];
-                if (isfinite(st->G) && isfinite(st->lambda)) {
-                    double T[3];
-                    maxwell_shear(st->G, st->lambda, yield, gdot, o.t[i], 2000, T);
-                    sm += T[1] + (isfinite(st->eta_s) ? st->eta_s : 0.0) * gdot;
-                } else {
-                    sm = NAN;
+            static const char *const parts[] = {"total", "springs", "fluid"};
+            for (int part = 0; part < 3; part++) {
+                const pfb_maxwell *st = part == 1 ? &o.springs : part == 2 ? &(pfb_maxwell){NAN, NAN, NAN} : &o.stated;
+                if (part && !isfinite(o.springs.G))
+                    break;
+                if (part == 2) /* the fluid's part: the total less the springs' (stated: nothing) */
+                    for (size_t i = 0; i < o.n; i++)
+                        o.ys[i] = o.y[i] - o.ys[i];
+                const double *y = part ? o.ys : o.y;
+                double s = 0, s2 = 0, sm = 0, c = 0;
+                for (size_t i = 0; i < o.n && !o.unstable; i++) {
+                    if (!(o.t[i] >= rheo_t(so) * 2.0 / 3.0))
+                        continue;
+                    s += y[i];
+                    s2 += y[i] * y[i];
+                    if (!isfinite(st->G) || !isfinite(st->lambda)) {
+                        sm = NAN;
+                    } else if (part == 1) { /* the springs: linear Maxwell */
+                        sm += st->G * st->lambda * gdot * (1.0 - exp(-o.t[i] / st->lambda));
+                    } else {
+                        double T[3];
+                        maxwell_shear(st->G, st->lambda, yield, gdot, o.t[i], 2000, T);
+                        sm += T[1] + (isfinite(st->eta_s) ? st->eta_s : 0.0) * gdot;
+                    }
+                    c += 1.0;
                 }
-                c += 1.0;
+                const double mean = c > 0 ? s / c : NAN, sd = c > 1 ? sqrt(fmax(s2 / c - mean * mean, 0.0)) : NAN;
+                const double model = c > 0 ? sm / c : NAN;
+                fprintf(flow, "%s,%d,%.6g,%.6g,%.6g,%s,%s,\"%s\",%.10g,%.6g,%.10g,%.6g\n", so->name, su->dim,
+                        su->spacing, yield, gdot, parts[part], o.unstable ? "unstable" : "ok",
+                        o.status, mean, sd, model, mean / model - 1.0);
             }
-            const double mean = c > 0 ? s / c : NAN, sd = c > 1 ? sqrt(fmax(s2 / c - mean * mean, 0.0)) : NAN;
-            const double model = c > 0 ? sm / c : NAN;
-            fprintf(flow, "%s,%d,%.6g,%.6g,%.6g,%s,\"%s\",%.10g,%.6g,%.10g,%.6g\n", so->name, su->dim, su->spacing,
-                    yield, gdot, o.unstable ? "unstable" : "ok", o.status, mean, sd, model, mean / model - 1.0);
             shear_series_free(&o);
         }
     }
@@ -484,81 +613,183 @@ static int rheo_flow(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rhe
 }
 
 /* Item 3: the calibration to the viscoelastic reference (scenes/viscoelastic.ini,
- * experiments/fluid.h).  mao_yang states G = mu_e / 2, lambda and eta_s
- * directly: it starts there, and one correction of each by the ratio of the
- * reference to the start-up's fit (G ~ mu_e and lambda ~ lambda with
- * exponents 0.996 and 0.994, neither on the other: rheology_scaling.csv) is
- * measured again.  The start-up runs 0.25 s, five reference lambdas.  A
- * method with springs (clavet) is reported with its start-up at the
- * rheometer's parameters (sf, rheo_startup's fit) and why it is not
- * calibrated; a Newtonian one has no elastic parameter. */
+ * experiments/fluid.h), from the start-up, which runs 0.25 s (five reference
+ * lambdas), with one correction measured again.
+ *
+ * mao_yang states G = mu_e / 2, lambda and eta_s directly: it starts there,
+ * and corrects each by the ratio of the reference to the fit (G ~ mu_e and
+ * lambda ~ lambda with exponents 1 and 1, neither on the other:
+ * rheology_scaling.csv).
+ *
+ * clavet's springs: both yield ratios 0 (each spring a Maxwell element,
+ * core/maxwell.h), alpha = 1 / lambda and k_spring from the affine modulus
+ * (maxwell_spring_modulus at the rheometer's h, which the lattice and rho0
+ * fix), then k_spring and alpha corrected by the ratios of the springs' part
+ * of the stress to the reference (G ~ k_spring, lambda ~ 1 / alpha).  The
+ * springs' part is what is calibrated; the row's reason gives the whole
+ * material's fit, whose fluid part is not a Newtonian solvent (the flow curve
+ * with springs off: a yield stress of some hundred Pa), so eta_s is not
+ * calibrated.  A method without springs or Maxwell stress has no elastic
+ * parameter. */
 #define RHEO_CAL_T 0.25
 
-static int rheo_calibrate(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su,
-                          const pfb_viscoelastic *ref, const double sf[4], FILE *cal, pfb_err *err)
+/* The calibration's first guess p for the reference (the header above):
+ * mao_yang's mu_e, lambda, viscosity; clavet's k_spring and alpha (per frame)
+ * at interaction radius h.  Returns 0 when there is none (no springs and no
+ * Maxwell stress, or no h). */
+static int cal_start(const pfb_solver_ops *so, const rheo_setup *su, const pfb_viscoelastic *ref, double h,
+                     double p[3])
 {
-    if (!strcmp(so->name, "mao_yang")) {
-        double mu_e = 2.0 * ref->G, lam = ref->lambda, visc = ref->eta_s;
-        for (int it = 0; it < 2; it++) {
-            char a[64], b[64], c[64], tag[32];
-            snprintf(a, sizeof a, "solver.mu_e=%.10g", mu_e);
-            snprintf(b, sizeof b, "solver.lambda=%.10g", lam);
-            snprintf(c, sizeof c, "solver.viscosity=%.10g", visc);
-            snprintf(tag, sizeof tag, "cal%d", it);
-            const char *const more[] = {a, b, c, NULL};
-            shear_series o;
-            int rc = rheo_shear(ctx, so, su, RHEO_STARTUP_RATE, 0.0, RHEO_CAL_T, tag, more, NULL, &o, err);
-            if (rc)
-                return rc;
-            double f[4];
-            startup_fit(o.t, o.y, o.unstable ? 0 : o.n, RHEO_STARTUP_RATE, f);
-            fprintf(cal, "%s,%d,%.6g,%d,\"mu_e=%.6g lambda=%.6g viscosity=%.6g\",%.10g,%.10g,%.10g,%.6g,%.6g,%.6g,%s,\"%s\"\n",
-                    so->name, su->dim, su->spacing, it, mu_e, lam, visc, f[1], f[2], f[0], f[1] / ref->G - 1.0,
-                    f[2] / ref->lambda - 1.0, f[0] / ref->eta_s - 1.0, o.unstable ? "unstable" : "ok", o.status);
-            shear_series_free(&o);
-            if (!(f[1] > 0) || !(f[2] > 0) || !(f[0] > 0))
-                break;
-            mu_e *= ref->G / f[1];
-            lam *= ref->lambda / f[2];
-            visc *= ref->eta_s / f[0];
+    const double T0 = RHEO_CLAVET_FRAME;
+    if (solver_has_param(so, "k_spring")) {
+        const double G1 = maxwell_spring_modulus(su->dim, su->spacing, h, RHEO_RHO, 1.0); /* per unit k */
+        if (!(G1 > 0))
+            return 0;
+        p[0] = ref->G / G1 * T0 * T0; /* k_spring per frame^2 */
+        p[1] = T0 / ref->lambda;     /* alpha per frame */
+        p[2] = NAN;
+        return 1;
+    }
+    if (strcmp(so->name, "mao_yang"))
+        return 0;
+    p[0] = 2.0 * ref->G;
+    p[1] = ref->lambda;
+    p[2] = ref->eta_s;
+    return 1;
+}
+
+/* The settings of material p (cal_start's parameters) into sets (at most 5
+ * and a NULL; the text in buf) and its description into params. */
+static void material_sets(const pfb_solver_ops *so, const double p[3], char buf[5][64], const char *sets[6],
+                          char *params, size_t np)
+{
+    if (solver_has_param(so, "k_spring")) {
+        snprintf(buf[0], 64, "solver.k_spring=%.10g", p[0]);
+        snprintf(buf[1], 64, "solver.alpha_stretch=%.10g", p[1]);
+        snprintf(buf[2], 64, "solver.alpha_compress=%.10g", p[1]);
+        snprintf(buf[3], 64, "solver.gamma_stretch=0");
+        snprintf(buf[4], 64, "solver.gamma_compress=0");
+        snprintf(params, np, "k_spring=%.6g alpha=%.6g gamma=0", p[0], p[1]);
+        for (int i = 0; i < 5; i++)
+            sets[i] = buf[i];
+        sets[5] = NULL;
+        return;
+    }
+    snprintf(buf[0], 64, "solver.mu_e=%.10g", p[0]);
+    snprintf(buf[1], 64, "solver.lambda=%.10g", p[1]);
+    snprintf(buf[2], 64, "solver.viscosity=%.10g", p[2]);
+    snprintf(params, np, "mu_e=%.6g lambda=%.6g viscosity=%.6g", p[0], p[1], p[2]);
+    for (int i = 0; i < 3; i++)
+        sets[i] = buf[i];
+    sets[3] = NULL;
+}
+
+/* The start-up of material p at the calibration's rate and duration (run
+ * tag), fitted: the total into f, the springs' part into fs. */
+static int cal_run(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, const double p[3],
+                   const char *tag, double f[4], double fs[4], shear_series *o, pfb_err *err)
+{
+    char buf[5][64], params[200];
+    const char *sets[6];
+    material_sets(so, p, buf, sets, params, sizeof params);
+    int rc = rheo_shear(ctx, so, su, RHEO_STARTUP_RATE, 0.0, RHEO_CAL_T, tag, sets, NULL, o, err);
+    if (rc)
+        return rc;
+    startup_fit(o->t, o->y, o->unstable ? 0 : o->n, RHEO_STARTUP_RATE, f);
+    springs_fit(o, RHEO_STARTUP_RATE, fs);
+    return PFB_OK;
+}
+
+static int rheo_calibrate(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su,
+                          const pfb_viscoelastic *ref, double h, FILE *cal, pfb_maxwell *calm, pfb_err *err)
+{
+    const int springs = solver_has_param(so, "k_spring");
+    *calm = (pfb_maxwell){NAN, NAN, NAN};
+    double p[3];
+    if (!cal_start(so, su, ref, h, p)) {
+        fprintf(cal, "%s,%d,%.6g,0,\"\",,,,,,,%s,\"%s\"\n", so->name, su->dim, su->spacing,
+                springs ? "not calibrated" : "newtonian",
+                springs ? "no interaction radius from its start-up" : "no elastic parameter");
+        return PFB_OK;
+    }
+    for (int it = 0; it < 2; it++) {
+        char tag[32], buf[5][64], params[200];
+        const char *sets[6];
+        material_sets(so, p, buf, sets, params, sizeof params);
+        snprintf(tag, sizeof tag, "cal%d", it);
+        shear_series o;
+        double f[4], fs[4];
+        int rc = cal_run(ctx, so, su, p, tag, f, fs, &o, err);
+        if (rc)
+            return rc;
+        const double *g = springs ? fs : f; /* what is calibrated */
+        const double eta = springs ? NAN : f[0];
+        *calm = (pfb_maxwell){g[1], g[2], springs ? 0.0 : f[0]};
+        char reason[400] = "";
+        if (springs)
+            snprintf(reason, sizeof reason,
+                     "the springs' part of the stress; the whole material's start-up fit is G %.4g Pa, lambda %.4g s, "
+                     "eta_s %.4g Pa s (rms %.3g Pa): its fluid part is not a Newtonian solvent (rheology_flow.csv)",
+                     f[1], f[2], f[0], f[3]);
+        fprintf(cal, "%s,%d,%.6g,%d,\"%s\",%.10g,%.10g,%.10g,%.6g,%.6g,%.6g,%s,\"%s%s\"\n", so->name, su->dim,
+                su->spacing, it, params, g[1], g[2], eta, g[1] / ref->G - 1.0, g[2] / ref->lambda - 1.0,
+                eta / ref->eta_s - 1.0, o.unstable ? "unstable" : "ok", o.status, reason);
+        shear_series_free(&o);
+        if (!(g[1] > 0) || !(g[2] > 0) || (!springs && !(f[0] > 0)))
+            break;
+        p[0] *= ref->G / g[1];
+        if (springs) {
+            p[1] *= g[2] / ref->lambda;
+        } else {
+            p[1] *= ref->lambda / g[2];
+            p[2] *= ref->eta_s / f[0];
         }
-        return PFB_OK;
     }
-    if (!solver_has_param(so, "k_spring")) {
-        fprintf(cal, "%s,%d,%.6g,0,\"\",,,,,,,newtonian,\"no elastic parameter\"\n", so->name, su->dim, su->spacing);
-        return PFB_OK;
-    }
-    const double *f = sf;
-    fprintf(cal,
-            "%s,%d,%.6g,0,\"scenes/rheology.ini\",%.10g,%.10g,%.10g,%.6g,%.6g,%.6g,not calibrated,\"its start-up "
-            "scatters by %.3g Pa rms about the Maxwell fit against the reference's G lambda gamma = %.3g Pa, and its "
-            "springs' stress saturates in the flow curve instead of relaxing (rheology_flow.csv)\"\n",
-            so->name, su->dim, su->spacing, f[1], f[2], f[0], f[1] / ref->G - 1.0, f[2] / ref->lambda - 1.0,
-            f[0] / ref->eta_s - 1.0, f[3], ref->G * ref->lambda * RHEO_STARTUP_RATE);
     return PFB_OK;
 }
 
 /* The parameters whose effect on G and lambda is measured (item 2 of issue
- * 49): each doubled from the rheometer's value, alone, at the quick setup.
- * The exponents d ln G / d ln p and d ln lambda / d ln p between the two are
- * the scaling laws (mao_yang's statement: G ~ mu_e, lambda ~ lambda, neither
- * on the other). */
+ * 49): each doubled alone, at the quick setup, in the start-up (mao_yang: the
+ * whole stress; clavet: its springs' part).  The exponents d ln G / d ln p
+ * and d ln lambda / d ln p between the two are the scaling laws (mao_yang's
+ * statement: G ~ mu_e, lambda ~ lambda, neither on the other; clavet's
+ * springs', core/maxwell.h: G ~ k_spring, lambda ~ 1 / alpha).  mao_yang's
+ * about the rheometer's parameters (scenes/rheology.ini), in its start-up;
+ * clavet's about the calibration's first guess (cal_start), in the
+ * calibration's start-up: at the paper's k_spring the springs carry some 13
+ * Pa per unit strain against the fluid's thousands (rheology_startup_fit.csv),
+ * and their stress follows the fluid's rearrangements rather than their own
+ * law. */
 typedef struct rheo_vary {
     const char *solver, *param;
-    double base;
-    const char *sets[3]; /* the doubled setting(s), NULL-terminated */
+    int index;           /* clavet: which of cal_start's parameters; -1: the rheometer's */
+    double base;         /* the rheometer's value (index -1) */
+    const char *sets[2]; /* its doubled setting (index -1) */
 } rheo_vary;
 
 static const rheo_vary varies[] = {
-    {"mao_yang", "mu_e", 1000.0, {"solver.mu_e=2000", NULL, NULL}},
-    {"mao_yang", "lambda", 0.02, {"solver.lambda=0.04", NULL, NULL}},
-    {"clavet", "k_spring", 0.3, {"solver.k_spring=0.6", NULL, NULL}},
-    {"clavet", "alpha", 0.3, {"solver.alpha_stretch=0.6", "solver.alpha_compress=0.6", NULL}},
+    {"mao_yang", "mu_e", -1, 1000.0, {"solver.mu_e=2000", NULL}},
+    {"mao_yang", "lambda", -1, 0.02, {"solver.lambda=0.04", NULL}},
+    {"clavet", "k_spring", 0, NAN, {NULL, NULL}},
+    {"clavet", "alpha", 1, NAN, {NULL, NULL}},
 };
+
+/* G'(omega) and G''(omega) of material m at 41 frequencies, 1 to 1000 rad/s
+ * evenly in ln omega (rheology_curves.csv: the figure's lines). */
+static void moduli_curve(FILE *f, const char *solver, int dim, const char *source, const pfb_maxwell *m)
+{
+    for (int i = 0; i <= 40; i++) {
+        const double w = pow(10.0, 3.0 * i / 40.0);
+        double gp, gpp;
+        maxwell_moduli(m, w, &gp, &gpp);
+        fprintf(f, "%s,%d,%s,%.6g,%.10g,%.10g\n", solver, dim, source, w, gp, gpp);
+    }
+}
 
 static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
-    exp_csv sig, waves, moduli, summary, scaling, ssig, sfit, flow, cal;
+    exp_csv sig, waves, moduli, summary, scaling, ssig, sfit, flow, cal, curves;
+    memset(&curves, 0, sizeof curves);
     memset(&cal, 0, sizeof cal);
     memset(&flow, 0, sizeof flow);
     memset(&ssig, 0, sizeof ssig);
@@ -587,20 +818,26 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                           "dlnlambda_dlnp",
                           err);
     if (!rc)
-        rc = exp_csv_open(&ssig, ctx, "rheology_startup.csv", "solver,dim,dx,shear_rate,t,sigma_xy", err);
+        rc = exp_csv_open(&ssig, ctx, "rheology_startup.csv", "solver,dim,dx,shear_rate,t,sigma_xy,sigma_springs",
+                          err);
     if (!rc)
         rc = exp_csv_open(&sfit, ctx, "rheology_startup_fit.csv",
-                          "solver,dim,dx,shear_rate,status,reason,eta_s,G,lambda,rms,G_stated,lambda_stated,"
+                          "solver,dim,dx,shear_rate,part,status,reason,eta_s,G,lambda,rms,G_stated,lambda_stated,"
                           "eta_s_stated,G_rel,lambda_rel",
                           err);
     if (!rc)
         rc = exp_csv_open(&flow, ctx, "rheology_flow.csv",
-                          "solver,dim,dx,yield,shear_rate,status,reason,sigma,sigma_sd,sigma_model,rel", err);
+                          "solver,dim,dx,yield,shear_rate,part,status,reason,sigma,sigma_sd,sigma_model,rel",
+                          err);
     pfb_viscoelastic ref;
     char refpath[600];
     snprintf(refpath, sizeof refpath, "%s/viscoelastic.ini", ctx->preset_dir ? ctx->preset_dir : "scenes");
     if (!rc)
         rc = viscoelastic_load(refpath, &ref, err);
+    if (!rc)
+        rc = exp_csv_open(&curves, ctx, "rheology_curves.csv", "solver,dim,source,omega,Gp,Gpp", err);
+    if (!rc)
+        moduli_curve(curves.f, "reference", 0, "reference", &(pfb_maxwell){ref.G, ref.lambda, ref.eta_s});
     if (!rc)
         rc = exp_csv_open(&cal, ctx, "rheology_calibration.csv",
                           "solver,dim,dx,iteration,params,G,lambda,eta_s,G_rel,lambda_rel,eta_s_rel,status,reason", err);
@@ -610,14 +847,21 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
             const rheo_setup *su = &setups[u];
             if (su->quick != (ctx->quick ? 1 : 0))
                 continue;
-            double sf[4];
-            rc = rheo_startup(ctx, so, su, ssig.f, sfit.f, sf, err);
+            double sf[4], sfs[4], h;
+            pfb_maxwell calm;
+            rc = rheo_startup(ctx, so, su, ssig.f, sfit.f, sf, sfs, &h, err);
             if (!rc)
                 rc = rheo_flow(ctx, so, su, flow.f, err);
             if (!rc)
-                rc = rheo_calibrate(ctx, so, su, &ref, sf, cal.f, err);
+                rc = rheo_calibrate(ctx, so, su, &ref, h, cal.f, &calm, err);
             if (rc)
                 break;
+            /* the moduli of the start-up's fits (total; springs, with no solvent) and the calibrated one's */
+            const pfb_maxwell fits[3] = {{sf[1], sf[2], sf[0]}, {sfs[1], sfs[2], 0.0}, calm};
+            static const char *const fsrc[3] = {"startup", "springs", "calibrated"};
+            for (int q = 0; q < 3; q++)
+                if (fits[q].G > 0 && fits[q].lambda > 0 && fits[q].eta_s >= 0)
+                    moduli_curve(curves.f, so->name, su->dim, fsrc[q], &fits[q]);
             rheo_result r;
             rc = rheo_material(ctx, so, su, "", NULL, sig.f, waves.f, &r, err);
             if (rc)
@@ -633,39 +877,70 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 fprintf(moduli.f, "%s,%d,%.10g,%.10g,%.10g,%.10g,%.10g\n", so->name, su->dim, r.omegas[i], gp, gpp, gps,
                         gpps);
             }
+            if (isfinite(st->G) && isfinite(st->lambda))
+                moduli_curve(curves.f, so->name, su->dim, "stated",
+                             &(pfb_maxwell){st->G, st->lambda, isfinite(st->eta_s) ? st->eta_s : 0.0});
             fprintf(summary.f,
                     "%s,%d,%.6g,%s,%zu,%.10g,%.6g,%.10g,%.6g,%.10g,%.6g,%.10g,%.6g,%.10g,%.10g,%.10g,%.10g,%.6g,%.6g\n",
                     so->name, su->dim, su->spacing, r.response, r.nosc, mf->m.G, mf->err.G, mf->m.lambda,
                     mf->err.lambda, mf->inv_lambda, mf->inv_lambda_err, mf->m.eta_s, mf->err.eta_s, r.eta_viscous,
                     st->G, st->lambda, st->eta_s, mf->m.G / st->G - 1.0, mf->m.lambda / st->lambda - 1.0);
         }
-        /* the scaling laws, at the quick setup (its base runs are the quick version's own) */
+        /* the scaling laws, at the quick setup */
         const rheo_setup *qs = &setups[sizeof setups / sizeof setups[0] - 1];
-        rheo_result base;
-        int have_base = 0;
+        double h = NAN, p0[3];
         for (size_t v = 0; v < sizeof varies / sizeof varies[0] && !rc; v++) {
-            if (strcmp(varies[v].solver, so->name))
+            const rheo_vary *va = &varies[v];
+            if (strcmp(va->solver, so->name))
                 continue;
-            if (!have_base) {
-                rc = rheo_material(ctx, so, qs, "", NULL, NULL, NULL, &base, err);
-                have_base = !rc;
-            }
-            rheo_result var;
+            shear_series o;
+            double fb[4], fv[4], fs[4], base = va->base, value = 2.0 * va->base;
             char tag[64];
-            snprintf(tag, sizeof tag, "_%s_x2", varies[v].param);
-            if (!rc)
-                rc = rheo_material(ctx, so, qs, tag, varies[v].sets, NULL, NULL, &var, err);
+            if (va->index < 0) { /* about the rheometer's parameters, in its start-up */
+                for (int q = 0; q < 2 && !rc; q++) {
+                    snprintf(tag, sizeof tag, "%s_x2", va->param);
+                    rc = rheo_shear(ctx, so, qs, rheo_rate(so), 0.0, rheo_t(so), q ? tag : NULL, q ? va->sets : NULL,
+                                    NULL, &o, err);
+                    if (rc)
+                        break;
+                    startup_fit(o.t, o.y, o.unstable ? 0 : o.n, rheo_rate(so), q ? fv : fb);
+                    shear_series_free(&o);
+                }
+            } else { /* about the calibration's first guess, in its start-up */
+                if (isnan(h)) { /* the quick start-up's h (the quick version's own run) */
+                    rc = rheo_shear(ctx, so, qs, rheo_rate(so), 0.0, rheo_t(so), NULL, NULL, NULL, &o, err);
+                    if (rc)
+                        break;
+                    h = o.h;
+                    shear_series_free(&o);
+                }
+                if (!cal_start(so, qs, &ref, h, p0))
+                    break;
+                double p[3] = {p0[0], p0[1], p0[2]};
+                rc = cal_run(ctx, so, qs, p, "cal0", fs, fb, &o, err);
+                if (rc)
+                    break;
+                shear_series_free(&o);
+                snprintf(tag, sizeof tag, "cal0_%s_x2", va->param);
+                p[va->index] *= 2.0;
+                rc = cal_run(ctx, so, qs, p, tag, fs, fv, &o, err);
+                if (rc)
+                    break;
+                shear_series_free(&o);
+                base = p0[va->index];
+                value = p[va->index];
+            }
             if (rc)
                 break;
-            const double lg = log(var.mf.m.G / base.mf.m.G) / log(2.0),
-                         ll = log(var.mf.m.lambda / base.mf.m.lambda) / log(2.0);
-            fprintf(scaling.f, "%s,%s,%.10g,%.10g,%s,%s,%.10g,%.10g,%.10g,%.10g,%.6g,%.6g\n", so->name,
-                    varies[v].param, varies[v].base, 2.0 * varies[v].base, base.response, var.response, base.mf.m.G,
-                    var.mf.m.G, base.mf.m.lambda, var.mf.m.lambda, lg, ll);
+            const char *part = va->index < 0 ? "total" : "springs";
+            const double lg = log(fv[1] / fb[1]) / log(2.0), ll = log(fv[2] / fb[2]) / log(2.0);
+            fprintf(scaling.f, "%s,%s,%.10g,%.10g,%s,%s,%.10g,%.10g,%.10g,%.10g,%.6g,%.6g\n", so->name, va->param,
+                    base, value, isfinite(fb[1]) ? part : "none", isfinite(fv[1]) ? part : "none", fb[1], fv[1],
+                    fb[2], fv[2], lg, ll);
         }
     }
-    exp_csv *const cs[] = {&sig, &waves, &moduli, &summary, &scaling, &ssig, &sfit, &flow, &cal};
-    return exp_csv_finish(cs, 9, rc, err);
+    exp_csv *const cs[] = {&sig, &waves, &moduli, &summary, &scaling, &ssig, &sfit, &flow, &cal, &curves};
+    return exp_csv_finish(cs, 10, rc, err);
 }
 
 const pfb_experiment pfb_exp_rheology = {

@@ -1415,20 +1415,53 @@ static double clavet_suggest_dt(const void *state, const pfb_sim *sim)
     return dt;
 }
 
-static const char *const clavet_diag_names[] = {"h", "c", "springs", "spring_rest_mean", "list_builds", NULL};
+/* The id -> storage index map for the springs' ends outside a step.  The run
+ * sorts the storage between the last step and a frame's diagnostics, so
+ * s->index_of (renewed in each step) may be stale there: then a map of the
+ * current storage is made into *tmp (freed by the caller); NULL if that fails. */
+static const size_t *current_index(const clavet_state *s, const pfb_particles *p, size_t **tmp)
+{
+    *tmp = NULL;
+    int stale = p->next_id > s->nindex;
+    for (size_t i = 0; i < p->n && !stale; i++)
+        stale = s->index_of[p->id[i]] != i;
+    if (!stale)
+        return s->index_of;
+    if (!(*tmp = malloc((p->next_id ? p->next_id : 1) * sizeof **tmp)))
+        return NULL;
+    for (size_t i = 0; i < p->n; i++)
+        (*tmp)[p->id[i]] = i;
+    return *tmp;
+}
+
+/* spring_virial_xy: the springs' part of the shear term diag[3] of pair_virial
+ * (clavet_shear_extra's first sum) over every particle, in N m: the stress the
+ * springs carry, -spring_virial_xy / V in a box of volume V, which the
+ * rheometer measures apart from the fluid's (experiments/rheology.c). */
+static const char *const clavet_diag_names[] = {"h", "c", "springs", "spring_rest_mean", "list_builds",
+                                                "spring_virial_xy", NULL};
 
 static void clavet_diag(const void *state, const pfb_sim *sim, double *values)
 {
-    (void)sim;
     const clavet_state *s = state;
-    double L = 0.0;
-    for (size_t k = 0; k < s->sp.n; k++)
-        L += s->sp.s[k].L;
+    const pfb_particles *p = &sim->p;
+    size_t *tmp;
+    const size_t *ix = s->sp.n ? current_index(s, p, &tmp) : (tmp = NULL, s->index_of);
+    double L = 0.0, W = ix ? 0.0 : NAN;
+    for (size_t k = 0; ix && k < s->sp.n; k++) {
+        const size_t i = ix[s->sp.s[k].a], j = ix[s->sp.s[k].b];
+        double u[3];
+        const double Lk = s->sp.s[k].L, r = pair_vec(&sim->period, p, sim->dim, i, j, u);
+        L += Lk;
+        W += (p->m[i] + p->m[j]) * s->k_spring * (1.0 - Lk / s->h) * (Lk - r) * r * u[0] * u[1] / 4.0;
+    }
     values[0] = s->h;
     values[1] = s->c;
     values[2] = (double)s->sp.n;
     values[3] = s->sp.n ? L / (double)s->sp.n : NAN;
     values[4] = (double)s->L.builds;
+    values[5] = W;
+    free(tmp);
 }
 
 /* The shear term (solver.h, diag[3]) of the springs' displacements (Algorithm
@@ -1446,12 +1479,19 @@ static double clavet_shear_extra(const clavet_state *s, const pfb_sim *sim, cons
     double S = 0.0;
     if (!(dt > 0))
         return NAN;
-    for (size_t k = 0; s->springs && k < s->sp.n; k++) {
-        const size_t i = s->index_of[s->sp.s[k].a], j = s->index_of[s->sp.s[k].b];
-        double u[3];
-        const double r = pair_vec(&sim->period, p, dim, i, j, u), L = s->sp.s[k].L;
-        const double D = dt * dt * s->k_spring * (1.0 - L / s->h) * (L - r);
-        S += ((in[i] ? p->m[i] : 0.0) + (in[j] ? p->m[j] : 0.0)) * D * r * u[0] * u[1] / (4.0 * dt * dt);
+    if (s->springs && s->sp.n) {
+        size_t *tmp;
+        const size_t *ix = current_index(s, p, &tmp);
+        if (!ix)
+            return NAN;
+        for (size_t k = 0; k < s->sp.n; k++) {
+            const size_t i = ix[s->sp.s[k].a], j = ix[s->sp.s[k].b];
+            double u[3];
+            const double r = pair_vec(&sim->period, p, dim, i, j, u), L = s->sp.s[k].L;
+            const double D = dt * dt * s->k_spring * (1.0 - L / s->h) * (L - r);
+            S += ((in[i] ? p->m[i] : 0.0) + (in[j] ? p->m[j] : 0.0)) * D * r * u[0] * u[1] / (4.0 * dt * dt);
+        }
+        free(tmp);
     }
     pfb_nlist nl;
     memset(&nl, 0, sizeof nl);

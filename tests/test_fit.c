@@ -3,6 +3,7 @@
  * material. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,6 +213,36 @@ START_TEST(test_maxwell_roots)
 }
 END_TEST
 
+/* The affine modulus of Clavet's springs (maxwell_spring_modulus): linear in
+ * rho and k, and the lattice sum tends to its continuum integral, pi h^4 /
+ * (80 dx^2) in 2D and 4 pi h^5 / (450 dx^3) in 3D, as h covers more spacings.
+ * The sum over a lattice of a function with a kink at r = h (1 - r/h, and so
+ * its cut) differs from the integral by the shell's lattice fluctuation,
+ * which falls as the shell holds more points: under 4 % at h = 10 spacings
+ * and 1 % at 40 in 2D, 4 % at 10 in 3D (measured -0.24 %, +0.004 %, -0.085 %:
+ * the tolerance is the boundary term's order, (dx / h) times 0.4). */
+START_TEST(test_maxwell_spring_modulus)
+{
+    const double dx = 0.01;
+    ck_assert(fabs(maxwell_spring_modulus(2, dx, 3.5 * dx, 2000.0, 3.0) /
+                       maxwell_spring_modulus(2, dx, 3.5 * dx, 1000.0, 1.0) -
+                   6.0) < 1e-12);
+    static const struct {
+        int dim;
+        double cells, tol;
+    } c[] = {{2, 10.0, 0.04}, {2, 40.0, 0.01}, {3, 10.0, 0.04}};
+    for (size_t q = 0; q < sizeof c / sizeof c[0]; q++) {
+        const double h = c[q].cells * dx;
+        const double S = maxwell_spring_modulus(c[q].dim, dx, h, 4.0, 1.0); /* rho k / 4 = 1 */
+        const double cont = c[q].dim == 2 ? M_PI * pow(h, 4) / (80.0 * dx * dx)
+                                          : 4.0 * M_PI * pow(h, 5) / (450.0 * dx * dx * dx);
+        printf("spring modulus %dD, h = %g dx: sum / integral - 1 = %.3g\n", c[q].dim, c[q].cells, S / cont - 1.0);
+        ck_assert_msg(fabs(S / cont - 1.0) < c[q].tol, "%dD, h = %g dx: lattice sum %g, integral %g", c[q].dim,
+                      c[q].cells, S, cont);
+    }
+}
+END_TEST
+
 /* The fit from exact root sums and products at three wavenumbers is exact to
  * round-off (a relative 1e-12: two least-squares lines through exact points),
  * and so is G'(w), G''(w) from it; from sampled waves through the damped-cosine
@@ -295,6 +326,7 @@ int main(void)
     TCase *tm = tcase_create("maxwell");
     tcase_add_test(tm, test_maxwell_roots);
     tcase_add_test(tm, test_maxwell_fit_recovers);
+    tcase_add_test(tm, test_maxwell_spring_modulus);
     suite_add_tcase(s, tm);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
