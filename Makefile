@@ -3,7 +3,8 @@
 #   make              build bin/pfbench
 #   make test         build and run the Check suites (alias: make check)
 #   make test SANITIZE=1   the same under AddressSanitizer + UBSan (separate build dir)
-#   make experiments  run the volume, stability, drop, scaling, snapshots and properties experiments into data/
+#   make experiments  run the calibration, then the validation, volume, stability, drop, scaling, snapshots,
+#                     properties and rheology experiments into data/
 #                     (JOBS=N: each experiment's runs N at a time on the local pool)
 #                     (QUICK=1: the reduced versions into data/quick/); reruns resume
 #   make figures      draw every figure from the experiments into plots/out/ (PDF, PNG)
@@ -264,7 +265,7 @@ $(error QUICK is '$(QUICK)'; valid: 0 or 1)
 endif
 # calibrate first: the others run the fluid it has just calibrated (its
 # calibrated.ini as --preset), so every number follows from this tree's calibration
-EXPERIMENTS := validation volume properties stability drop snapshots scaling
+EXPERIMENTS := validation volume properties stability drop snapshots rheology scaling
 FIGURES := $(basename $(notdir $(filter-out plots/style.gp,$(wildcard plots/*.gp))))
 # figures and the paper carry the date of the last commit, not the build's
 EPOCH = export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}

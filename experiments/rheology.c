@@ -101,7 +101,8 @@
  *                         calibrated material's last fit (source stated, startup, springs,
  *                         calibrated; for clavet the springs' part), 1 to 1000 rad/s, and
  *                         the reference material's (solver and source reference, dim 0)
- *   rheology_calibration.csv solver,dim,dx,iteration,params,G,lambda,eta_s,G_rel,lambda_rel,eta_s_rel,status,reason
+ *   rheology_calibration.csv solver,dim,dx,iteration,params,G,lambda,eta_s,G_rel,lambda_rel,eta_s_rel,status,reason,
+ *                         G_ref,lambda_ref,eta_s_ref
  *                         (against scenes/viscoelastic.ini; rheo_calibrate says how)
  *   rheology_signal.csv   solver,dim,length,t,amp
  *   rheology_waves.csv    solver,dim,dx,length,k,status,reason,response,beta,beta_err,omega,omega_err,
@@ -707,9 +708,10 @@ static int rheo_calibrate(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, cons
     *calm = (pfb_maxwell){NAN, NAN, NAN};
     double p[3];
     if (!cal_start(so, su, ref, h, p)) {
-        fprintf(cal, "%s,%d,%.6g,0,\"\",,,,,,,%s,\"%s\"\n", so->name, su->dim, su->spacing,
+        fprintf(cal, "%s,%d,%.6g,0,\"\",,,,,,,%s,\"%s\",%.10g,%.10g,%.10g\n", so->name, su->dim, su->spacing,
                 springs ? "not calibrated" : "newtonian",
-                springs ? "no interaction radius from its start-up" : "no elastic parameter");
+                springs ? "no interaction radius from its start-up" : "no elastic parameter", ref->G, ref->lambda,
+                ref->eta_s);
         return PFB_OK;
     }
     for (int it = 0; it < 2; it++) {
@@ -728,12 +730,18 @@ static int rheo_calibrate(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, cons
         char reason[400] = "";
         if (springs)
             snprintf(reason, sizeof reason,
-                     "the springs' part of the stress; the whole material's start-up fit is G %.4g Pa, lambda %.4g s, "
+                     "the springs' part of the stress; the whole material's start-up fit is G %.4g Pa; lambda %.4g s; "
                      "eta_s %.4g Pa s (rms %.3g Pa): its fluid part is not a Newtonian solvent (rheology_flow.csv)",
                      f[1], f[2], f[0], f[3]);
-        fprintf(cal, "%s,%d,%.6g,%d,\"%s\",%.10g,%.10g,%.10g,%.6g,%.6g,%.6g,%s,\"%s%s\"\n", so->name, su->dim,
-                su->spacing, it, params, g[1], g[2], eta, g[1] / ref->G - 1.0, g[2] / ref->lambda - 1.0,
-                eta / ref->eta_s - 1.0, o.unstable ? "unstable" : "ok", o.status, reason);
+        char st[520];
+        snprintf(st, sizeof st, "%s", o.status);
+        for (char *c = st; *c; c++) /* a reason without commas: the columns after it read by field */
+            if (*c == ',' || *c == '"')
+                *c = ';';
+        fprintf(cal, "%s,%d,%.6g,%d,\"%s\",%.10g,%.10g,%.10g,%.6g,%.6g,%.6g,%s,\"%s%s\",%.10g,%.10g,%.10g\n",
+                so->name, su->dim, su->spacing, it, params, g[1], g[2], eta, g[1] / ref->G - 1.0,
+                g[2] / ref->lambda - 1.0, eta / ref->eta_s - 1.0, o.unstable ? "unstable" : "ok", st, reason,
+                ref->G, ref->lambda, ref->eta_s);
         shear_series_free(&o);
         if (!(g[1] > 0) || !(g[2] > 0) || (!springs && !(f[0] > 0)))
             break;
@@ -840,7 +848,9 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
         moduli_curve(curves.f, "reference", 0, "reference", &(pfb_maxwell){ref.G, ref.lambda, ref.eta_s});
     if (!rc)
         rc = exp_csv_open(&cal, ctx, "rheology_calibration.csv",
-                          "solver,dim,dx,iteration,params,G,lambda,eta_s,G_rel,lambda_rel,eta_s_rel,status,reason", err);
+                          "solver,dim,dx,iteration,params,G,lambda,eta_s,G_rel,lambda_rel,eta_s_rel,status,reason,"
+                          "G_ref,lambda_ref,eta_s_ref",
+                          err);
     for (size_t si = 0; si < ctx->nsolvers && !rc; si++) {
         const pfb_solver_ops *so = ctx->solvers[si];
         for (size_t u = 0; u < sizeof setups / sizeof setups[0] && !rc; u++) {

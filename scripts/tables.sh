@@ -5,15 +5,16 @@
 #
 #   scripts/tables.sh DATADIR GENDIR [QUICK]
 #
-# DATADIR holds calibrate/, volume/, stability/, drop/, scaling/, snapshots/, properties/
-# and validation/ as `pfbench exp` writes them (data or data/quick); GENDIR receives
+# DATADIR holds calibrate/, volume/, stability/, drop/, scaling/, snapshots/, properties/,
+# validation/ and rheology/ as `pfbench exp` writes them (data or data/quick); GENDIR receives
 #   volume.tex stability.tex drop.tex scaling.tex properties.tex calibration.tex
 #   validation_dam_break.tex validation_hydrostatic.tex validation_hydrostatic_vertical.tex
 #   validation_hydrostatic_weight.tex
 #   validation_viscous.tex validation_drop.tex validation_drop_damping.tex
 #   validation_dam_break_mm.tex validation_drop_rayleigh.tex validation_drop_weak.tex
-#   reference_convergence.tex reference_checks.tex
+#   reference_convergence.tex reference_checks.tex rheology.tex rheology_calibration.tex
 #                    tabular environments
+#   rheology_numbers.tex  the viscoelastic section's numbers (the rheometer's)
 #   reference_numbers.tex  the continuum reference's numbers (REFDIR: the committed
 #                    data/reference unless REFDIR is set; `make reference` makes it)
 #   numbers.tex      \newcommand macros the text quotes (the best and worst method by
@@ -37,7 +38,8 @@ for f in volume/volume_summary stability/stability_summary drop/drop_summary \
          scaling/scaling_summary snapshots/snapshots_summary properties/properties_summary \
          calibrate/calibration_summary calibrate/calibration_steps validation/validation_dam_break \
          validation/validation_hydrostatic_summary validation/validation_viscous validation/validation_drop validation/validation_drop_signal \
-         validation/validation_order validation/validation_viscosity; do
+         validation/validation_order validation/validation_viscosity rheology/rheology_startup_fit \
+         rheology/rheology_flow rheology/rheology_calibration rheology/rheology_scaling rheology/rheology_summary; do
   if [ ! -r "$data/$f.csv" ]; then
     echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
     exit 1
@@ -641,6 +643,118 @@ END {
   > "$tmp/reference_numbers.tex"
 cat "$tmp/refshift.tex" >> "$tmp/reference_numbers.tex"
 
+# ---- rheology: the viscoelastic methods' material (pfbench exp rheology) --------------
+# The start-up fits (the whole stress, and clavet's springs' part) against what the
+# parameters state; the calibration to the viscoelastic reference, every iteration.
+# The reason fields come before no column read here but the calibration's reference
+# columns, and the experiment writes that file's reasons without commas.
+awk "$prelude"'
+function pm(x) { return isnum(x) ? sprintf("%+.1f", 100 * x) : "--" }
+{ if (v("status") != "ok" || (v("part") != "total" && v("part") != "springs")) next
+  s = v("solver"); n[s]++; row[s, n[s]] = name(s) " & " v("dim") "D & " fmt(1000 * v("dx"), "%.1f") " & " v("part") \
+    " & " mathnum(v("G")) " & " mathnum(v("lambda")) " & " mathnum(v("eta_s")) " & " mathnum(v("rms")) " & " \
+    mathnum(v("G_stated")) " & " mathnum(v("lambda_stated")) " & " pm(v("G_rel")) " & " pm(v("lambda_rel")) " \\\\" }
+END {
+  print "\\begin{tabular}{l c r l r r r r r r r r}"
+  print "\\toprule"
+  print "method & dim & $\\Delta x$ (mm) & part & $G$ (Pa) & $\\lambda$ (s) & $\\eta_s$ (Pa\\,s) & rms (Pa) & $G_\\mathrm{stated}$ & $\\lambda_\\mathrm{stated}$ & $\\Delta G$ (\\%) & $\\Delta\\lambda$ (\\%) \\\\"
+  print "\\midrule"
+  for (i = 1; i <= nsol; i++) { s = order[i]; for (k = 1; k <= n[s]; k++) print row[s, k] }
+  print "\\bottomrule"
+  print "\\end{tabular}"
+}' "$data/rheology/rheology_startup_fit.csv" > "$tmp/rheology.tex"
+
+awk "$prelude"'
+function pm(x) { return isnum(x) ? sprintf("%+.1f", 100 * x) : "--" }
+{ s = v("solver"); if (isnum(v("G_ref"))) { rg = v("G_ref"); rl = v("lambda_ref"); re = v("eta_s_ref") }
+  if (v("status") == "newtonian") next
+  pr = v("params"); gsub(/"/, "", pr)
+  n[s]++; row[s, n[s]] = name(s) " & " v("dim") "D & " fmt(1000 * v("dx"), "%.1f") " & " v("iteration") " & \\texttt{" \
+    tex(pr) "} & " mathnum(v("G")) " & " mathnum(v("lambda")) " & " mathnum(v("eta_s")) " & " pm(v("G_rel")) \
+    " & " pm(v("lambda_rel")) " & " pm(v("eta_s_rel")) " \\\\" }
+END {
+  print "\\begin{tabular}{l c r c l r r r r r r}"
+  print "\\toprule"
+  print "method & dim & $\\Delta x$ (mm) & it. & parameters & $G$ (Pa) & $\\lambda$ (s) & $\\eta_s$ (Pa\\,s) & $\\Delta G$ (\\%) & $\\Delta\\lambda$ (\\%) & $\\Delta\\eta_s$ (\\%) \\\\"
+  print "\\midrule"
+  print "reference & & & & & " mathnum(rg) " & " mathnum(rl) " & " mathnum(re) " & & & \\\\"
+  print "\\midrule"
+  for (i = 1; i <= nsol; i++) { s = order[i]; for (k = 1; k <= n[s]; k++) print row[s, k] }
+  print "\\bottomrule"
+  print "\\end{tabular}"
+}' "$data/rheology/rheology_calibration.csv" > "$tmp/rheology_calibration.tex"
+
+# the numbers the viscoelastic section quotes, at each method's finest 2D setup (the
+# smallest 2D spacing with a start-up); "--" where the data cannot give one
+awk "$prelude"'
+function def(n, x) { printf "\\newcommand{\\%s}{%s}\n", n, x }
+function pc(x) { return isnum(x) ? "$" sprintf("%+.1f", 100 * x) "$\\,\\%" : "--" }
+FILENAME ~ /rheology_startup_fit/ {
+  s = v("solver"); d = v("dim"); p = v("part")
+  if (v("status") == "refused") { if (!(s in refd)) { refd[s] = 1; nref++; refn[nref] = name(s) } ; next }
+  if (v("status") != "ok") next
+  if (d == 2 && (!(s in f2) || v("dx") + 0 < f2[s] + 0)) f2[s] = v("dx")
+  k = s SUBSEP d SUBSEP v("dx") SUBSEP p
+  G[k] = v("G"); L[k] = v("lambda"); Gs[k] = v("G_stated"); Ls[k] = v("lambda_stated"); Gr[k] = v("G_rel")
+  Lr[k] = v("lambda_rel"); rms[k] = v("rms")
+  if (s == "mao_yang" && p == "total") { ms = ms (ms == "" ? "" : "; ") pc(v("G_rel")) " and " pc(v("lambda_rel")) \
+    " (" d "D, $\\Delta x = " sprintf("%g", 1000 * v("dx")) "$\\,mm)" }
+  next }
+FILENAME ~ /rheology_flow/ {
+  s = v("solver"); if (v("status") != "ok") next
+  if (s == "mao_yang" && v("part") == "total" && isnum(v("rel"))) { r = v("rel") + 0; if (r < 0) r = -r; if (r > fmax) fmax = r; fseen = 1 }
+  if (v("part") == "fluid" && v("dim") == 2) { k = s SUBSEP v("dx"); fl[k, ++nf[k]] = v("sigma"); fr[k, nf[k]] = v("shear_rate") }
+  next }
+FILENAME ~ /rheology_calibration/ {
+  s = v("solver"); if (isnum(v("G_ref"))) { rg = v("G_ref"); rl = v("lambda_ref"); re = v("eta_s_ref") }
+  if (v("status") != "ok" || v("dim") != 2) next
+  k = s SUBSEP v("dx"); it = v("iteration") + 0
+  cg[k, it] = v("G_rel"); cl[k, it] = v("lambda_rel"); ce[k, it] = v("eta_s_rel"); if (!(k in cmax) || it > cmax[k]) cmax[k] = it
+  next }
+FILENAME ~ /rheology_scaling/ {
+  s = v("solver"); p = v("param")
+  sg[s, p] = v("dlnG_dlnp"); sl[s, p] = v("dlnlambda_dlnp")
+  next }
+FILENAME ~ /rheology_summary/ {
+  s = v("solver"); if (v("dim") == 2) { wg[s, v("dx")] = v("G"); wr[s, v("dx")] = v("G_rel") }
+  next }
+function ex(x) { return isnum(x) ? "$" sprintf("%.3f", x) "$" : "--" }
+END {
+  def("RheoRefG", mathnum(rg)); def("RheoRefLambda", mathnum(rl)); def("RheoRefEta", mathnum(re))
+  # the methods that refuse a sheared box, as a sentence ("" when none does)
+  refl = ""; for (q = 1; q <= nref; q++) refl = refl (q == 1 ? "" : (q == nref ? " and " : ", ")) refn[q]
+  def("RheoRefused", nref == 0 ? "" : refl (nref == 1 ? " refuses a sheared box; it is Newtonian." : \
+    " refuse a sheared box; they are Newtonian."))
+  def("RheoMaoStartup", ms == "" ? "--" : ms)
+  def("RheoFlowMax", fseen ? sprintf("%.2f", 100 * fmax) : "--")
+  m = "mao_yang"; km = m SUBSEP f2[m]; c = "clavet"; kc = c SUBSEP f2[c]
+  def("RheoMaoDx", (m in f2) ? sprintf("%g", 1000 * f2[m]) : "--")
+  def("RheoClavetDx", (c in f2) ? sprintf("%g", 1000 * f2[c]) : "--")
+  def("RheoMaoWaveGRel", pc(wr[m, f2[m]]))
+  def("RheoCalMaoG", pc(cg[km, cmax[km]])); def("RheoCalMaoLambda", pc(cl[km, cmax[km]])); def("RheoCalMaoEta", pc(ce[km, cmax[km]]))
+  def("RheoCalMaoFirstG", pc(cg[km, 0])); def("RheoCalMaoFirstLambda", pc(cl[km, 0]))
+  def("RheoCalClavetG", pc(cg[kc, cmax[kc]])); def("RheoCalClavetLambda", pc(cl[kc, cmax[kc]]))
+  def("RheoCalClavetFirstG", pc(cg[kc, 0])); def("RheoCalClavetFirstLambda", pc(cl[kc, 0]))
+  ks = c SUBSEP 2 SUBSEP f2[c] SUBSEP "springs"; kt = c SUBSEP 2 SUBSEP f2[c] SUBSEP "total"
+  def("RheoClavetSpringsG", mathnum(G[ks])); def("RheoClavetSpringsGStated", mathnum(Gs[ks]))
+  def("RheoClavetSpringsLambda", mathnum(L[ks])); def("RheoClavetSpringsLambdaStated", mathnum(Ls[ks]))
+  def("RheoClavetSpringsGRel", pc(Gr[ks])); def("RheoClavetSpringsLambdaRel", pc(Lr[ks]))
+  def("RheoClavetTotalG", mathnum(G[kt])); def("RheoClavetTotalRms", mathnum(rms[kt]))
+  def("RheoClavetWaveG", mathnum(wg[c, f2[c]]))
+  lo = hi = ""; rlo = rhi = ""
+  for (q = 1; q <= nf[kc]; q++) { x = fl[kc, q] + 0
+    if (lo == "" || x < lo) lo = x; if (hi == "" || x > hi) hi = x
+    if (rlo == "" || fr[kc, q] + 0 < rlo) rlo = fr[kc, q] + 0; if (rhi == "" || fr[kc, q] + 0 > rhi) rhi = fr[kc, q] + 0 }
+  def("RheoClavetPlateauLo", lo == "" ? "--" : mathnum(lo)); def("RheoClavetPlateauHi", hi == "" ? "--" : mathnum(hi))
+  def("RheoClavetRateLo", rlo == "" ? "--" : sprintf("%g", rlo)); def("RheoClavetRateHi", rhi == "" ? "--" : sprintf("%g", rhi))
+  def("RheoScaleMaoMu", ex(sg["mao_yang", "mu_e"])); def("RheoScaleMaoLambda", ex(sl["mao_yang", "lambda"]))
+  def("RheoScaleMaoCross", ex(sl["mao_yang", "mu_e"]) " and " ex(sg["mao_yang", "lambda"]))
+  def("RheoScaleClavetK", ex(sg["clavet", "k_spring"])); def("RheoScaleClavetAlpha", ex(sl["clavet", "alpha"]))
+  def("RheoScaleClavetCross", ex(sl["clavet", "k_spring"]) " and " ex(sg["clavet", "alpha"]))
+}' "$data/rheology/rheology_startup_fit.csv" "$data/rheology/rheology_flow.csv" \
+   "$data/rheology/rheology_calibration.csv" "$data/rheology/rheology_scaling.csv" \
+   "$data/rheology/rheology_summary.csv" > "$tmp/rheology_numbers.tex"
+
 # ---- numbers the text quotes ----------------------------------------------------------
 # Every macro is defined (as "--" when the data cannot give it), so the paper builds
 # whatever subset of solvers ran.
@@ -784,7 +898,7 @@ END {
 # exp` with its CSVs); without a manifest (data from before it existed), every run
 # directory under runs/ counts.
 metas=""
-for e in calibrate volume stability drop scaling snapshots properties validation; do
+for e in calibrate volume stability drop scaling snapshots properties validation rheology; do
   if [ -r "$data/$e/manifest.csv" ]; then
     while IFS= read -r id; do
       [ "$id" = run_id ] || [ -z "$id" ] && continue
@@ -839,7 +953,7 @@ END {
   print "\\toprule"
   print "experiment & runs & unstable & seeds & threads & run time (s) \\\\"
   print "\\midrule"
-  ne = split("calibrate volume stability drop scaling snapshots properties validation", el, " ")
+  ne = split("calibrate volume stability drop scaling snapshots properties validation rheology", el, " ")
   for (i = 1; i <= ne; i++) { k = el[i]; if (!(k in runs)) continue
     print k " & " runs[k] " & " (unst[k] + 0) " & " seeds[k] " & " (thrs[k] == "" ? "--" : thrs[k]) " & " sprintf("%.0f", wall[k]) " \\\\" }
   print "\\midrule"
@@ -861,7 +975,7 @@ END {
 {
   for f in volume/volume_summary stability/stability_summary drop/drop_summary scaling/scaling_summary \
            snapshots/snapshots_summary properties/properties_summary calibrate/calibration_summary \
-           validation/validation_order; do
+           validation/validation_order rheology/rheology_startup_fit rheology/rheology_calibration; do
     key=$(basename "$f" | sed 's/_summary//; s/_//g')
     printf '\\newcommand{\\Src%s}{\\texttt{%s}}\n' "$key" "$(printf '%s' "$data/$f.csv" | sed 's/[_%#&$]/\\&/g')"
   done
@@ -870,6 +984,7 @@ END {
 for f in volume stability drop scaling properties calibration calibration_reasons numbers appendix sources \
          validation_dam_break validation_hydrostatic validation_hydrostatic_vertical validation_hydrostatic_weight \
          validation_viscous validation_drop validation_drop_damping validation_numbers validation_dam_break_mm \
-         validation_drop_rayleigh validation_drop_weak reference_convergence reference_checks reference_numbers; do
+         validation_drop_rayleigh validation_drop_weak reference_convergence reference_checks reference_numbers \
+         rheology rheology_calibration rheology_numbers; do
   mv "$tmp/$f.tex" "$gen/$f.tex"
 done

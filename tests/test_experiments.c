@@ -277,7 +277,8 @@ START_TEST(test_quick_experiments)
          "solver,param,base,value,response_base,response,G_base,G,lambda_base,lambda,dlnG_dlnp,dlnlambda_dlnp"},
         {"rheology", "rheology_startup.csv", "solver,dim,dx,shear_rate,t,sigma_xy,sigma_springs"},
         {"rheology", "rheology_calibration.csv",
-         "solver,dim,dx,iteration,params,G,lambda,eta_s,G_rel,lambda_rel,eta_s_rel,status,reason"},
+         "solver,dim,dx,iteration,params,G,lambda,eta_s,G_rel,lambda_rel,eta_s_rel,status,reason,G_ref,lambda_ref,"
+         "eta_s_ref"},
         {"rheology", "rheology_flow.csv",
          "solver,dim,dx,yield,shear_rate,part,status,reason,sigma,sigma_sd,sigma_model,rel"},
         {"rheology", "rheology_curves.csv", "solver,dim,source,omega,Gp,Gpp"},

@@ -212,6 +212,49 @@ static void fixture(void)
                "mm_a225,2.25,2.7,3.5\nmm_a225,2.25,3.5,4.3\n");
     write_file("ref/reference_drop.csv", "# level: 9\n# dx: 0.0025\n# error bar: 0.0061\nt,deformation\n0,0.1\n"
                                          "0.1,0.1\n0.2,-0.1\n0.3,-0.1\n0.4,0.1\n0.5,0.1\n0.6,-0.1\n");
+    /* the rheometer: mao_yang's start-up at two 2D spacings (the finer, 2.5 mm, is the
+     * one the text quotes), clavet's whole stress, springs and fluid, two refusals */
+    write_file("data/rheology/rheology_startup_fit.csv",
+               "solver,dim,dx,shear_rate,part,status,reason,eta_s,G,lambda,rms,G_stated,lambda_stated,eta_s_stated,"
+               "G_rel,lambda_rel\n"
+               "mao_yang,2,0.005,1,total,ok,\"\",1.07,507.7,0.01968,0.0065,500,0.02,1,0.0154,-0.0158\n"
+               "mao_yang,2,0.0025,1,total,ok,\"\",1.07,505.6,0.01977,0.0065,500,0.02,1,0.0112,-0.0117\n"
+               "clavet,2,0.005,0.25,total,ok,\"\",-888,4699,10,151,nan,nan,nan,nan,nan\n"
+               "clavet,2,0.005,0.25,springs,ok,\"\",0.09,8.73,0.187,0.0227,13.1,0.111,0,-0.333,0.68\n"
+               "clavet,2,0.005,0.25,fluid,ok,\"\",-888,4697,10,151,nan,nan,nan,nan,nan\n"
+               "muller,2,0.005,1,total,refused,\"muller: not this, valid: that\",,,,,,,,,\n"
+               "miller_pearce,2,0.005,1,total,refused,\"no\",,,,,,,,,\n");
+    /* mao_yang's flow curve 0.77 % and 1.21 % off its model; clavet's fluid part
+     * from 537 Pa at 0.5 1/s to 397 Pa at 32 */
+    write_file("data/rheology/rheology_flow.csv",
+               "solver,dim,dx,yield,shear_rate,part,status,reason,sigma,sigma_sd,sigma_model,rel\n"
+               "mao_yang,2,0.0025,0,0.5,total,ok,\"\",5.5,0.01,5.49,0.0077\n"
+               "mao_yang,2,0.0025,20,32,total,ok,\"\",265,0.9,264,-0.0121\n"
+               "clavet,2,0.005,0,0.5,fluid,ok,\"\",537,155,nan,nan\n"
+               "clavet,2,0.005,0,32,fluid,ok,\"\",397,82,nan,nan\n");
+    write_file("data/rheology/rheology_calibration.csv",
+               "solver,dim,dx,iteration,params,G,lambda,eta_s,G_rel,lambda_rel,eta_s_rel,status,reason,G_ref,"
+               "lambda_ref,eta_s_ref\n"
+               "clavet,2,0.005,0,\"k_spring=11.4551 alpha=0.666667 gamma=0\",476.3,0.04997,nan,-0.0473,-0.0006,nan,ok,"
+               "\"springs\",500,0.05,11.0736\n"
+               "clavet,2,0.005,1,\"k_spring=12.024 alpha=0.666278 gamma=0\",511.05,0.04909,nan,0.0221,-0.0182,nan,ok,"
+               "\"springs\",500,0.05,11.0736\n"
+               "mao_yang,2,0.0025,0,\"mu_e=1000 lambda=0.05 viscosity=11.0736\",528.9,0.04626,11.74,0.0578,-0.0749,"
+               "0.0605,ok,\"\",500,0.05,11.0736\n"
+               "mao_yang,2,0.0025,1,\"mu_e=945.332 lambda=0.0540454 viscosity=10.4416\",497.2,0.05022,11.088,-0.0056,"
+               "0.0046,0.0013,ok,\"\",500,0.05,11.0736\n"
+               "muller,2,0.005,0,\"\",,,,,,,newtonian,\"no elastic parameter\",500,0.05,11.0736\n");
+    write_file("data/rheology/rheology_scaling.csv",
+               "solver,param,base,value,response_base,response,G_base,G,lambda_base,lambda,dlnG_dlnp,dlnlambda_dlnp\n"
+               "mao_yang,mu_e,1000,2000,total,total,507,1013,0.0197,0.0197,0.9966,0.0040\n"
+               "mao_yang,lambda,0.02,0.04,total,total,507,504,0.0197,0.0396,-0.0102,1.0078\n"
+               "clavet,k_spring,11.46,22.91,springs,springs,476,937,0.04997,0.0528,0.9759,0.0790\n"
+               "clavet,alpha,0.6667,1.333,springs,springs,476,471,0.04997,0.0251,-0.0161,-0.9914\n");
+    write_file("data/rheology/rheology_summary.csv",
+               "solver,dim,dx,response,n_waves,G,G_err,lambda,lambda_err,inv_lambda,inv_lambda_err,eta_s,eta_s_err,"
+               "eta_viscous,G_stated,lambda_stated,eta_s_stated,G_rel,lambda_rel\n"
+               "mao_yang,2,0.0025,maxwell,3,467,10,0.0197,1e-4,50.7,0.1,0.97,0.01,nan,500,0.02,1,-0.066,-0.0158\n"
+               "clavet,2,0.005,maxwell,3,14226,1700,0.045,0.047,22.3,23.5,-0.87,2.3,nan,nan,nan,nan,nan,nan\n");
     write_file("data/volume/runs/muller_pool_2d/run.meta", meta_a);
     /* a stale run the manifest does not list: not counted (stability has no manifest:
      * every run directory counts) */
@@ -376,6 +419,40 @@ START_TEST(test_tables_numbers)
     free(rn);
     contains(vn, "\\newcommand{\\ValDropRes}{20}", "validation_numbers.tex");
     free(vn);
+    /* the rheometer's tables: per cent with a sign, three significant figures; the
+     * fluid part is not a row; the calibration's every iteration under the reference */
+    gen_contains("rheology.tex", "Mao--Yang & 2D & 2.5 & total & $506$ & $0.0198$ & $1.07$ & $0.00650$ & $500$ & "
+                                 "$0.0200$ & +1.1 & -1.2 \\\\");
+    gen_contains("rheology.tex", "Clavet & 2D & 5.0 & springs & $8.73$ & $0.187$ & $0.0900$ & $0.0227$ & $13.1$ & "
+                                 "$0.111$ & -33.3 & +68.0 \\\\");
+    char *rt = read_gen("rheology.tex");
+    ck_assert_msg(strstr(rt, "fluid") == NULL, "rheology.tex lists the fluid part:\n%s", rt);
+    free(rt);
+    gen_contains("rheology_calibration.tex", "reference & & & & & $500$ & $0.0500$ & $11.1$ & & & \\\\");
+    gen_contains("rheology_calibration.tex", "Mao--Yang & 2D & 2.5 & 1 & \\texttt{mu\\_e=945.332 lambda=0.0540454 "
+                                             "viscosity=10.4416} & $497$ & $0.0502$ & $11.1$ & -0.6 & +0.5 & +0.1 \\\\");
+    char *rh = read_gen("rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoRefused}{M\\\"uller and Miller--Pearce refuse a sheared box; they are Newtonian.}",
+             "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoMaoStartup}{$+1.5$\\,\\% and $-1.6$\\,\\% (2D, $\\Delta x = 5$\\,mm); $+1.1$\\,\\% "
+                 "and $-1.2$\\,\\% (2D, $\\Delta x = 2.5$\\,mm)}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoMaoDx}{2.5}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoFlowMax}{1.21}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoMaoWaveGRel}{$-6.6$\\,\\%}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoCalMaoG}{$-0.6$\\,\\%}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoCalMaoFirstLambda}{$-7.5$\\,\\%}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoCalClavetG}{$+2.2$\\,\\%}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoCalClavetFirstG}{$-4.7$\\,\\%}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoRefEta}{$11.1$}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoClavetSpringsGStated}{$13.1$}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoClavetWaveG}{$14226$}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoClavetPlateauLo}{$397$}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoClavetPlateauHi}{$537$}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoClavetRateHi}{32}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoScaleMaoMu}{$0.997$}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoScaleClavetK}{$0.976$}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoScaleClavetCross}{$0.079$ and $-0.016$}", "rheology_numbers.tex");
+    free(rh);
     char *app = read_gen("appendix.tex");
     contains(app, "volume & 1 & 0 & 1 & -- & 2 \\\\", "appendix.tex");
     contains(app, "stability & 1 & 1 & 7 & 2 & 1 \\\\", "appendix.tex");
