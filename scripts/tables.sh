@@ -13,6 +13,7 @@
 #   validation_viscous.tex validation_drop.tex validation_drop_damping.tex
 #   validation_dam_break_mm.tex validation_drop_rayleigh.tex validation_drop_weak.tex
 #   reference_convergence.tex reference_checks.tex rheology.tex rheology_calibration.tex
+#   rheology_known.tex
 #                    tabular environments
 #   rheology_numbers.tex  the viscoelastic section's numbers (the rheometer's)
 #   reference_numbers.tex  the continuum reference's numbers (REFDIR: the committed
@@ -39,7 +40,8 @@ for f in volume/volume_summary stability/stability_summary drop/drop_summary \
          calibrate/calibration_summary calibrate/calibration_steps validation/validation_dam_break \
          validation/validation_hydrostatic_summary validation/validation_viscous validation/validation_drop validation/validation_drop_signal \
          validation/validation_order validation/validation_viscosity rheology/rheology_startup_fit \
-         rheology/rheology_flow rheology/rheology_calibration rheology/rheology_scaling rheology/rheology_summary; do
+         rheology/rheology_flow rheology/rheology_calibration rheology/rheology_scaling rheology/rheology_summary \
+         rheology/rheology_known; do
   if [ ! -r "$data/$f.csv" ]; then
     echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
     exit 1
@@ -684,6 +686,23 @@ END {
   print "\\end{tabular}"
 }' "$data/rheology/rheology_calibration.csv" > "$tmp/rheology_calibration.tex"
 
+# the flows with a known answer: each method's error per resolution, the order, the
+# kinetic energy's gain
+awk "$prelude"'
+{ s = v("solver"); n[s]++
+  row[s, n[s]] = name(s) " & " v("cells") " & " fmt(1000 * v("dx"), "%.2f") " & " \
+    (v("status") == "ok" ? pct(v("err_max"), "%.1f") " & " pct(v("err_rms"), "%.1f") : "unst. & --") " & " \
+    fmt(v("order"), "%.2f") " & " mathnum(v("ke_gain")) " \\\\" }
+END {
+  print "\\begin{tabular}{l r r r r r r}"
+  print "\\toprule"
+  print "method & $L/\\Delta x$ & $\\Delta x$ (mm) & max error (\\%) & rms error (\\%) & order & KE gain \\\\"
+  print "\\midrule"
+  for (i = 1; i <= nsol; i++) { s = order[i]; for (k = 1; k <= n[s]; k++) print row[s, k] }
+  print "\\bottomrule"
+  print "\\end{tabular}"
+}' "$data/rheology/rheology_known.csv" > "$tmp/rheology_known.tex"
+
 # the numbers the viscoelastic section quotes, at each method's finest 2D setup (the
 # smallest 2D spacing with a start-up); "--" where the data cannot give one
 awk "$prelude"'
@@ -718,6 +737,11 @@ FILENAME ~ /rheology_scaling/ {
 FILENAME ~ /rheology_summary/ {
   s = v("solver"); if (v("dim") == 2) { wg[s, v("dx")] = v("G"); wr[s, v("dx")] = v("G_rel") }
   next }
+FILENAME ~ /rheology_known/ {
+  s = v("solver"); if (v("status") != "ok") { kbad[s] = 1; next }
+  nk[s]++; ke[s, nk[s]] = v("err_max"); kcl[s, nk[s]] = v("cells"); ko[s, nk[s]] = v("order")
+  if (isnum(v("ke_gain"))) { g = v("ke_gain") + 0; if (!(s in kglo) || g < kglo[s]) kglo[s] = g; if (!(s in kghi) || g > kghi[s]) kghi[s] = g }
+  next }
 function ex(x) { return isnum(x) ? "$" sprintf("%.3f", x) "$" : "--" }
 END {
   def("RheoRefG", mathnum(rg)); def("RheoRefLambda", mathnum(rl)); def("RheoRefEta", mathnum(re))
@@ -751,9 +775,20 @@ END {
   def("RheoScaleMaoCross", ex(sl["mao_yang", "mu_e"]) " and " ex(sg["mao_yang", "lambda"]))
   def("RheoScaleClavetK", ex(sg["clavet", "k_spring"])); def("RheoScaleClavetAlpha", ex(sl["clavet", "alpha"]))
   def("RheoScaleClavetCross", ex(sl["clavet", "k_spring"]) " and " ex(sg["clavet", "alpha"]))
+  # the known-answer wave: "$6.0$, $2.2$ and $1.6$\,\% at 10, 20 and 40 spacings (orders $1.41$ and $0.51$)"
+  split("mao_yang clavet", ks2, " "); split("Mao Clavet", kn2, " ")
+  for (j = 1; j <= 2; j++) { s = ks2[j]; t = ""; cs2 = ""; o = ""
+    for (q = 1; q <= nk[s]; q++) {
+      sep = (q == 1) ? "" : (q == nk[s] ? " and " : ", ")
+      t = t sep "$" sprintf("%.1f", 100 * ke[s, q]) "$"; cs2 = cs2 sep kcl[s, q]
+      if (isnum(ko[s, q])) o = o (o == "" ? "" : " and ") "$" sprintf("%.2f", ko[s, q]) "$" }
+    def("RheoKnown" kn2[j], nk[s] == 0 || (s in kbad) ? "--" : t "\\,\\% of the initial amplitude at " cs2 \
+      " spacings per wavelength" (o == "" ? "" : " (observed orders " o ")"))
+    def("RheoKnown" kn2[j] "Gain", (s in kglo) ? (kglo[s] == kghi[s] ? mathnum(kglo[s]) : mathnum(kglo[s]) " to " mathnum(kghi[s])) : "--")
+  }
 }' "$data/rheology/rheology_startup_fit.csv" "$data/rheology/rheology_flow.csv" \
    "$data/rheology/rheology_calibration.csv" "$data/rheology/rheology_scaling.csv" \
-   "$data/rheology/rheology_summary.csv" > "$tmp/rheology_numbers.tex"
+   "$data/rheology/rheology_summary.csv" "$data/rheology/rheology_known.csv" > "$tmp/rheology_numbers.tex"
 
 # ---- numbers the text quotes ----------------------------------------------------------
 # Every macro is defined (as "--" when the data cannot give it), so the paper builds
@@ -975,7 +1010,8 @@ END {
 {
   for f in volume/volume_summary stability/stability_summary drop/drop_summary scaling/scaling_summary \
            snapshots/snapshots_summary properties/properties_summary calibrate/calibration_summary \
-           validation/validation_order rheology/rheology_startup_fit rheology/rheology_calibration; do
+           validation/validation_order rheology/rheology_startup_fit rheology/rheology_calibration \
+           rheology/rheology_known; do
     key=$(basename "$f" | sed 's/_summary//; s/_//g')
     printf '\\newcommand{\\Src%s}{\\texttt{%s}}\n' "$key" "$(printf '%s' "$data/$f.csv" | sed 's/[_%#&$]/\\&/g')"
   done
@@ -985,6 +1021,6 @@ for f in volume stability drop scaling properties calibration calibration_reason
          validation_dam_break validation_hydrostatic validation_hydrostatic_vertical validation_hydrostatic_weight \
          validation_viscous validation_drop validation_drop_damping validation_numbers validation_dam_break_mm \
          validation_drop_rayleigh validation_drop_weak reference_convergence reference_checks reference_numbers \
-         rheology rheology_calibration rheology_numbers; do
+         rheology rheology_calibration rheology_known rheology_numbers; do
   mv "$tmp/$f.tex" "$gen/$f.tex"
 done

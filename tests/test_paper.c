@@ -255,6 +255,16 @@ static void fixture(void)
                "eta_viscous,G_stated,lambda_stated,eta_s_stated,G_rel,lambda_rel\n"
                "mao_yang,2,0.0025,maxwell,3,467,10,0.0197,1e-4,50.7,0.1,0.97,0.01,nan,500,0.02,1,-0.066,-0.0158\n"
                "clavet,2,0.005,maxwell,3,14226,1700,0.045,0.047,22.3,23.5,-0.87,2.3,nan,nan,nan,nan,nan,nan\n");
+    /* the known-answer wave: mao_yang's error halves twice (order 1), clavet's kinetic
+     * energy gains 400 to 700 times; its finest run blew up */
+    write_file("data/rheology/rheology_known.csv",
+               "solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain\n"
+               "mao_yang,2,standing_wave,10,0.01,\"mu_e=945\",ok,\"\",0.08,0.03,nan,1\n"
+               "mao_yang,2,standing_wave,20,0.005,\"mu_e=945\",ok,\"\",0.04,0.015,1,1\n"
+               "mao_yang,2,standing_wave,40,0.0025,\"mu_e=945\",ok,\"\",0.02,0.0075,1,1\n"
+               "clavet,2,standing_wave,10,0.01,\"k_spring=3\",ok,\"\",14.5,3.2,nan,700\n"
+               "clavet,2,standing_wave,20,0.005,\"k_spring=12\",ok,\"\",5.5,1.4,1.4,400\n"
+               "clavet,2,standing_wave,40,0.0025,\"k_spring=48\",unstable,\"blew up\",nan,nan,nan,nan\n");
     write_file("data/volume/runs/muller_pool_2d/run.meta", meta_a);
     /* a stale run the manifest does not list: not counted (stability has no manifest:
      * every run directory counts) */
@@ -452,6 +462,13 @@ START_TEST(test_tables_numbers)
     contains(rh, "\\newcommand{\\RheoScaleMaoMu}{$0.997$}", "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoScaleClavetK}{$0.976$}", "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoScaleClavetCross}{$0.079$ and $-0.016$}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoKnownMao}{$8.0$, $4.0$ and $2.0$\\,\\% of the initial amplitude at 10, 20 and 40 "
+                 "spacings per wavelength (observed orders $1.00$ and $1.00$)}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoKnownMaoGain}{$1.00$}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoKnownClavet}{--}", "rheology_numbers.tex"); /* a blow-up: no list */
+    contains(rh, "\\newcommand{\\RheoKnownClavetGain}{$400$ to $700$}", "rheology_numbers.tex");
+    gen_contains("rheology_known.tex", "Mao--Yang & 20 & 5.00 & 4.0 & 1.5 & 1.00 & $1.00$ \\\\");
+    gen_contains("rheology_known.tex", "Clavet & 40 & 2.50 & unst. & -- & -- & -- \\\\");
     free(rh);
     char *app = read_gen("appendix.tex");
     contains(app, "volume & 1 & 0 & 1 & -- & 2 \\\\", "appendix.tex");
