@@ -813,6 +813,14 @@ static int rheo_known_wave(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
         snprintf(id, sizeof id, "%s_rheo_known_wave_2d_n%g", so->name, cells);
         material_wave_signal w;
         int rc = material_wave_run(ctx, "rheology", id, so, 2, dx, cells, RHEO_KW_T, sets, NULL, &w, err);
+        if (rc == PFB_EINVAL) { /* the method refuses these parameters (one line): a row saying so */
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            csv_safe(why);
+            fprintf(kw, "%s,2,standing_wave,%g,%.6g,\"%s\",refused,\"%s\",,,,\n", so->name, cells, dx, params, why);
+            emax_prev = NAN;
+            continue;
+        }
         if (rc)
             return rc;
         double emax = NAN, erms = NAN;

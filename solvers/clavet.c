@@ -184,7 +184,7 @@ static const pfb_param_spec clavet_params[] = {
     {"beta", PFB_PARAM_DOUBLE, 0.1, 0.0, 100.0, "1/L0", "quadratic viscosity (Algorithm 5)", NULL},
     {"springs", PFB_PARAM_BOOL, 0, 0, 1, "", "elastic springs (Algorithms 3, 4); false = pure fluid", NULL},
     {"spring_init", PFB_PARAM_CHOICE, 0, 0, 0, "", "new springs' rest length: h (Algorithm 4) or distance (the first step's pairs keep their initial distance: a rest shape)", "h|distance"},
-    {"k_spring", PFB_PARAM_DOUBLE, 0.3, 0.0, 100.0, "1/frame^2", "spring stiffness (Algorithm 3)", NULL},
+    {"k_spring", PFB_PARAM_DOUBLE, 0.3, 0.0, 1e4, "1/frame^2", "spring stiffness (Algorithm 3); a fixed modulus needs it to grow as 1/spacing^2 (core/maxwell.h)", NULL},
     {"alpha_stretch", PFB_PARAM_DOUBLE, 0.3, 0.0, 100.0, "1/frame", "plasticity when stretched (eq. 8)", NULL},
     {"alpha_compress", PFB_PARAM_DOUBLE, 0.3, 0.0, 100.0, "1/frame", "plasticity when compressed (eq. 8)", NULL},
     {"gamma_stretch", PFB_PARAM_DOUBLE, 0.1, 0.0, 1.0, "1", "yield ratio when stretched (eq. 8)", NULL},
