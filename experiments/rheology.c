@@ -496,6 +496,14 @@ static void shear_series_free(shear_series *o)
     free(o->ys);
 }
 
+/* The fluid's part of series o (the total less the springs'), in place of
+ * the springs' part: the last use of ys. */
+static void springs_to_fluid(shear_series *o)
+{
+    for (size_t i = 0; i < o->n; i++)
+        o->ys[i] = o->y[i] - o->ys[i];
+}
+
 /* One start-up fit row: part total (the virial's stress) or springs (its
  * springs' part), against what the parameters state. */
 static void startup_row_out(FILE *fit, const pfb_solver_ops *so, const rheo_setup *su, double gdot, const char *part,
@@ -540,10 +548,8 @@ static int rheo_startup(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const 
     springs_fit(&o, rheo_rate(so), fs);
     if (isfinite(o.springs.G)) {
         startup_row_out(fit, so, su, rheo_rate(so), "springs", &o, fs, &o.springs);
-        /* the fluid's part: the total less the springs' (stated: nothing) */
-        double ff[4];
-        for (size_t i = 0; i < o.n; i++)
-            o.ys[i] = o.y[i] - o.ys[i];
+        double ff[4]; /* the fluid's part (stated: nothing) */
+        springs_to_fluid(&o);
         startup_fit(o.t, o.ys, o.unstable ? 0 : o.n, rheo_rate(so), ff);
         startup_row_out(fit, so, su, rheo_rate(so), "fluid", &o, ff, &(pfb_maxwell){NAN, NAN, NAN});
     }
@@ -592,9 +598,8 @@ static int rheo_flow(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rhe
                 const pfb_maxwell *st = part == 1 ? &o.springs : part == 2 ? &(pfb_maxwell){NAN, NAN, NAN} : &o.stated;
                 if (part && !isfinite(o.springs.G))
                     break;
-                if (part == 2) /* the fluid's part: the total less the springs' (stated: nothing) */
-                    for (size_t i = 0; i < o.n; i++)
-                        o.ys[i] = o.y[i] - o.ys[i];
+                if (part == 2) /* the fluid's part (stated: nothing) */
+                    springs_to_fluid(&o);
                 const double *y = part ? o.ys : o.y;
                 double s = 0, s2 = 0, sm = 0, c = 0;
                 for (size_t i = 0; i < o.n && !o.unstable; i++) {
@@ -698,13 +703,14 @@ static void material_sets(const pfb_solver_ops *so, const double p[3], char buf[
 }
 
 /* The start-up of material p at the calibration's rate and duration (run
- * tag), fitted: the total into f, the springs' part into fs. */
+ * tag), fitted: the total into f, the springs' part into fs; the material's
+ * description (material_sets) into params[200]. */
 static int cal_run(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, const double p[3],
-                   const char *tag, double f[4], double fs[4], shear_series *o, pfb_err *err)
+                   const char *tag, double f[4], double fs[4], shear_series *o, char params[200], pfb_err *err)
 {
-    char buf[5][64], params[200];
+    char buf[5][64];
     const char *sets[6];
-    material_sets(so, p, buf, sets, params, sizeof params);
+    material_sets(so, p, buf, sets, params, 200);
     int rc = rheo_shear(ctx, so, su, RHEO_STARTUP_RATE, 0.0, RHEO_CAL_T, tag, sets, NULL, o, err);
     if (rc)
         return rc;
@@ -729,13 +735,11 @@ static int rheo_calibrate(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, cons
         return PFB_OK;
     }
     for (int it = 0; it < 2; it++) {
-        char tag[32], buf[5][64], params[200];
-        const char *sets[6];
-        material_sets(so, p, buf, sets, params, sizeof params);
+        char tag[32], params[200];
         snprintf(tag, sizeof tag, "cal%d", it);
         shear_series o;
         double f[4], fs[4];
-        int rc = cal_run(ctx, so, su, p, tag, f, fs, &o, err);
+        int rc = cal_run(ctx, so, su, p, tag, f, fs, &o, params, err);
         if (rc)
             return rc;
         const double *g = springs ? fs : f; /* what is calibrated */
@@ -902,19 +906,8 @@ static void moduli_curve(FILE *f, const char *solver, int dim, const char *sourc
 
 static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
-    exp_csv sig, waves, moduli, summary, scaling, ssig, sfit, flow, cal, curves, known, ksig;
-    memset(&curves, 0, sizeof curves);
-    memset(&known, 0, sizeof known);
-    memset(&ksig, 0, sizeof ksig);
-    memset(&cal, 0, sizeof cal);
-    memset(&flow, 0, sizeof flow);
-    memset(&ssig, 0, sizeof ssig);
-    memset(&sfit, 0, sizeof sfit);
-    memset(&scaling, 0, sizeof scaling);
-    memset(&sig, 0, sizeof sig);
-    memset(&waves, 0, sizeof waves);
-    memset(&moduli, 0, sizeof moduli);
-    memset(&summary, 0, sizeof summary);
+    exp_csv sig = {0}, waves = {0}, moduli = {0}, summary = {0}, scaling = {0}, ssig = {0}, sfit = {0}, flow = {0},
+            cal = {0}, curves = {0}, known = {0}, ksig = {0};
     int rc = exp_csv_open(&sig, ctx, "rheology_signal.csv", "solver,dim,length,t,amp", err);
     if (!rc)
         rc = exp_csv_open(&waves, ctx, "rheology_waves.csv",
@@ -1045,13 +1038,14 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 if (!cal_start(so, qs, &ref, h, p0))
                     break;
                 double p[3] = {p0[0], p0[1], p0[2]};
-                rc = cal_run(ctx, so, qs, p, "cal0", fs, fb, &o, err);
+                char params[200];
+                rc = cal_run(ctx, so, qs, p, "cal0", fs, fb, &o, params, err);
                 if (rc)
                     break;
                 shear_series_free(&o);
                 snprintf(tag, sizeof tag, "cal0_%s_x2", va->param);
                 p[va->index] *= 2.0;
-                rc = cal_run(ctx, so, qs, p, tag, fs, fv, &o, err);
+                rc = cal_run(ctx, so, qs, p, tag, fs, fv, &o, params, err);
                 if (rc)
                     break;
                 shear_series_free(&o);
