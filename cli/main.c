@@ -482,8 +482,8 @@ static void usage_exp(FILE *f)
           "  --quick              the reduced version (tests and CI; under a minute per solver)\n"
           "  --force              rerun runs whose outputs are current\n"
           "  --presets DIR        where NAME.ini presets live (default: scenes)\n"
-          "  --fluid FILE         calibrate, validation: the reference fluid (default:\n"
-          "                       PRESETS/fluid.ini)\n"
+          "  --fluid FILE         calibrate, validation, reference, rheology: the reference\n"
+          "                       fluid (default: PRESETS/fluid.ini)\n"
           "  --preset P           material: calibrated (default), paper, none or an INI file\n"
           "  --reference DIR      validation: the continuum reference's CSVs (default:\n"
           "                       data/reference, made by `make reference`)\n"
@@ -614,9 +614,9 @@ static int cmd_exp(int argc, char **argv)
     pfb_fluid fluid;
     char fpath[4096];
     const int wants_fluid = !rc && (!strcmp(ex->name, "calibrate") || !strcmp(ex->name, "validation") ||
-                                    !strcmp(ex->name, "reference"));
+                                    !strcmp(ex->name, "reference") || !strcmp(ex->name, "rheology"));
     if (!rc && fluid_path && !wants_fluid)
-        rc = pfb_err_set(&err, PFB_EINVAL, "--fluid is read only by the calibrate, validation and reference experiments, not '%s'",
+        rc = pfb_err_set(&err, PFB_EINVAL, "--fluid is read only by the calibrate, validation, reference and rheology experiments, not '%s'",
                          ex->name);
     if (!rc && ref_dir && strcmp(ex->name, "validation"))
         rc = pfb_err_set(&err, PFB_EINVAL, "--reference is read only by the validation experiment, not '%s'; "

@@ -1,9 +1,15 @@
 /* maxwell.c — the Maxwell standing shear wave (see maxwell.h for the model). */
 #include "maxwell.h"
 
+#include <complex.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include <gsl/gsl_fit.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 
 int maxwell_roots(const pfb_maxwell *m, double rho, double k, double re[2], double im[2])
 {
@@ -144,4 +150,275 @@ double maxwell_spring_modulus(int dim, double dx, double h, double rho, double k
                     S += (1.0 - r / h) * x * x * y * y / (r * r);
             }
     return 0.25 * rho * k * S;
+}
+
+/* ---- the free drop's normal mode (maxwell.h) ------------------------------ */
+
+/* J_nu(x) / (x/2)^nu = sum_k (-X/4)^k / (k! Gamma(k + nu + 1)), X = x^2: an
+ * entire function of X.  The terms fall below 1e-18 of the largest once k
+ * exceeds |X|/4 well; 400 terms cover |x| up to about 60. */
+static double complex bessel_hat(double nu, double complex X)
+{
+    double complex term = 1.0 / tgamma(nu + 1.0), sum = term;
+    double big = cabs(term);
+    for (int k = 1; k < 400; k++) {
+        term *= -X / (4.0 * k * (k + nu));
+        sum += term;
+        big = fmax(big, cabs(term));
+        if (cabs(term) < 1e-18 * big && k > cabs(X) / 4.0)
+            break;
+    }
+    return sum;
+}
+
+/* The Bessel pair (a, b) = (J, x J') of the header's conditions, up to a
+ * common factor (every B term carries one of them, so neither the determinant's
+ * roots nor the forced solution's ratios see it): nu = n in 2D (x J_n' = x
+ * J_{n-1} - n J_n) and n + 1/2 in 3D (j_n ~ J_{n+1/2} / sqrt(x), x j_n' =
+ * x j_{n-1} - (n+1) j_n), kk = n or n + 1.  For |x| <= 20 the power series
+ * with (x/2)^nu divided out: a = J^_nu, b = 2 J^_{nu-1} - kk a.  Beyond, the
+ * series loses digits to cancellation (terms of e^|x| against a sum of
+ * e^|Im x|), and a = 1, b = x J_{nu-1} / J_nu - kk with the ratio J_nu /
+ * J_{nu-1} from its continued fraction 1 / (2 nu / x - 1 / (2 (nu + 1) / x -
+ * ...)) (modified Lentz, to 1e-16), which holds for every complex x; x J_{nu-1}
+ * / J_nu is even in x, so either square root of X serves. */
+static void bessel_pair(double nu, double kk, double complex X, double complex *a, double complex *b)
+{
+    if (cabs(X) <= 400.0) {
+        *a = bessel_hat(nu, X);
+        *b = 2.0 * bessel_hat(nu - 1.0, X) - kk * *a;
+        return;
+    }
+    const double complex x = csqrt(X), tiny = 1e-300;
+    double complex f = 2.0 * nu / x, C = f, D = 0.0;
+    for (int k = 1; k < 100000; k++) {
+        const double complex bk = 2.0 * (nu + k) / x;
+        D = bk - D;
+        if (cabs(D) < 1e-300)
+            D = tiny;
+        C = bk - 1.0 / C;
+        if (cabs(C) < 1e-300)
+            C = tiny;
+        D = 1.0 / D;
+        const double complex delta = C * D;
+        f *= delta;
+        if (cabs(delta - 1.0) < 1e-16)
+            break;
+    }
+    /* f = 2 nu / x - J_{nu+1} / J_nu ... : the continued fraction of J_{nu-1} / J_nu */
+    *a = 1.0;
+    *b = x * f - kk;
+}
+
+/* The determinant of the header's two conditions at x^2 = X and Sigma. */
+static double complex drop_det(int dim, int n, double complex X, double complex S)
+{
+    const double nn = n;
+    double complex a, b;
+    if (dim == 2) {
+        bessel_pair(nn, nn, X, &a, &b);
+        const double cn = nn * nn - 1.0;
+        const double complex a11 = -X + 2.0 * nn * (nn - 1.0) + S * nn * cn;
+        const double complex a12 = 2.0 * nn * (b - a) + S * nn * cn * a;
+        const double complex a22 = 2.0 * b + (X - 2.0 * nn * nn) * a;
+        return a11 * a22 + 2.0 * nn * (nn - 1.0) * a12;
+    }
+    bessel_pair(nn + 0.5, nn + 1.0, X, &a, &b);
+    const double cn = (nn - 1.0) * (nn + 2.0);
+    const double complex a11 = -X + 2.0 * nn * (nn - 1.0) + S * nn * cn;
+    const double complex a12 = nn * (nn + 1.0) * (2.0 * (b - a) + S * cn * a);
+    const double complex a22 = -2.0 * b - X * a + 2.0 * (nn * nn + nn - 1.0) * a;
+    return a11 * a22 - 2.0 * (nn - 1.0) * a12;
+}
+
+/* The determinant at s (NaN when G*(s) is 0 or infinite: s = 0, s = -1/lambda). */
+static double complex drop_det_s(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma,
+                                 double complex s)
+{
+    const double complex Gs = m->G * s * m->lambda / (1.0 + s * m->lambda) + m->eta_s * s;
+    if (!(cabs(Gs) > 0) || !isfinite(cabs(Gs)))
+        return NAN;
+    return drop_det(dim, n, -rho * s * s * R * R / Gs, sigma / (Gs * R));
+}
+
+double maxwell_drop_det_re(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, double sre,
+                           double sim, double *det_im)
+{
+    const double complex d = drop_det_s(m, dim, n, rho, R, sigma, sre + I * sim);
+    *det_im = cimag(d);
+    return creal(d);
+}
+
+double maxwell_drop_elastic(int dim, int n)
+{
+    /* the first sign change of the real determinant at Sigma = 0 on x in (0.25, 30], then bisection */
+    double x0 = 0.25, f0 = creal(drop_det(dim, n, x0 * x0, 0.0));
+    for (double x1 = 0.26; x1 <= 30.0; x1 += 0.01) {
+        const double f1 = creal(drop_det(dim, n, x1 * x1, 0.0));
+        if ((f0 < 0) != (f1 < 0)) {
+            double lo = x0, hi = x1, flo = f0;
+            for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; it++) {
+                const double mid = 0.5 * (lo + hi), fm = creal(drop_det(dim, n, mid * mid, 0.0));
+                if ((fm < 0) == (flo < 0)) {
+                    lo = mid;
+                    flo = fm;
+                } else {
+                    hi = mid;
+                }
+            }
+            return 0.5 * (lo + hi);
+        }
+        x0 = x1;
+        f0 = f1;
+    }
+    return NAN;
+}
+
+static int drop_check(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, pfb_err *e)
+{
+    if (dim != 2 && dim != 3)
+        return pfb_err_set(e, PFB_EINVAL, "maxwell_drop: dim %d; valid: 2 or 3", dim);
+    if (n < 2 || n > 20)
+        return pfb_err_set(e, PFB_EINVAL, "maxwell_drop: mode %d; valid: 2 to 20", n);
+    if (!(rho > 0) || !(R > 0) || !(sigma >= 0) || !isfinite(rho) || !isfinite(R) || !isfinite(sigma))
+        return pfb_err_set(e, PFB_EINVAL, "maxwell_drop: rho %g, R %g, sigma %g; valid: rho, R > 0, sigma >= 0", rho,
+                           R, sigma);
+    if (!(m->G >= 0) || !(m->lambda > 0) || !(m->eta_s >= 0) || !(m->G > 0 || m->eta_s > 0))
+        return pfb_err_set(e, PFB_EINVAL,
+                           "maxwell_drop: G %g, lambda %g, eta_s %g; valid: G, eta_s >= 0, not both 0, lambda > 0",
+                           m->G, m->lambda, m->eta_s);
+    return PFB_OK;
+}
+
+int maxwell_drop_root(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, double s0_re,
+                      double s0_im, double *re, double *im, pfb_err *e)
+{
+    *re = *im = NAN;
+    int rc = drop_check(m, dim, n, rho, R, sigma, e);
+    if (rc)
+        return rc;
+    double complex s = s0_re + I * s0_im;
+    for (int it = 0; it < 100; it++) {
+        const double h = 1e-6 * cabs(s) + 1e-300;
+        const double complex f = drop_det_s(m, dim, n, rho, R, sigma, s);
+        const double complex df = (drop_det_s(m, dim, n, rho, R, sigma, s + h) -
+                                   drop_det_s(m, dim, n, rho, R, sigma, s - h)) / (2.0 * h);
+        if (!isfinite(cabs(f)) || !isfinite(cabs(df)) || cabs(df) == 0.0)
+            break;
+        const double complex ds = f / df;
+        s -= ds;
+        if (cabs(ds) < 1e-12 * cabs(s)) {
+            *re = creal(s);
+            *im = fabs(cimag(s));
+            return PFB_OK;
+        }
+    }
+    return pfb_err_set(e, PFB_EINVAL, "maxwell_drop: Newton's method from s = %g%+gi did not converge", s0_re, s0_im);
+}
+
+int maxwell_drop_mode(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, double *re, double *im,
+                      pfb_err *e)
+{
+    *re = *im = NAN;
+    int rc = drop_check(m, dim, n, rho, R, sigma, e);
+    if (rc)
+        return rc;
+    const double xe = maxwell_drop_elastic(dim, n);
+    double r[2], i2[2];
+    maxwell_roots(m, rho, xe / R, r, i2);
+    double sr = r[0], si = i2[0];
+    const int steps = 64;
+    for (int j = 1; j <= steps && !rc; j++)
+        rc = maxwell_drop_root(m, dim, n, rho, R, sigma * j / steps, sr, si, &sr, &si, e);
+    if (rc)
+        return rc;
+    *re = sr;
+    *im = si;
+    return PFB_OK;
+}
+
+int maxwell_invert(maxwell_transform F, void *ctx, double slope, const double *t, size_t nt, double t_max, long kmax,
+                   double *f, pfb_err *e)
+{
+    if (!(t_max > 0) || !isfinite(t_max) || kmax < 1)
+        return pfb_err_set(e, PFB_EINVAL, "maxwell_invert: t_max %g, %ld terms; valid: t_max > 0, terms >= 1", t_max,
+                           kmax);
+    for (size_t i = 0; i < nt; i++)
+        if (!(t[i] >= 0 && t[i] <= t_max))
+            return pfb_err_set(e, PFB_EINVAL, "maxwell_invert: time %g; valid: 0 to t_max %g", t[i], t_max);
+    const double T = 2.0 * t_max, c = 5.0 / t_max;
+    double complex *Fk = malloc((size_t)(kmax + 1) * sizeof *Fk);
+    if (!Fk)
+        return pfb_err_set(e, PFB_ENOMEM, "maxwell_invert: %ld terms", kmax);
+    for (long k = 0; k <= kmax; k++) {
+        const double complex s = c + I * (M_PI * (double)k / T);
+        double fr, fi;
+        F(ctx, creal(s), cimag(s), &fr, &fi);
+        Fk[k] = fr + I * fi - slope / ((s + c) * (s + c));
+    }
+    for (size_t i = 0; i < nt; i++) {
+        double sum = 0.5 * creal(Fk[0]);
+        const double complex step = cexp(I * M_PI * t[i] / T);
+        double complex ph = 1.0;
+        for (long k = 1; k <= kmax; k++) {
+            ph *= step;
+            if ((k & 255) == 0) /* renormalise the running phase against round-off drift */
+                ph = cexp(I * M_PI * (double)k * t[i] / T);
+            sum += creal(Fk[k] * ph);
+        }
+        f[i] = exp(c * t[i]) / T * sum + slope * t[i] * exp(-c * t[i]);
+    }
+    free(Fk);
+    return PFB_OK;
+}
+
+typedef struct drop_forced {
+    const pfb_maxwell *m;
+    int dim;
+    double rho, R, sigma, U;
+} drop_forced;
+
+/* D^(s) = 2 u_r(R) / R of maxwell_drop_deformation (the header). */
+static void drop_transform(void *vctx, double sre, double sim, double *fre, double *fim)
+{
+    const drop_forced *d = vctx;
+    const pfb_maxwell *m = d->m;
+    const double complex s = sre + I * sim;
+    const double complex Gs = m->G * s * m->lambda / (1.0 + s * m->lambda) + m->eta_s * s;
+    const double complex X = -d->rho * s * s * d->R * d->R / Gs, S = d->sigma / (Gs * d->R);
+    const double complex rhs = d->rho * d->U * d->R * d->R * d->R / (2.0 * Gs);
+    const double nn = 2.0;
+    double complex ur; /* u_r(R) R */
+    if (d->dim == 2) {
+        double complex a, b;
+        bessel_pair(nn, nn, X, &a, &b);
+        const double cn = nn * nn - 1.0;
+        const double complex a11 = -X + 2.0 * nn * (nn - 1.0) + S * nn * cn, a12 = 2.0 * nn * (b - a) + S * nn * cn * a;
+        const double complex a21 = -2.0 * nn * (nn - 1.0), a22 = 2.0 * b + (X - 2.0 * nn * nn) * a;
+        ur = nn * rhs * (a22 - a21 * a) / (a11 * a22 - a12 * a21);
+    } else {
+        double complex a, b;
+        bessel_pair(nn + 0.5, nn + 1.0, X, &a, &b);
+        const double cn = (nn - 1.0) * (nn + 2.0);
+        const double complex a11 = -X + 2.0 * nn * (nn - 1.0) + S * nn * cn;
+        const double complex a12 = nn * (nn + 1.0) * (2.0 * (b - a) + S * cn * a);
+        const double complex a21 = 2.0 * (nn - 1.0), a22 = -2.0 * b - X * a + 2.0 * (nn * nn + nn - 1.0) * a;
+        ur = rhs * (nn * a22 - nn * (nn + 1.0) * a * a21) / (a11 * a22 - a12 * a21);
+    }
+    const double complex D = 2.0 * ur / (d->R * d->R);
+    *fre = creal(D);
+    *fim = cimag(D);
+}
+
+int maxwell_drop_deformation(const pfb_maxwell *m, int dim, double rho, double R, double sigma, double U,
+                             const double *t, size_t nt, double *D, pfb_err *e)
+{
+    int rc = drop_check(m, dim, 2, rho, R, sigma, e);
+    if (rc)
+        return rc;
+    double t_max = 0.0;
+    for (size_t i = 0; i < nt; i++)
+        t_max = fmax(t_max, t[i]);
+    drop_forced d = {m, dim, rho, R, sigma, U};
+    return maxwell_invert(drop_transform, &d, 2.0 * U / R, t, nt, t_max > 0 ? t_max : 1.0, 20000, D, e);
 }

@@ -95,4 +95,76 @@ void maxwell_shear(double G, double lambda, double yield, double gdot, double t,
  * With gamma > 0 a spring is elastic until |r - L| > gamma L: a yield strain. */
 double maxwell_spring_modulus(int dim, double dx, double h, double rho, double k);
 
+/* The free drop (disc in 2D) of radius R of the same material, with surface
+ * tension sigma, no gravity and nothing outside: the linear normal mode of
+ * degree n (n >= 2; 2 is the blob's and the drop's mode-2 stretch), its
+ * displacement ~ exp(s t).  In the Laplace domain (the stress 0 at t = 0) the
+ * material is a Newtonian liquid of viscosity eta*(s) = eta_s + G lambda /
+ * (1 + lambda s), i.e. of shear modulus G*(s) = s eta*(s), and the linearised
+ * equations rho s^2 u = -grad p + G* lap u, div u = 0 have the solutions
+ *     u = grad(A r^n P) + the rotational part of B J(k r) P,   k^2 = -rho s^2 / G*,
+ * P the angular function (cos n theta; the Legendre P_n) and J the Bessel
+ * (2D: J_n, a stream function B J_n sin n theta; 3D: j_n, the poloidal field
+ * curl curl (r B j_n P_n)), with p = -rho s^2 A r^n P.  The free surface
+ * carries no shear stress and a normal stress balancing the change of the
+ * Laplace pressure, -p + 2 G* du_r/dr + sigma c_n u_r / R^2 = 0 with c_n = n^2
+ * - 1 (2D) or (n - 1)(n + 2) (3D).  With x = k R and Sigma = sigma / (G* R)
+ * the two conditions are, per unit A and B,
+ *   2D  [-x^2 + 2n(n-1) + Sigma n c_n] A + [2n (x J' - J) + Sigma n c_n J] B = 0,
+ *       -2n(n-1) A + [2 x J' + (x^2 - 2 n^2) J] B = 0;
+ *   3D  [-x^2 + 2n(n-1) + Sigma n c_n] A + n(n+1) [2 (x j' - j) + Sigma c_n j] B = 0,
+ *       2(n-1) A + [-2 x j' - x^2 j + 2 (n^2 + n - 1) j] B = 0,
+ * and s is a root of their determinant (Lamb 1932 Hydrodynamics Sec. 355 and
+ * Chandrasekhar 1961 Sec. 98 for the viscous drop, whose eta becomes eta*(s);
+ * the correspondence principle).  Limits the tests check: with G = 0 and a
+ * small viscosity Rayleigh's s^2 = -n c_n sigma / (rho R^3) and Lamb's
+ * damping 2 n (n-1) nu / R^2 (2D) or (n-1)(2n+1) nu / R^2 (3D); the viscous
+ * 2D mode of issue 46 (R 0.1 m, sigma 26.3 N/m, nu 0.01107 m^2/s: omega =
+ * 0.9335 omega_R, beta 3.30 1/s); with sigma = 0 the determinant depends on
+ * s only through x, its roots are the incompressible elastic body's x_e
+ * (maxwell_drop_elastic: n = 2, 2.3539 in 2D, 2.6656 in 3D), and s is the root
+ * of the standing wave's relation at k = x_e / R (maxwell_roots).
+ *
+ * maxwell_drop_det is the determinant at s, with the Bessel functions' common
+ * factor (x/2)^nu taken out (each a power series in x^2, so no branch of the
+ * square root enters).  maxwell_drop_root: Newton's method from the guess s0
+ * (central differences, |ds| < 1e-12 |s|, at most 100 steps); an error when
+ * it does not converge.  maxwell_drop_mode: the fundamental, from sigma = 0
+ * (the wave's root at k = x_e / R, the complex one or the slower real one)
+ * continued in 64 even steps of sigma.  The drop's deformation of
+ * material.h, D = (I_xx - I_yy) / (I_xx + I_yy) (2D, n = 2) and its 3D
+ * axisymmetric form, is 2 a / R to first order in the mode's surface
+ * displacement a cos n theta (a P_2), whatever the interior field: div u = 0
+ * makes the second moments' change a surface integral. */
+/* A function's Laplace transform F(s) (a callback giving its real and
+ * imaginary parts at s), inverted at the times t[0..nt) in [0, t_max] for a
+ * function with f(0) = 0 and f'(0) = slope: the Fourier-series form of the
+ * Bromwich integral (Dubner and Abate 1968; Crump 1976) with period 4 t_max,
+ * abscissa c = 5 / t_max (the first aliased copy weighs exp(-c 4 t_max) =
+ * exp(-20) = 2e-9 of f), kmax terms, after subtracting slope / (s + c)^2 (whose
+ * inverse, slope t exp(-c t), is added back) so that what remains falls as
+ * 1 / s^3: the truncation error then falls as 1 / kmax^2. */
+typedef void (*maxwell_transform)(void *ctx, double sre, double sim, double *fre, double *fim);
+int maxwell_invert(maxwell_transform F, void *ctx, double slope, const double *t, size_t nt, double t_max, long kmax,
+                   double *f, pfb_err *e);
+
+/* The deformation D(t) (the header above: 2 a / R) of the free drop of
+ * maxwell_drop_mode's material, started as a ball at rest shape with no stress
+ * and the mode-2 potential flow of surface speed U (the blob scene: 2D U (x,
+ * -y) / R, 3D U (-x, 2y, -z) / (2R); phi0 = U r^2 P / (2R)): in the Laplace
+ * domain p = p~ + rho phi0 makes the equations homogeneous and puts rho
+ * phi0(R) = rho U R / 2 into the normal condition, so the two conditions'
+ * right-hand side is (rho U R^3 / (2 G*), 0) and u_r(R) follows by Cramer's
+ * rule; inverted by maxwell_invert (slope 2 U / R, 20000 terms).  Every mode
+ * the flow excites is in it, and the creep that a Maxwell material keeps. */
+int maxwell_drop_deformation(const pfb_maxwell *m, int dim, double rho, double R, double sigma, double U,
+                             const double *t, size_t nt, double *D, pfb_err *e);
+double maxwell_drop_det_re(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, double sre,
+                           double sim, double *det_im);
+double maxwell_drop_elastic(int dim, int n);
+int maxwell_drop_root(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, double s0_re,
+                      double s0_im, double *re, double *im, pfb_err *e);
+int maxwell_drop_mode(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, double *re, double *im,
+                      pfb_err *e);
+
 #endif

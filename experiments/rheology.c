@@ -101,8 +101,10 @@
  *                         calibrated material's last fit (source stated, startup, springs,
  *                         calibrated; for clavet the springs' part), 1 to 1000 rad/s, and
  *                         the reference material's (solver and source reference, dim 0)
- *   rheology_known.csv    solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain:
- *                         the flows with a known answer (rheo_known_wave), per resolution
+ *   rheology_known.csv    solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain,
+ *                         recovery,recovery_model: the flows with a known answer, per resolution
+ *                         (case standing_wave: rheo_known_wave; blob and blob_newtonian:
+ *                         rheo_known_blob, where cells is R / dx)
  *   rheology_known_signal.csv solver,dim,case,cells,t,amp,model: their signals, A / A(0) and the model's
  *   rheology_calibration.csv solver,dim,dx,iteration,params,G,lambda,eta_s,G_rel,lambda_rel,eta_s_rel,status,reason,
  *                         G_ref,lambda_ref,eta_s_ref
@@ -821,7 +823,7 @@ static int rheo_known_wave(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
             csv_safe(why);
-            fprintf(kw, "%s,2,standing_wave,%g,%.6g,\"%s\",refused,\"%s\",,,,\n", so->name, cells, dx, params, why);
+            fprintf(kw, "%s,2,standing_wave,%g,%.6g,\"%s\",refused,\"%s\",,,,,,\n", so->name, cells, dx, params, why);
             emax_prev = NAN;
             continue;
         }
@@ -858,10 +860,156 @@ static int rheo_known_wave(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
             }
             csv_table_free(&se);
         }
-        fprintf(kw, "%s,2,standing_wave,%g,%.6g,\"%s\",%s,\"%s\",%.6g,%.6g,%.4g,%.6g\n", so->name, cells, dx,
+        fprintf(kw, "%s,2,standing_wave,%g,%.6g,\"%s\",%s,\"%s\",%.6g,%.6g,%.4g,%.6g,,\n", so->name, cells, dx,
                 params, w.unstable ? "unstable" : "ok", w.status, emax, erms, order, gain);
         emax_prev = emax;
         material_wave_signal_free(&w);
+    }
+    return PFB_OK;
+}
+
+/* Item 4, a free-surface flow with a known answer: the blob (the blob scene,
+ * Clavet's Figs. 5 and 12, with no gravity), a disc of R = 0.1 m at rest
+ * shape, no stress, set moving by the mode-2 potential flow of surface speed
+ * U = 0.02 m/s (a peak deformation of 0.02: the linear theory's error is of
+ * that order relative), at R / dx = 10, 20 and 40 (the quick version 5, 10
+ * and 20), 2D, 0.4 s sampled every 2.5 ms.  The known answer is the
+ * deformation D(t) of material.h that the linearised equations give
+ * (maxwell_drop_deformation, core/maxwell.h: every mode the flow excites and
+ * the creep that a Maxwell material keeps), with the reference fluid's
+ * surface tension (scenes/fluid.ini: 0.073 N/m, a Laplace pressure 0.0015 of
+ * G at this R).  Two cases:
+ *   blob: the viscoelastic methods with their calibrated parameters (as the
+ *   wave), against the reference material.  D rises to 0.021 at 0.12 s and
+ *   recovers 13 % of that by 0.35 s (its fundamental -13.06 +- 15.14i 1/s,
+ *   maxwell_drop_mode); the rest is the flow of a material whose zero-shear
+ *   viscosity is eta_s + G lambda = 36 Pa s;
+ *   blob_newtonian: every method as calibrated to the reference fluid (the
+ *   material preset alone, without the rheometer's overrides), against the
+ *   reference fluid (G = 0, eta_s = rho nu = 11.07 Pa s).  A potential flow
+ *   feels no viscous force inside (lap v = 0): the liquid stops it through
+ *   the free surface's condition alone (no tangential stress, the normal
+ *   stress balanced by the pressure), which this case measures.
+ * The errors, as the wave's, relative to the model's peak; ke_gain the run's
+ * largest kinetic energy over its first; recovery (D_max - D_min after it) /
+ * D_max, the run's and the model's. */
+#define RHEO_BLOB_R 0.1
+#define RHEO_BLOB_U 0.02
+#define RHEO_BLOB_T 0.4
+#define RHEO_BLOB_FRAMES 160
+static const double blob_cells[2][3] = {{10, 20, 40}, {5, 10, 20}}; /* R / dx: full, quick */
+
+/* (D_max - min of D after it) / D_max over y[0..n). */
+static double blob_recovery(const double *y, size_t n)
+{
+    size_t imax = 0;
+    for (size_t i = 1; i < n; i++)
+        if (y[i] > y[imax])
+            imax = i;
+    double lo = y[imax];
+    for (size_t i = imax; i < n; i++)
+        lo = fmin(lo, y[i]);
+    return y[imax] > 0 ? (y[imax] - lo) / y[imax] : NAN;
+}
+
+/* One blob case (kase) at three resolutions: material m the model's; pcal the
+ * method's calibrated parameters (cal_start's, NULL: the material preset as it
+ * is, under experiment name preset_exp, which has no overrides file); su and h
+ * the calibration's setup and interaction radius (clavet's springs rescaled as
+ * the wave's). */
+static int rheo_known_blob(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const char *kase, const char *preset_exp,
+                           const pfb_maxwell *m, double sigma, const double *pcal, const rheo_setup *su, double h,
+                           FILE *kw, FILE *ksig, pfb_err *err)
+{
+    const int springs = solver_has_param(so, "k_spring");
+    double emax_prev = NAN;
+    exp_extra extra = {material_deformation_names, material_deformation_row, NULL, NULL};
+    for (int q = 0; q < 3; q++) {
+        const double cells = blob_cells[ctx->quick ? 1 : 0][q], dx = RHEO_BLOB_R / cells;
+        char buf[5][64], params[200] = "calibrated", id[160], spacing[64], tend[64], frames[64], rad[64], speed[64];
+        const char *msets[6] = {NULL}, *sets[16] = {"run.dim=2", spacing, tend, frames, rad, speed, "scene.gravity=0"};
+        snprintf(spacing, sizeof spacing, "run.spacing=%.17g", dx);
+        snprintf(tend, sizeof tend, "run.t_end=%.17g", RHEO_BLOB_T);
+        snprintf(frames, sizeof frames, "run.frames=%d", RHEO_BLOB_FRAMES);
+        snprintf(rad, sizeof rad, "scene.radius=%.17g", RHEO_BLOB_R);
+        snprintf(speed, sizeof speed, "scene.speed=%.17g", RHEO_BLOB_U);
+        if (pcal) {
+            double p[3] = {pcal[0], pcal[1], pcal[2]};
+            if (springs) /* the same springs' modulus at this resolution (as the wave's) */
+                p[0] *= maxwell_spring_modulus(2, su->spacing, h, RHEO_RHO, 1.0) /
+                        maxwell_spring_modulus(2, dx, h * dx / su->spacing, RHEO_RHO, 1.0);
+            material_sets(so, p, buf, msets, params, sizeof params);
+        }
+        size_t ns = 7;
+        for (size_t i = 0; msets[i] && ns < 15; i++)
+            sets[ns++] = msets[i];
+        sets[ns] = NULL;
+        snprintf(id, sizeof id, "%s_rheo_known_%s_2d_n%g", so->name, kase, cells);
+        exp_run_spec spec = {preset_exp, id, so, "blob", sets, &extra, 0};
+        exp_run_out out;
+        int rc = exp_run(ctx, &spec, &out, err);
+        if (rc == PFB_EINVAL) { /* the method refuses these parameters (one line): a row saying so */
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            csv_safe(why);
+            fprintf(kw, "%s,2,%s,%g,%.6g,\"%s\",refused,\"%s\",,,,,,\n", so->name, kase, cells, dx, params, why);
+            emax_prev = NAN;
+            continue;
+        }
+        if (rc)
+            return rc;
+        const csv_table *x = &out.extra;
+        const int ct = csv_table_col(x, "t"), cd = csv_table_col(x, "deformation");
+        const size_t n = x->nrow;
+        double *t = malloc((n + 1) * sizeof *t), *y = malloc((n + 1) * sizeof *y),
+               *model = malloc((n + 1) * sizeof *model);
+        if (!t || !y || !model)
+            rc = pfb_err_set(err, PFB_ENOMEM, "rheology: the blob's %zu samples", n);
+        double emax = NAN, erms = NAN, rec = NAN, rec_model = NAN;
+        if (!rc && !out.unstable && n > 1 && ct >= 0 && cd >= 0) {
+            for (size_t r = 0; r < n; r++) {
+                t[r] = csv_table_get(x, r, ct);
+                y[r] = csv_table_get(x, r, cd);
+            }
+            rc = maxwell_drop_deformation(m, 2, RHEO_RHO, RHEO_BLOB_R, sigma, RHEO_BLOB_U, t, n, model, err);
+            double peak = 0.0, s2 = 0.0;
+            for (size_t r = 0; !rc && r < n; r++)
+                peak = fmax(peak, fabs(model[r]));
+            emax = 0.0;
+            for (size_t r = 0; !rc && r < n; r++) {
+                const double e = (y[r] - model[r]) / peak;
+                emax = fmax(emax, fabs(e));
+                s2 += e * e;
+                fprintf(ksig, "%s,2,%s,%g,%.9g,%.10g,%.10g\n", so->name, kase, cells, t[r], y[r] / peak,
+                        model[r] / peak);
+            }
+            erms = sqrt(s2 / (double)n);
+            rec = blob_recovery(y, n);
+            rec_model = blob_recovery(model, n);
+        }
+        free(t);
+        free(y);
+        free(model);
+        if (rc) {
+            exp_run_out_free(&out);
+            return rc;
+        }
+        double gain = NAN;
+        const int ck = csv_table_col(&out.series, "ke");
+        if (ck >= 0 && out.series.nrow > 1 && csv_table_get(&out.series, 0, ck) > 0) {
+            double kmax = 0.0;
+            for (size_t r = 0; r < out.series.nrow; r++)
+                kmax = fmax(kmax, csv_table_get(&out.series, r, ck));
+            gain = kmax / csv_table_get(&out.series, 0, ck);
+        }
+        char reason[320];
+        exp_reason(&out, reason, sizeof reason);
+        csv_safe(reason);
+        const double order = log(emax_prev / emax) / log(2.0);
+        fprintf(kw, "%s,2,%s,%g,%.6g,\"%s\",%s,\"%s\",%.6g,%.6g,%.4g,%.6g,%.6g,%.6g\n", so->name, kase, cells, dx,
+                params, out.unstable ? "unstable" : "ok", reason, emax, erms, order, gain, rec, rec_model);
+        emax_prev = emax;
+        exp_run_out_free(&out);
     }
     return PFB_OK;
 }
@@ -943,13 +1091,18 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
     snprintf(refpath, sizeof refpath, "%s/viscoelastic.ini", ctx->preset_dir ? ctx->preset_dir : "scenes");
     if (!rc)
         rc = viscoelastic_load(refpath, &ref, err);
+    if (!rc && !ctx->fluid)
+        rc = pfb_err_set(err, PFB_EINVAL, "the rheology experiment needs the reference fluid (the blob's surface "
+                                          "tension); valid: --fluid FILE or scenes/fluid.ini");
     if (!rc)
         rc = exp_csv_open(&curves, ctx, "rheology_curves.csv", "solver,dim,source,omega,Gp,Gpp", err);
     if (!rc)
         moduli_curve(curves.f, "reference", 0, "reference", &(pfb_maxwell){ref.G, ref.lambda, ref.eta_s});
     if (!rc)
         rc = exp_csv_open(&known, ctx, "rheology_known.csv",
-                          "solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain", err);
+                          "solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain,recovery,"
+                          "recovery_model",
+                          err);
     if (!rc)
         rc = exp_csv_open(&ksig, ctx, "rheology_known_signal.csv", "solver,dim,case,cells,t,amp,model", err);
     if (!rc)
@@ -973,6 +1126,9 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 rc = rheo_calibrate(ctx, so, su, &ref, h, cal.f, &calm, pcal, err);
             if (!rc && su->dim == 2 && !known_done && isfinite(pcal[0])) { /* the first 2D setup's calibration */
                 rc = rheo_known_wave(ctx, so, su, &ref, pcal, h, known.f, ksig.f, err);
+                if (!rc)
+                    rc = rheo_known_blob(ctx, so, "blob", "rheology", &(pfb_maxwell){ref.G, ref.lambda, ref.eta_s},
+                                         ctx->fluid->sigma, pcal, su, h, known.f, ksig.f, err);
                 known_done = 1;
             }
             if (rc)
@@ -1007,6 +1163,11 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                     mf->err.lambda, mf->inv_lambda, mf->inv_lambda_err, mf->m.eta_s, mf->err.eta_s, r.eta_viscous,
                     st->G, st->lambda, st->eta_s, mf->m.G / st->G - 1.0, mf->m.lambda / st->lambda - 1.0);
         }
+        /* the Newtonian blob, every method as calibrated to the reference fluid */
+        if (!rc)
+            rc = rheo_known_blob(ctx, so, "blob_newtonian", "rheology_newtonian",
+                                 &(pfb_maxwell){0.0, 1.0, ctx->fluid->density * ctx->fluid->nu}, ctx->fluid->sigma,
+                                 NULL, NULL, NAN, known.f, ksig.f, err);
         /* the scaling laws, at the quick setup */
         const rheo_setup *qs = &setups[sizeof setups / sizeof setups[0] - 1];
         double h = NAN, p0[3];

@@ -282,7 +282,7 @@ START_TEST(test_quick_experiments)
         {"rheology", "rheology_flow.csv",
          "solver,dim,dx,yield,shear_rate,part,status,reason,sigma,sigma_sd,sigma_model,rel"},
         {"rheology", "rheology_curves.csv", "solver,dim,source,omega,Gp,Gpp"},
-        {"rheology", "rheology_known.csv", "solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain"},
+        {"rheology", "rheology_known.csv", "solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain,recovery,recovery_model"},
         {"rheology", "rheology_known_signal.csv", "solver,dim,case,cells,t,amp,model"},
         {"rheology", "rheology_startup_fit.csv",
          "solver,dim,dx,shear_rate,part,status,reason,eta_s,G,lambda,rms,G_stated,lambda_stated,eta_s_stated,G_rel,"
@@ -390,8 +390,10 @@ START_TEST(test_rheometer_mao_yang)
     ck_assert_msg(preset_resolve(PFB_PRESET_DEFAULT, &preset, &err) == 0, "%s", err.msg);
     const pfb_experiment *ex = NULL;
     ck_assert_msg(experiment_lookup("rheology", &ex, &err) == 0, "%s", err.msg);
+    pfb_fluid fluid; /* the blob's surface tension */
+    ck_assert_msg(fluid_load("scenes/fluid.ini", &fluid, &err) == 0, "%s", err.msg);
     pfb_exp_ctx ctx = {.out_dir = dir, .preset_dir = "scenes", .preset = &preset, .quick = 1, .solvers = only,
-                       .nsolvers = 1};
+                       .nsolvers = 1, .fluid = &fluid};
     ck_assert_msg(ex->run(&ctx, &err) == 0, "%s", err.msg);
     char path[512];
     snprintf(path, sizeof path, "%s/rheology_summary.csv", dir);

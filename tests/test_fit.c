@@ -175,6 +175,142 @@ START_TEST(test_first_extremum)
 }
 END_TEST
 
+/* The free drop's normal mode (core/maxwell.h, maxwell_drop_*).
+ * - Issue 46's exact viscous 2D mode (R 0.1 m, sigma 26.3 N/m, nu 0.01107
+ *   m^2/s, rho 1000): omega = 0.9335 omega_R and beta = 3.30 1/s, to the digits
+ *   given there (half a unit of the last: 5e-5 and 5e-3).
+ * - Rayleigh and Lamb at small viscosity (G = 0, sigma 1 N/m, R 0.1 m): the
+ *   damping's relative departure from Lamb's 2 n (n-1) nu / R^2 (2D) and (n-1)
+ *   (2n+1) nu / R^2 (3D) is the surface's vorticity layer, of order eps^(1/2)
+ *   with eps = nu / (omega_R R^2): below eps^(1/2) and halving, within 10 %,
+ *   as nu quarters (order 1/2); the frequency's below eps.
+ * - The correspondence: with sigma = 0 the standing wave's root at k = x_e /
+ *   R zeroes the determinant, to round-off (1e-9 of its size 0.1 % away). */
+START_TEST(test_maxwell_drop_mode)
+{
+    const double rho = 1000.0;
+    pfb_err e;
+    double re, im;
+    const pfb_maxwell visc = {0.0, 0.05, 11.07};
+    const double wR = sqrt(6.0 * 26.3 / (rho * 1e-3));
+    ck_assert_int_eq(maxwell_drop_root(&visc, 2, 2, rho, 0.1, 26.3, -3.0, 12.0, &re, &im, &e), 0);
+    ck_assert_msg(fabs(im / wR - 0.9335) <= 5e-5, "omega / omega_R %.6f, want 0.9335", im / wR);
+    ck_assert_msg(fabs(-re - 3.30) <= 5e-3, "beta %.5f, want 3.30", -re);
+    for (int dim = 2; dim <= 3; dim++) {
+        const double c = dim == 2 ? 6.0 : 8.0, lamb = dim == 2 ? 4.0 : 5.0, w0 = sqrt(c * 1.0 / (rho * 1e-3));
+        double dev[2];
+        const double nus[2] = {1e-4, 2.5e-5};
+        for (int q = 0; q < 2; q++) {
+            const pfb_maxwell m = {0.0, 1.0, nus[q] * rho};
+            const double bl = lamb * nus[q] / 0.01, eps = nus[q] / (w0 * 0.01);
+            ck_assert_int_eq(maxwell_drop_root(&m, dim, 2, rho, 0.1, 1.0, -bl, w0, &re, &im, &e), 0);
+            dev[q] = -re / bl - 1.0;
+            ck_assert_msg(fabs(dev[q]) <= sqrt(eps), "%dD nu %g: beta / Lamb's - 1 = %g, above eps^1/2 %g", dim,
+                          nus[q], dev[q], sqrt(eps));
+            ck_assert_msg(fabs(im / w0 - 1.0) <= eps, "%dD nu %g: omega / omega_R - 1 = %g, above eps %g", dim, nus[q],
+                          im / w0 - 1.0, eps);
+        }
+        ck_assert_msg(fabs(dev[1] / dev[0] - 0.5) <= 0.05, "%dD: the departure from Lamb went %g -> %g, not halved",
+                      dim, dev[0], dev[1]);
+        const pfb_maxwell ref = {500.0, 0.05, 11.0736};
+        double r[2], i2[2], di, di2;
+        maxwell_roots(&ref, rho, maxwell_drop_elastic(dim, 2) / 0.1, r, i2);
+        const double d0 = maxwell_drop_det_re(&ref, dim, 2, rho, 0.1, 0.0, r[0], i2[0], &di);
+        const double d1 = maxwell_drop_det_re(&ref, dim, 2, rho, 0.1, 0.0, 1.001 * r[0], 1.001 * i2[0], &di2);
+        ck_assert_msg(hypot(d0, di) <= 1e-9 * hypot(d1, di2), "%dD: det %g at the wave's root, %g beside it", dim,
+                      hypot(d0, di), hypot(d1, di2));
+        ck_assert_int_eq(maxwell_drop_mode(&ref, dim, 2, rho, 0.1, 0.0, &re, &im, &e), 0);
+        ck_assert_msg(fabs(re - r[0]) <= 1e-10 * fabs(r[0]) && fabs(im - i2[0]) <= 1e-10 * fabs(i2[0]),
+                      "%dD: the mode %g%+gi, the wave's root %g%+gi", dim, re, im, r[0], i2[0]);
+    }
+    ck_assert_int_eq(maxwell_drop_mode(&visc, 4, 2, rho, 0.1, 1.0, &re, &im, &e), PFB_EINVAL);
+}
+END_TEST
+
+/* The inversion (maxwell_invert) of F = 1 / ((s + 3)^2 + 400), whose inverse
+ * exp(-3 t) sin(20 t) / 20 is known: the truncation error falls as 1 /
+ * kmax^2 after the asymptote's subtraction (the header), so 2000 terms leave
+ * about 1e-8 of the peak 0.04 (measured 4e-9) and 20000 a hundred times less;
+ * the bounds allow a factor 10.  The blob's deformation (maxwell_drop_deformation):
+ * D(0) = 0 and its slope 2 U / R at the start (a forward difference over 1e-4
+ * s: error h D''(0) / 2, D'' of order |s| 2 U / R with |s| below 100 1/s here,
+ * so 1 %); and past the overtones the viscous drop of issue 46 rings at the
+ * normal mode that maxwell_drop_root gives independently (another formula,
+ * the determinant, not the forced solution): the fitted omega and beta within
+ * 1e-3 of it (the fit's round-off is far smaller; what remains of the
+ * overtone, exp(-(beta_2 - beta_1) t) at t >= 0.5 s, is below 1e-4).  And
+ * the forced solution's amplitude: at small viscosity (G = 0, sigma 1 N/m) the
+ * mode-2 potential flow is the inviscid drop's own mode, so D = 2 U / (R
+ * omega_R) sin(omega_R t) exp(-beta_Lamb t) over two seconds, up to the
+ * viscous corrections: of order eps = nu / (omega_R R^2) or smaller (measured:
+ * eps^(3/2) times 17), so below a tenth of eps^(1/2) and falling at least 4
+ * times as nu quarters (measured 8), in 2D and 3D. */
+static void known_transform(void *ctx, double sre, double sim, double *fre, double *fim)
+{
+    (void)ctx;
+    const double ar = (sre + 3.0) * (sre + 3.0) - sim * sim + 400.0, ai = 2.0 * (sre + 3.0) * sim, d = ar * ar + ai * ai;
+    *fre = ar / d;
+    *fim = -ai / d;
+}
+
+START_TEST(test_maxwell_drop_deformation)
+{
+    pfb_err e;
+    double t[201], f[201];
+    for (int i = 0; i <= 200; i++)
+        t[i] = 0.0025 * i;
+    const long ks[2] = {2000, 20000};
+    const double bound[2] = {1e-7, 1e-9};
+    for (int q = 0; q < 2; q++) {
+        ck_assert_int_eq(maxwell_invert(known_transform, NULL, 1.0, t, 201, 0.5, ks[q], f, &e), 0);
+        double emax = 0.0;
+        for (int i = 0; i <= 200; i++)
+            emax = fmax(emax, fabs(f[i] - exp(-3.0 * t[i]) * sin(20.0 * t[i]) / 20.0));
+        ck_assert_msg(emax <= bound[q], "%ld terms: error %g, above %g", ks[q], emax, bound[q]);
+    }
+    ck_assert_int_eq(maxwell_invert(known_transform, NULL, 1.0, t, 201, 0.4, 10, f, &e), PFB_EINVAL);
+
+    const pfb_maxwell ref = {500.0, 0.05, 11.0736};
+    const double U = 0.02, R = 0.1, h = 1e-4;
+    for (int dim = 2; dim <= 3; dim++) {
+        double ts[2] = {0.0, h}, D[2];
+        ck_assert_int_eq(maxwell_drop_deformation(&ref, dim, 1000.0, R, 0.0727745, U, ts, 2, D, &e), 0);
+        ck_assert_msg(fabs(D[0]) <= 1e-9, "%dD: D(0) = %g", dim, D[0]);
+        ck_assert_msg(fabs((D[1] - D[0]) / h / (2.0 * U / R) - 1.0) <= 0.01, "%dD: D'(0) = %g, want 2 U / R = %g",
+                      dim, (D[1] - D[0]) / h, 2.0 * U / R);
+    }
+    double tt[401], D[401];
+    for (int i = 0; i <= 400; i++)
+        tt[i] = 0.005 * i;
+    for (int dim = 2; dim <= 3; dim++) {
+        const double w0 = sqrt((dim == 2 ? 6.0 : 8.0) / (1000.0 * R * R * R)), amp = 2.0 * U / (R * w0);
+        double err2[2];
+        const double nus[2] = {2.5e-5, 6.25e-6};
+        for (int q = 0; q < 2; q++) {
+            const pfb_maxwell m = {0.0, 1.0, nus[q] * 1000.0};
+            const double bl = (dim == 2 ? 4.0 : 5.0) * nus[q] / (R * R), eps = nus[q] / (w0 * R * R);
+            ck_assert_int_eq(maxwell_drop_deformation(&m, dim, 1000.0, R, 1.0, U, tt, 401, D, &e), 0);
+            err2[q] = 0.0;
+            for (int i = 0; i <= 400; i++)
+                err2[q] = fmax(err2[q], fabs(D[i] - amp * sin(w0 * tt[i]) * exp(-bl * tt[i])) / amp);
+            ck_assert_msg(err2[q] <= 0.1 * sqrt(eps), "%dD nu %g: D departs %g from the inviscid mode", dim, nus[q],
+                          err2[q]);
+        }
+        ck_assert_msg(err2[1] <= err2[0] / 4.0, "%dD: the departure went %g -> %g", dim, err2[0], err2[1]);
+    }
+    const pfb_maxwell visc = {0.0, 0.05, 11.07};
+    for (int i = 0; i <= 400; i++)
+        tt[i] = 0.5 + 0.005 * i;
+    ck_assert_int_eq(maxwell_drop_deformation(&visc, 2, 1000.0, R, 26.3, U, tt, 401, D, &e), 0);
+    double re, im;
+    ck_assert_int_eq(maxwell_drop_root(&visc, 2, 2, 1000.0, R, 26.3, -3.0, 12.0, &re, &im, &e), 0);
+    pfb_fit_result fr;
+    ck_assert_int_eq(fit_damped_cosine(tt, D, 401, &fr, &e), 0);
+    ck_assert_msg(fabs(fr.p[FIT_OMEGA] / im - 1.0) <= 1e-3 && fabs(fr.p[FIT_BETA] / -re - 1.0) <= 1e-3,
+                  "the forced drop rings at %g%+gi, the mode is %g%+gi", -fr.p[FIT_BETA], fr.p[FIT_OMEGA], re, im);
+}
+END_TEST
+
 /* The roots solve the dispersion relation (residual at round-off of its terms),
  * the wave starts at A = 1 with dA/dt = -eta_s k^2 / rho (the polymer stress
  * zero), and a Newtonian fluid (G = 0) decays at nu k^2. */
@@ -325,6 +461,8 @@ int main(void)
     suite_add_tcase(s, tc);
     TCase *tm = tcase_create("maxwell");
     tcase_add_test(tm, test_maxwell_roots);
+    tcase_add_test(tm, test_maxwell_drop_mode);
+    tcase_add_test(tm, test_maxwell_drop_deformation);
     tcase_add_test(tm, test_maxwell_fit_recovers);
     tcase_add_test(tm, test_maxwell_spring_modulus);
     suite_add_tcase(s, tm);
