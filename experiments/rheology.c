@@ -884,6 +884,10 @@ static int rheo_known_wave(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
  *   recovers 13 % of that by 0.35 s (its fundamental -13.06 +- 15.14i 1/s,
  *   maxwell_drop_mode); the rest is the flow of a material whose zero-shear
  *   viscosity is eta_s + G lambda = 36 Pa s;
+ *   blob_stated: Mao-Yang at the rheometer's parameters (scenes/rheology.ini:
+ *   G = mu_e / 2 = 500 Pa, lambda = 0.02 s, a solvent of 1 Pa s, 9 % of its
+ *   zero-shear viscosity), against the material they state: the elastic
+ *   stress's part of the free surface apart from the solvent's;
  *   blob_newtonian: every method as calibrated to the reference fluid (the
  *   material preset alone, without the rheometer's overrides), against the
  *   reference fluid (G = 0, eta_s = rho nu = 11.07 Pa s).  A potential flow
@@ -912,7 +916,8 @@ static double blob_recovery(const double *y, size_t n)
     return y[imax] > 0 ? (y[imax] - lo) / y[imax] : NAN;
 }
 
-/* One blob case (kase) at three resolutions: material m the model's; pcal the
+/* One blob case (kase) at three resolutions: material m the model's (NULL:
+ * what the run's parameters state, stated_material); pcal the
  * method's calibrated parameters (cal_start's, NULL: the material preset as it
  * is, under experiment name preset_exp, which has no overrides file); su and h
  * the calibration's setup and interaction radius (clavet's springs rescaled as
@@ -926,13 +931,14 @@ static int rheo_known_blob(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
     exp_extra extra = {material_deformation_names, material_deformation_row, NULL, NULL};
     for (int q = 0; q < 3; q++) {
         const double cells = blob_cells[ctx->quick ? 1 : 0][q], dx = RHEO_BLOB_R / cells;
-        char buf[5][64], params[200] = "calibrated", id[160], spacing[64], tend[64], frames[64], rad[64], speed[64];
+        char buf[5][64], params[200], id[160], spacing[64], tend[64], frames[64], rad[64], speed[64];
         const char *msets[6] = {NULL}, *sets[16] = {"run.dim=2", spacing, tend, frames, rad, speed, "scene.gravity=0"};
         snprintf(spacing, sizeof spacing, "run.spacing=%.17g", dx);
         snprintf(tend, sizeof tend, "run.t_end=%.17g", RHEO_BLOB_T);
         snprintf(frames, sizeof frames, "run.frames=%d", RHEO_BLOB_FRAMES);
         snprintf(rad, sizeof rad, "scene.radius=%.17g", RHEO_BLOB_R);
         snprintf(speed, sizeof speed, "scene.speed=%.17g", RHEO_BLOB_U);
+        snprintf(params, sizeof params, "%s", m ? "as calibrated" : "stated");
         if (pcal) {
             double p[3] = {pcal[0], pcal[1], pcal[2]};
             if (springs) /* the same springs' modulus at this resolution (as the wave's) */
@@ -966,12 +972,17 @@ static int rheo_known_blob(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
         if (!t || !y || !model)
             rc = pfb_err_set(err, PFB_ENOMEM, "rheology: the blob's %zu samples", n);
         double emax = NAN, erms = NAN, rec = NAN, rec_model = NAN;
-        if (!rc && !out.unstable && n > 1 && ct >= 0 && cd >= 0) {
+        pfb_maxwell ms = m ? *m : stated_material(ctx, so, id);
+        if (!m && !(ms.G >= 0 && ms.lambda > 0 && ms.eta_s >= 0))
+            ms.G = ms.lambda = ms.eta_s = NAN; /* no stated material: no model (empty errors) */
+        if (!m)
+            snprintf(params, sizeof params, "stated G=%.6g lambda=%.6g eta_s=%.6g", ms.G, ms.lambda, ms.eta_s);
+        if (!rc && !out.unstable && n > 1 && ct >= 0 && cd >= 0 && isfinite(ms.G)) {
             for (size_t r = 0; r < n; r++) {
                 t[r] = csv_table_get(x, r, ct);
                 y[r] = csv_table_get(x, r, cd);
             }
-            rc = maxwell_drop_deformation(m, 2, RHEO_RHO, RHEO_BLOB_R, sigma, RHEO_BLOB_U, t, n, model, err);
+            rc = maxwell_drop_deformation(&ms, 2, RHEO_RHO, RHEO_BLOB_R, sigma, RHEO_BLOB_U, t, n, model, err);
             double peak = 0.0, s2 = 0.0;
             for (size_t r = 0; !rc && r < n; r++)
                 peak = fmax(peak, fabs(model[r]));
@@ -1168,6 +1179,10 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
             rc = rheo_known_blob(ctx, so, "blob_newtonian", "rheology_newtonian",
                                  &(pfb_maxwell){0.0, 1.0, ctx->fluid->density * ctx->fluid->nu}, ctx->fluid->sigma,
                                  NULL, NULL, NAN, known.f, ksig.f, err);
+        /* mao_yang's blob at the rheometer's parameters, against what they state */
+        if (!rc && solver_has_param(so, "mu_e"))
+            rc = rheo_known_blob(ctx, so, "blob_stated", "rheology", NULL, ctx->fluid->sigma, NULL, NULL, NAN, known.f,
+                                 ksig.f, err);
         /* the scaling laws, at the quick setup */
         const rheo_setup *qs = &setups[sizeof setups / sizeof setups[0] - 1];
         double h = NAN, p0[3];
