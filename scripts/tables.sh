@@ -686,19 +686,32 @@ END {
   print "\\end{tabular}"
 }' "$data/rheology/rheology_calibration.csv" > "$tmp/rheology_calibration.tex"
 
-# the flows with a known answer: each method's error per resolution, the order, the
-# kinetic energy's gain
+# the flows with a known answer: each case's rows, method by method, with the error per
+# resolution, the order, the kinetic energy's gain and (the blob) the recovery, the run's
+# against the model's
 awk "$prelude"'
-{ s = v("solver"); n[s]++
-  row[s, n[s]] = name(s) " & " v("cells") " & " fmt(1000 * v("dx"), "%.2f") " & " \
-    (v("status") == "ok" ? pct(v("err_max"), "%.1f") " & " pct(v("err_rms"), "%.1f") : "unst. & --") " & " \
-    fmt(v("order"), "%.2f") " & " mathnum(v("ke_gain")) " \\\\" }
+function rec(x) { return isnum(x) ? sprintf("%.1f", 100 * x) : "--" }
+{ s = v("solver"); c = v("case"); if (!(c in cseen)) { cseen[c] = 1; cases[++nc] = c }
+  n[c, s]++
+  row[c, s, n[c, s]] = name(s) " & " v("cells") " & " fmt(1000 * v("dx"), "%.2f") " & " \
+    (v("status") == "ok" ? pct(v("err_max"), "%.1f") " & " pct(v("err_rms"), "%.1f") : (v("status") == "refused" ? "refused & --" : "unst. & --")) " & " \
+    fmt(v("order"), "%.2f") " & " mathnum(v("ke_gain")) " & " \
+    (isnum(v("recovery_model")) ? rec(v("recovery")) " / " rec(v("recovery_model")) : "") " \\\\" }
 END {
-  print "\\begin{tabular}{l r r r r r r}"
+  title["standing_wave"] = "standing wave, reference material ($L/\\Delta x$)"
+  title["blob"] = "blob, reference material ($R/\\Delta x$)"
+  title["blob_stated"] = "blob, Mao--Yang'"'"'s stated material ($R/\\Delta x$)"
+  title["blob_newtonian"] = "blob, reference fluid ($R/\\Delta x$)"
+  print "\\begin{tabular}{l r r r r r r c}"
   print "\\toprule"
-  print "method & $L/\\Delta x$ & $\\Delta x$ (mm) & max error (\\%) & rms error (\\%) & order & KE gain \\\\"
-  print "\\midrule"
-  for (i = 1; i <= nsol; i++) { s = order[i]; for (k = 1; k <= n[s]; k++) print row[s, k] }
+  print "method & cells & $\\Delta x$ (mm) & max error (\\%) & rms error (\\%) & order & KE gain & recovery (\\%) \\\\"
+  nf = split("standing_wave blob blob_stated blob_newtonian", fixed, " "); m = 0
+  for (j = 1; j <= nf; j++) if (fixed[j] in cseen) { ord[++m] = fixed[j]; done[fixed[j]] = 1 }
+  for (j = 1; j <= nc; j++) if (!(cases[j] in done)) ord[++m] = cases[j]
+  for (j = 1; j <= m; j++) { c = ord[j]
+    print "\\midrule"
+    print "\\multicolumn{8}{l}{\\textit{" ((c in title) ? title[c] : tex(c)) "}} \\\\"
+    for (i = 1; i <= nsol; i++) { s = order[i]; for (k = 1; k <= n[c, s]; k++) print row[c, s, k] } }
   print "\\bottomrule"
   print "\\end{tabular}"
 }' "$data/rheology/rheology_known.csv" > "$tmp/rheology_known.tex"
@@ -738,10 +751,23 @@ FILENAME ~ /rheology_summary/ {
   s = v("solver"); if (v("dim") == 2) { wg[s, v("dx")] = v("G"); wr[s, v("dx")] = v("G_rel") }
   next }
 FILENAME ~ /rheology_known/ {
-  s = v("solver"); if (v("status") != "ok") { kbad[s] = 1; next }
+  s = v("solver") SUBSEP v("case"); if (v("status") != "ok") { kbad[s] = 1; next }
   nk[s]++; ke[s, nk[s]] = v("err_max"); kcl[s, nk[s]] = v("cells"); ko[s, nk[s]] = v("order")
+  krec[s] = v("recovery"); krecm[s] = v("recovery_model")
+  if (v("case") == "blob_stated") { pr = v("params"); gsub(/"/, "", pr); split(pr, kv, " ")
+    for (q in kv) { split(kv[q], pq, "="); st[pq[1]] = pq[2] } }
   if (isnum(v("ke_gain"))) { g = v("ke_gain") + 0; if (!(s in kglo) || g < kglo[s]) kglo[s] = g; if (!(s in kghi) || g > kghi[s]) kghi[s] = g }
   next }
+# "$6.0$, $2.2$ and $1.6$\,\% <what> at 10, 20 and 40 <unit> (observed orders $1.41$ and $0.51$)"
+function klist(s, what, unit,   t, cs2, o, q, sep) { t = ""; cs2 = ""; o = ""
+  if (nk[s] == 0 || (s in kbad)) return "--"
+  for (q = 1; q <= nk[s]; q++) {
+    sep = (q == 1) ? "" : (q == nk[s] ? " and " : ", ")
+    t = t sep "$" sprintf("%.1f", 100 * ke[s, q]) "$"; cs2 = cs2 sep kcl[s, q]
+    if (isnum(ko[s, q])) o = o (o == "" ? "" : " and ") "$" sprintf("%.2f", ko[s, q]) "$" }
+  return t "\\,\\%" (what == "" ? "" : " " what) " at " cs2 " " unit (o == "" ? "" : " (observed orders " o ")") }
+function kgain(s) { return (s in kglo) ? (kglo[s] == kghi[s] ? mathnum(kglo[s]) : mathnum(kglo[s]) " to " mathnum(kghi[s])) : "--" }
+function kpc(x) { return isnum(x) ? "$" sprintf("%.1f", 100 * x) "$\\,\\%" : "--" }
 function ex(x) { return isnum(x) ? "$" sprintf("%.3f", x) "$" : "--" }
 END {
   def("RheoRefG", mathnum(rg)); def("RheoRefLambda", mathnum(rl)); def("RheoRefEta", mathnum(re))
@@ -775,17 +801,23 @@ END {
   def("RheoScaleMaoCross", ex(sl["mao_yang", "mu_e"]) " and " ex(sg["mao_yang", "lambda"]))
   def("RheoScaleClavetK", ex(sg["clavet", "k_spring"])); def("RheoScaleClavetAlpha", ex(sl["clavet", "alpha"]))
   def("RheoScaleClavetCross", ex(sl["clavet", "k_spring"]) " and " ex(sg["clavet", "alpha"]))
-  # the known-answer wave: "$6.0$, $2.2$ and $1.6$\,\% at 10, 20 and 40 spacings (orders $1.41$ and $0.51$)"
-  split("mao_yang clavet", ks2, " "); split("Mao Clavet", kn2, " ")
-  for (j = 1; j <= 2; j++) { s = ks2[j]; t = ""; cs2 = ""; o = ""
-    for (q = 1; q <= nk[s]; q++) {
-      sep = (q == 1) ? "" : (q == nk[s] ? " and " : ", ")
-      t = t sep "$" sprintf("%.1f", 100 * ke[s, q]) "$"; cs2 = cs2 sep kcl[s, q]
-      if (isnum(ko[s, q])) o = o (o == "" ? "" : " and ") "$" sprintf("%.2f", ko[s, q]) "$" }
-    def("RheoKnown" kn2[j], nk[s] == 0 || (s in kbad) ? "--" : t "\\,\\% of the initial amplitude at " cs2 \
-      " spacings per wavelength" (o == "" ? "" : " (observed orders " o ")"))
-    def("RheoKnown" kn2[j] "Gain", (s in kglo) ? (kglo[s] == kghi[s] ? mathnum(kglo[s]) : mathnum(kglo[s]) " to " mathnum(kghi[s])) : "--")
-  }
+  # the flows with a known answer (klist's sentences), the finest blob's recovery
+  w = "standing_wave"; b = "blob"
+  def("RheoKnownMao", klist("mao_yang" SUBSEP w, "of the initial amplitude", "spacings per wavelength"))
+  def("RheoKnownClavet", klist("clavet" SUBSEP w, "of the initial amplitude", "spacings per wavelength"))
+  def("RheoKnownMaoGain", kgain("mao_yang" SUBSEP w)); def("RheoKnownClavetGain", kgain("clavet" SUBSEP w))
+  def("RheoBlobMao", klist("mao_yang" SUBSEP b, "of the model'"'"'s peak", "particles per radius"))
+  def("RheoBlobClavet", klist("clavet" SUBSEP b, "of the model'"'"'s peak", "particles per radius"))
+  def("RheoBlobClavetGain", kgain("clavet" SUBSEP b))
+  def("RheoBlobStatedMao", klist("mao_yang" SUBSEP "blob_stated", "", "particles per radius"))
+  split("muller clavet miller_pearce mao_yang", nm, " "); split("Muller Clavet MillerPearce Mao", nn, " ")
+  for (j = 1; j <= 4; j++) def("RheoBlobNewt" nn[j], klist(nm[j] SUBSEP "blob_newtonian", "", "particles per radius"))
+  def("RheoBlobRecModel", kpc(krecm["mao_yang" SUBSEP b]))
+  # the solvent's share of the zero-shear viscosity eta_s / (eta_s + G lambda): the reference's, the stated one's
+  def("RheoRefSolventShare", isnum(re) && isnum(rg) ? "$" sprintf("%.0f", 100 * re / (re + rg * rl)) "$\\,\\%" : "--")
+  def("RheoStatedSolventShare", isnum(st["eta_s"]) && isnum(st["G"]) ? \
+    "$" sprintf("%.0f", 100 * st["eta_s"] / (st["eta_s"] + st["G"] * st["lambda"])) "$\\,\\%" : "--")
+  def("RheoBlobRecMao", kpc(krec["mao_yang" SUBSEP b])); def("RheoBlobRecClavet", kpc(krec["clavet" SUBSEP b]))
 }' "$data/rheology/rheology_startup_fit.csv" "$data/rheology/rheology_flow.csv" \
    "$data/rheology/rheology_calibration.csv" "$data/rheology/rheology_scaling.csv" \
    "$data/rheology/rheology_summary.csv" "$data/rheology/rheology_known.csv" > "$tmp/rheology_numbers.tex"

@@ -937,14 +937,13 @@ static void mao_yang_timers(const void *state, double *seconds)
  * (the density and pressure fields of the last step; the pressure whose
  * gradient changed the velocities): f_ij = m_i c_ij r_ij
  * with c_ij pressure_pair's coefficient, over the real neighbours (a free
- * drop has no mirrors).  The viscous and elastic pair terms are left out of
- * the trace and the diagonal: at rest the first vanishes, and the Maxwell
- * stress relaxes in lambda.  In the difference form (and the split form's
+ * drop has no mirrors).  In the difference form (and the split form's
  * negative part) the two terms of a pair are not equal and opposite; each
  * particle's own term is taken.
  *
- * The shear term diag[3] (the rheometer's sigma_xy) takes every pair force
- * the step applies but the artificial stress: the pressure's, eq. 1's
+ * The trace, the diagonal and the shear term diag[3] (the rheometer's
+ * sigma_xy, and its normal stress differences from the diagonal) take every
+ * pair force the step applies but the artificial stress: the pressure's, eq. 1's
  * viscosity, m_i m_j mu 2 / ((rho_i + rho_j) rho_0) lap W (v_j - v_i), and
  * eq. 10's stress divergence, m_i m_j (T_i B_i / rho_i^2 + T_j B_j / rho_j^2)
  * grad_i W, with B made again from the current positions (the step's B belongs
@@ -973,7 +972,7 @@ static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const 
         pr = p->field[s->f_pd].data;
     const double *T = s->f_T >= 0 ? p->field[s->f_T].data : NULL;
     double *B = NULL;
-    if (diag && s->elastic && T) { /* eq. 16's B_i at the current positions */
+    if (s->elastic && T) { /* eq. 16's B_i at the current positions */
         B = calloc(9 * (p->n ? p->n : 1), sizeof *B);
         if (!B) {
             nlist_free(&nl);
@@ -1013,28 +1012,31 @@ static double mao_yang_pair_virial(const void *state, const pfb_sim *sim, const 
             if (!(r > 0))
                 continue;
             const double c = 0.5 * p->m[i] * pressure_pair(s, p, rho, pr, i, j, r); /* f_ij = 2 c r_ij */
-            W += c * r2;
-            for (int k = 0; k < dim; k++)
-                D[k] += c * d[k] * d[k];
-            if (!diag)
-                continue;
-            double fx = 2.0 * c * d[0];
-            const double dvx = p->v[0][j] - p->v[0][i] + period_le_dv(&sim->period, kk);
-            fx += p->m[i] * p->m[j] * s->mu * 2.0 / ((rho[i] + rho[j]) * s->rho0) *
-                  kernel_viscosity_lap(&s->visc, r) * dvx;
+            /* the force on i from j: the pressure's, the viscosity's, the stress divergence's */
+            double f[3] = {0.0, 0.0, 0.0};
+            const double cv = p->m[i] * p->m[j] * s->mu * 2.0 / ((rho[i] + rho[j]) * s->rho0) *
+                              kernel_viscosity_lap(&s->visc, r);
+            for (int a = 0; a < dim; a++)
+                f[a] = 2.0 * c * d[a] + cv * (p->v[a][j] - p->v[a][i] + (a == 0 ? period_le_dv(&sim->period, kk) : 0.0));
             if (B) {
-                const double f = kernel_cubic_dw(&s->cubic, r) / r;
+                const double fw = kernel_cubic_dw(&s->cubic, r) / r;
                 const double *Ti = T + 9 * i, *Tj = T + 9 * j, *Bi = B + 9 * i, *Bj = B + 9 * j;
                 double gi[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
                 for (int e = 0; e < dim; e++)
                     for (int h = 0; h < dim; h++) {
-                        gi[e] += Bi[3 * e + h] * f * d[h];
-                        gj[e] += Bj[3 * e + h] * f * d[h];
+                        gi[e] += Bi[3 * e + h] * fw * d[h];
+                        gj[e] += Bj[3 * e + h] * fw * d[h];
                     }
-                for (int e = 0; e < dim; e++)
-                    fx += p->m[i] * p->m[j] * (Ti[e] * gi[e] / (rho[i] * rho[i]) + Tj[e] * gj[e] / (rho[j] * rho[j]));
+                for (int a = 0; a < dim; a++)
+                    for (int e = 0; e < dim; e++)
+                        f[a] += p->m[i] * p->m[j] *
+                                (Ti[3 * a + e] * gi[e] / (rho[i] * rho[i]) + Tj[3 * a + e] * gj[e] / (rho[j] * rho[j]));
             }
-            S += 0.5 * d[1] * fx;
+            for (int a = 0; a < dim; a++) {
+                W += 0.5 * d[a] * f[a];
+                D[a] += 0.5 * d[a] * f[a];
+            }
+            S += 0.5 * d[1] * f[0];
         }
     }
     nlist_free(&nl);
