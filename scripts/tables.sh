@@ -41,7 +41,7 @@ for f in volume/volume_summary stability/stability_summary drop/drop_summary \
          validation/validation_hydrostatic_summary validation/validation_viscous validation/validation_drop validation/validation_drop_signal \
          validation/validation_order validation/validation_viscosity rheology/rheology_startup_fit \
          rheology/rheology_flow rheology/rheology_calibration rheology/rheology_scaling rheology/rheology_summary \
-         rheology/rheology_known; do
+         rheology/rheology_known rheology/rheology_climb; do
   if [ ! -r "$data/$f.csv" ]; then
     echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
     exit 1
@@ -768,7 +768,17 @@ function klist(s, what, unit,   t, cs2, o, q, sep) { t = ""; cs2 = ""; o = ""
   return t "\\,\\%" (what == "" ? "" : " " what) " at " cs2 " " unit (o == "" ? "" : " (observed orders " o ")") }
 function kgain(s) { return (s in kglo) ? (kglo[s] == kghi[s] ? mathnum(kglo[s]) : mathnum(kglo[s]) " to " mathnum(kghi[s])) : "--" }
 function kpc(x) { return isnum(x) ? "$" sprintf("%.1f", 100 * x) "$\\,\\%" : "--" }
+FILENAME ~ /rheology_climb/ {
+  src = v("source"); s = v("solver")
+  if (s == "reference") { cb[src] = v("beta"); ch[src] = v("h"); chs[src] = v("h_spacings"); com = v("omega")
+    ca = v("rod_radius"); cdx = v("rod_dx"); next }
+  if (src == "measured") { k = s SUBSEP v("shear_rate"); if (!(s in cn)) cn[s] = 0
+    cn[s]++; cr[s, cn[s]] = v("shear_rate"); cp1[s, cn[s]] = v("psi1"); cp2[s, cn[s]] = v("psi2"); cbm[s, cn[s]] = v("beta") }
+  if (src == "stated") csb[s] = v("beta")
+  next }
 function ex(x) { return isnum(x) ? "$" sprintf("%.3f", x) "$" : "--" }
+# h in mm with a sign and in spacings: "$+1.02$\,mm, $0.26$ of a spacing"
+function climb(src) { return isnum(ch[src]) ? "$" sprintf("%+.2f", 1000 * ch[src]) "$\\,mm ($" sprintf("%+.2f", chs[src]) "$ spacings)" : "--" }
 END {
   def("RheoRefG", mathnum(rg)); def("RheoRefLambda", mathnum(rl)); def("RheoRefEta", mathnum(re))
   # the methods that refuse a sheared box, as a sentence ("" when none does)
@@ -801,7 +811,7 @@ END {
   def("RheoScaleMaoCross", ex(sl["mao_yang", "mu_e"]) " and " ex(sg["mao_yang", "lambda"]))
   def("RheoScaleClavetK", ex(sg["clavet", "k_spring"])); def("RheoScaleClavetAlpha", ex(sl["clavet", "alpha"]))
   def("RheoScaleClavetCross", ex(sl["clavet", "k_spring"]) " and " ex(sg["clavet", "alpha"]))
-  # the flows with a known answer (klist's sentences), the finest blob's recovery
+  # the flows with a known answer (klist sentences), the recovery of the finest blob
   w = "standing_wave"; b = "blob"
   def("RheoKnownMao", klist("mao_yang" SUBSEP w, "of the initial amplitude", "spacings per wavelength"))
   def("RheoKnownClavet", klist("clavet" SUBSEP w, "of the initial amplitude", "spacings per wavelength"))
@@ -813,14 +823,26 @@ END {
   split("muller clavet miller_pearce mao_yang", nm, " "); split("Muller Clavet MillerPearce Mao", nn, " ")
   for (j = 1; j <= 4; j++) def("RheoBlobNewt" nn[j], klist(nm[j] SUBSEP "blob_newtonian", "", "particles per radius"))
   def("RheoBlobRecModel", kpc(krecm["mao_yang" SUBSEP b]))
-  # the solvent's share of the zero-shear viscosity eta_s / (eta_s + G lambda): the reference's, the stated one's
+  # the yardstick of rod climbing (rheology_climb.csv)
+  def("RheoClimbBetaUcm", mathnum(cb["reference_ucm"])); def("RheoClimbBetaCo", mathnum(cb["reference_corotational"]))
+  def("RheoClimbUcm", climb("reference_ucm")); def("RheoClimbCo", climb("reference_corotational"))
+  def("RheoClimbOmega", isnum(com) ? sprintf("%g", com) : "--")
+  def("RheoClimbRodA", isnum(ca) ? sprintf("%g", 1000 * ca) : "--"); def("RheoClimbRodDx", isnum(cdx) ? sprintf("%g", 1000 * cdx) : "--")
+  # Mao-Yang measured Psi2 / Psi1 at its 3D rates: "$-0.500$ and $-0.500$ at 8 and 32 s^-1"
+  t = ""; cs2 = ""; m = "mao_yang"
+  for (q = 1; q <= cn[m]; q++) { sep = (q == 1) ? "" : (q == cn[m] ? " and " : ", ")
+    t = t sep (isnum(cp1[m, q]) && cp1[m, q] != 0 ? "$" sprintf("%.3f", cp2[m, q] / cp1[m, q]) "$" : "--"); cs2 = cs2 sep cr[m, q] }
+  def("RheoClimbMaoRatio", cn[m] ? t " at " cs2 "\\,s$^{-1}$" : "--")
+  def("RheoClimbMaoBeta", cn[m] ? mathnum(cbm[m, 1]) : "--")
+  # the share of the solvent in the zero-shear viscosity eta_s / (eta_s + G lambda): the reference and the stated material
   def("RheoRefSolventShare", isnum(re) && isnum(rg) ? "$" sprintf("%.0f", 100 * re / (re + rg * rl)) "$\\,\\%" : "--")
   def("RheoStatedSolventShare", isnum(st["eta_s"]) && isnum(st["G"]) ? \
     "$" sprintf("%.0f", 100 * st["eta_s"] / (st["eta_s"] + st["G"] * st["lambda"])) "$\\,\\%" : "--")
   def("RheoBlobRecMao", kpc(krec["mao_yang" SUBSEP b])); def("RheoBlobRecClavet", kpc(krec["clavet" SUBSEP b]))
 }' "$data/rheology/rheology_startup_fit.csv" "$data/rheology/rheology_flow.csv" \
    "$data/rheology/rheology_calibration.csv" "$data/rheology/rheology_scaling.csv" \
-   "$data/rheology/rheology_summary.csv" "$data/rheology/rheology_known.csv" > "$tmp/rheology_numbers.tex"
+   "$data/rheology/rheology_summary.csv" "$data/rheology/rheology_known.csv" \
+   "$data/rheology/rheology_climb.csv" > "$tmp/rheology_numbers.tex"
 
 # ---- numbers the text quotes ----------------------------------------------------------
 # Every macro is defined (as "--" when the data cannot give it), so the paper builds

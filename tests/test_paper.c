@@ -256,15 +256,33 @@ static void fixture(void)
                "mao_yang,2,0.0025,maxwell,3,467,10,0.0197,1e-4,50.7,0.1,0.97,0.01,nan,500,0.02,1,-0.066,-0.0158\n"
                "clavet,2,0.005,maxwell,3,14226,1700,0.045,0.047,22.3,23.5,-0.87,2.3,nan,nan,nan,nan,nan,nan\n");
     /* the known-answer wave: mao_yang's error halves twice (order 1), clavet's kinetic
-     * energy gains 400 to 700 times; its finest run blew up */
+     * energy gains 400 to 700 times; its finest run blew up.  The blob: mao_yang's
+     * rows (recovery 16.6 % against the model's 13.7 %), its stated material
+     * (G 500, lambda 0.02, eta_s 1: a solvent share of 1 / 11 = 9 %) and muller's
+     * Newtonian one (listed first in the file, printed after the wave) */
     write_file("data/rheology/rheology_known.csv",
-               "solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain\n"
-               "mao_yang,2,standing_wave,10,0.01,\"mu_e=945\",ok,\"\",0.08,0.03,nan,1\n"
-               "mao_yang,2,standing_wave,20,0.005,\"mu_e=945\",ok,\"\",0.04,0.015,1,1\n"
-               "mao_yang,2,standing_wave,40,0.0025,\"mu_e=945\",ok,\"\",0.02,0.0075,1,1\n"
-               "clavet,2,standing_wave,10,0.01,\"k_spring=3\",ok,\"\",14.5,3.2,nan,700\n"
-               "clavet,2,standing_wave,20,0.005,\"k_spring=12\",ok,\"\",5.5,1.4,1.4,400\n"
-               "clavet,2,standing_wave,40,0.0025,\"k_spring=48\",unstable,\"blew up\",nan,nan,nan,nan\n");
+               "solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain,recovery,recovery_model\n"
+               "muller,2,blob_newtonian,10,0.01,\"as calibrated\",ok,\"\",0.22,0.16,nan,1,0,0\n"
+               "muller,2,blob_newtonian,20,0.005,\"as calibrated\",ok,\"\",0.11,0.08,1.0,1,0.003,0\n"
+               "mao_yang,2,standing_wave,10,0.01,\"mu_e=945\",ok,\"\",0.08,0.03,nan,1,,\n"
+               "mao_yang,2,standing_wave,20,0.005,\"mu_e=945\",ok,\"\",0.04,0.015,1,1,,\n"
+               "mao_yang,2,standing_wave,40,0.0025,\"mu_e=945\",ok,\"\",0.02,0.0075,1,1,,\n"
+               "mao_yang,2,blob,10,0.01,\"mu_e=945\",ok,\"\",0.147,0.109,nan,1,0.166,0.137\n"
+               "mao_yang,2,blob,20,0.005,\"mu_e=945\",ok,\"\",0.152,0.112,-0.05,1,0.1662,0.1375\n"
+               "mao_yang,2,blob_stated,20,0.005,\"stated G=500 lambda=0.02 eta_s=1\",ok,\"\",0.057,0.035,nan,1,0,0\n"
+               "clavet,2,standing_wave,10,0.01,\"k_spring=3\",ok,\"\",14.5,3.2,nan,700,,\n"
+               "clavet,2,standing_wave,20,0.005,\"k_spring=12\",ok,\"\",5.5,1.4,1.4,400,,\n"
+               "clavet,2,standing_wave,40,0.0025,\"k_spring=48\",unstable,\"blew up\",nan,nan,nan,nan,,\n");
+    /* the climbing constants: the reference (G 500, lambda 0.05: Psi1 2.5) as UCM
+     * and corotational at the rod (a 10 mm, 3D spacing 4 mm, Omega 2 rad/s), and
+     * mao_yang's measured Psi2 / Psi1 = -0.5 at 8 and 32 1/s */
+    write_file("data/rheology/rheology_climb.csv",
+               "solver,dim,dx,shear_rate,source,psi1,psi2,beta,rod_radius,rod_dx,h_coef,omega,h,h_spacings\n"
+               "reference,3,nan,0,reference_ucm,2.5,0,1.25,0.01,0.004,0.0002497,2,0.0009989,0.2497\n"
+               "reference,3,nan,0,reference_corotational,2.5,-1.25,-1.25,0.01,0.004,-0.0002599,2,-0.00104,-0.26\n"
+               "mao_yang,3,0.005,8,measured,0.78,-0.39,-0.39,0.01,0.004,-8.5e-05,2,-0.00034,-0.085\n"
+               "mao_yang,3,0.005,8,stated,0.7692,-0.3846,-0.3846,0.01,0.004,-8.3e-05,2,-0.00033,-0.083\n"
+               "mao_yang,3,0.005,32,measured,0.2852,-0.1426,-0.1426,0.01,0.004,-3.4e-05,2,-0.00014,-0.034\n");
     write_file("data/volume/runs/muller_pool_2d/run.meta", meta_a);
     /* a stale run the manifest does not list: not counted (stability has no manifest:
      * every run directory counts) */
@@ -467,8 +485,28 @@ START_TEST(test_tables_numbers)
     contains(rh, "\\newcommand{\\RheoKnownMaoGain}{$1.00$}", "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoKnownClavet}{--}", "rheology_numbers.tex"); /* a blow-up: no list */
     contains(rh, "\\newcommand{\\RheoKnownClavetGain}{$400$ to $700$}", "rheology_numbers.tex");
-    gen_contains("rheology_known.tex", "Mao--Yang & 20 & 5.00 & 4.0 & 1.5 & 1.00 & $1.00$ \\\\");
-    gen_contains("rheology_known.tex", "Clavet & 40 & 2.50 & unst. & -- & -- & -- \\\\");
+    gen_contains("rheology_known.tex", "Mao--Yang & 20 & 5.00 & 4.0 & 1.5 & 1.00 & $1.00$ &  \\\\");
+    /* the blob's rows with the recovery, the run's against the model's; the cases in
+     * their fixed order whatever the file's (the wave first, the Newtonian blob last) */
+    gen_contains("rheology_known.tex", "Mao--Yang & 20 & 5.00 & 15.2 & 11.2 & -0.05 & $1.00$ & 16.6 / 13.8 \\\\");
+    char *kt = read_gen("rheology_known.tex");
+    const char *w1 = strstr(kt, "standing wave"), *w2 = strstr(kt, "reference fluid");
+    ck_assert_msg(w1 && w2 && w1 < w2, "the cases' order:\n%s", kt);
+    free(kt);
+    contains(rh, "\\newcommand{\\RheoBlobMao}{$14.7$ and $15.2$\\,\\% of the model's peak at 10 and 20 particles per "
+                 "radius (observed orders $-0.05$)}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoBlobNewtMuller}{$22.0$ and $11.0$\\,\\% at 10 and 20 particles per radius "
+                 "(observed orders $1.00$)}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoBlobRecModel}{$13.8$\\,\\%}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoBlobRecMao}{$16.6$\\,\\%}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoStatedSolventShare}{$9$\\,\\%}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoRefSolventShare}{$31$\\,\\%}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoClimbUcm}{$+1.00$\\,mm ($+0.25$ spacings)}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoClimbCo}{$-1.04$\\,mm ($-0.26$ spacings)}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoClimbMaoRatio}{$-0.500$ and $-0.500$ at 8 and 32\\,s$^{-1}$}",
+             "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoClimbRodDx}{4}", "rheology_numbers.tex");
+    gen_contains("rheology_known.tex", "Clavet & 40 & 2.50 & unst. & -- & -- & -- &  \\\\");
     free(rh);
     char *app = read_gen("appendix.tex");
     contains(app, "volume & 1 & 0 & 1 & -- & 2 \\\\", "appendix.tex");
