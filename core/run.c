@@ -30,6 +30,7 @@ const pfb_param_spec pfb_run_params[] = {
     {"volume_limit", PFB_PARAM_DOUBLE, 0.5, 0.0, 1.0, "1", "volume_rel below this at a frame is a blow-up (volume collapse); 0 = off", NULL},
     {"threads", PFB_PARAM_INT, 0, 0, 1024, "1", "threads for parallel solver loops; 0 = OpenMP's default (OMP_NUM_THREADS or all cores); results do not depend on it", NULL},
     {"sort_every", PFB_PARAM_INT, 1, 0, 1e9, "1", "frames between re-sorting particles into cell order; 0 = never", NULL},
+    {"settle", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e3, "s", "time the particles relax before t = 0 with every velocity zeroed after each step, the scene's initial velocities given back after it (a start at rest for a method whose lattice is not its equilibrium); 0 = none", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 int run_memory_limit(double *bytes, pfb_err *err)
@@ -808,6 +809,68 @@ int run_checkpoint_params_read(pfb_ckpt_r *r, char **text, pfb_err *err)
 
 /* A stop asked for (a signal, or the tests' step count): the checkpoint, the
  * series so far as series.partial.csv, and run.meta saying so. */
+/* The settle (run.settle = T > 0, run.h): before t = 0 the solver steps
+ * ceil(T / dt) times at t = 0 (moving walls stand still) with every particle
+ * velocity zeroed after each step, so that the particles slide to where the
+ * method's forces balance (a damped descent: no kinetic energy survives a
+ * step); the storage is sorted once a frame's worth of steps (the periodic
+ * wrap), and no frame hook runs (no re-sampling).  Then each particle gets
+ * back the velocity the scene gave it, by its id (a particle made during the
+ * settle: none).  A blow-up during it is the run's, its reason saying so.
+ * Refused for a sheared box, rigid bodies or an emitter, whose motion is not
+ * particle velocities. */
+static int settle_check(const pfb_run_config *cfg, const pfb_sim *sim, pfb_err *err)
+{
+    const double T = params_get(cfg->run, "settle");
+    if (T > 0 && (sim_sheared(sim) || sim->bodies.n > 0 || sim->emit.on))
+        return pfb_err_set(err, PFB_EINVAL, "run.settle = %g for scene %s, which has %s; valid: settle = 0 there", T,
+                           cfg->scene->name,
+                           sim_sheared(sim) ? "a sheared box" : sim->bodies.n > 0 ? "rigid bodies" : "an emitter");
+    return PFB_OK;
+}
+
+static int run_settle(const pfb_run_config *cfg, pfb_sim *sim, void *state, pfb_run_result *res, pfb_err *err)
+{
+    const double T = params_get(cfg->run, "settle");
+    if (!(T > 0))
+        return PFB_OK;
+    pfb_particles *p = &sim->p;
+    const size_t nid = (size_t)p->next_id;
+    double *v0 = calloc(3 * (nid ? nid : 1), sizeof *v0);
+    if (!v0)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory for the settle's %zu velocities", nid);
+    for (size_t i = 0; i < p->n; i++)
+        for (int k = 0; k < sim->dim; k++)
+            v0[3 * p->id[i] + (size_t)k] = p->v[k][i];
+    const long nsteps = (long)ceil(T / res->dt - 1e-9);
+    int rc = PFB_OK;
+    for (long q = 0; q < nsteps && !rc; q++) {
+        for (size_t i = 0; i < p->n; i++)
+            for (int k = 0; k < sim->dim; k++)
+                p->v[k][i] = 0.0;
+        rc = cfg->solver->step(state, sim, res->dt, err);
+        if (!rc) {
+            sim->step++;
+            sim_positions_changed(sim);
+        }
+        if (run_check_blowup(sim, res->energy_scale, INFINITY, res->reason, sizeof res->reason)) {
+            const size_t used = strlen(res->reason);
+            snprintf(res->reason + used, sizeof res->reason - used, " (in the settle, step %ld)", q + 1);
+            res->unstable = 1;
+            rc = PFB_OK;
+            break;
+        }
+        if (!rc && (q + 1) % res->substeps == 0 && params_get_int(cfg->run, "sort_every") > 0)
+            rc = sim_sort_particles(sim, sim_sort_h(sim), err);
+    }
+    if (!rc && !res->unstable)
+        for (size_t i = 0; i < p->n; i++)
+            for (int k = 0; k < sim->dim; k++)
+                p->v[k][i] = p->id[i] < nid ? v0[3 * p->id[i] + (size_t)k] : 0.0;
+    free(v0);
+    return rc;
+}
+
 static int stop_interrupted(const pfb_run_config *cfg, run_io *io, const pfb_sim *sim, const void *state,
                             const run_pos *pos, pfb_run_result *res, double t_end, pfb_err *err)
 {
@@ -861,6 +924,8 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
     if (!rc)
         rc = run_timing(cfg, &sim, state, &res->dt, &res->substeps, &res->frames, &t_end, err);
     if (!rc)
+        rc = settle_check(cfg, &sim, err);
+    if (!rc)
         rc = diag_init(&dc, &sim, err);
     pfb_ckpt_r ck;
     memset(&ck, 0, sizeof ck);
@@ -911,6 +976,11 @@ int run_execute(const pfb_run_config *cfg, pfb_run_result *res, pfb_err *err)
         }
     if (cfg->out_dir) {
         rc = series_open(&io.series, cfg->out_dir, io.nextra ? (const char *const *)io.names : NULL, err);
+        if (rc)
+            goto done;
+    }
+    if (!cfg->resume) { /* a resumed run settled before its checkpoint */
+        rc = run_settle(cfg, &sim, state, res, err);
         if (rc)
             goto done;
     }

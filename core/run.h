@@ -20,7 +20,16 @@
  * end, or is caught earlier as non-finite or escaped.  A step that fails after
  * its state went non-finite or left the domain (a later phase of the step, such
  * as the neighbour search, refusing a NaN) is that blow-up too: the run stops as
- * unstable, the reason naming the particle and the step's message. */
+ * unstable, the reason naming the particle and the step's message.
+ *
+ * A start at rest (run.settle = T > 0): before frame 0 the solver steps for T
+ * with every velocity zeroed after each step, at t = 0, and the scene's initial
+ * velocities are given back after it, particle by particle (by id).  It lets a
+ * measurement start from where the method's own forces balance rather than
+ * from the scene's lattice, which a method whose rest state is not the lattice
+ * (clavet's double density relaxation) leaves with energy it releases into the
+ * flow (issue 49's known-answer flows).  Frame 0, the energy scale and t = 0
+ * follow it; a checkpoint's resume does not repeat it. */
 #ifndef PFB_RUN_H
 #define PFB_RUN_H
 

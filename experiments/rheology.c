@@ -102,6 +102,8 @@
  *   rheology_climb.csv    solver,dim,dx,shear_rate,source,psi1,psi2,beta,rod_radius,rod_dx,h_coef,omega,h,
  *                         h_spacings: the normal stress coefficients and the rod's climb
  *                         (rod climbing, above rheo_flow's use of climb_row)
+ *   rheology_rest.csv     solver,dim,cells,dx,settle,t,status,reason,ke_max,mass,v_rms,u_flow: the
+ *                         blob at rest after a settle (rheo_rest)
  *   rheology_curves.csv   solver,dim,source,omega,Gp,Gpp: the Maxwell moduli of the stated
  *                         material, of the start-up's fit, of the springs' and of the
  *                         calibrated material's last fit (source stated, startup, springs,
@@ -1081,6 +1083,49 @@ static int rheo_known_blob(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
     return PFB_OK;
 }
 
+/* The blob at rest (rheology_rest.csv): each method as calibrated to the
+ * reference fluid, the blob of R = 0.1 m at R / dx = 20 without its flow
+ * (speed 0), settled for 0.2 s (run.settle: the velocities zeroed after every
+ * step, core/run.h) and then let go for 0.1 s.  A method whose rest is a
+ * state of balance stays there; the largest kinetic energy over the frames,
+ * as an rms speed sqrt(2 KE / M), says how far a method is from one, against
+ * the known flows' own speed of 0.02 m/s. */
+#define RHEO_REST_SETTLE 0.2
+#define RHEO_REST_T 0.1
+
+static int rheo_rest(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, FILE *rest, pfb_err *err)
+{
+    const double cells = 20.0, dx = RHEO_BLOB_R / cells;
+    char id[160], spacing[64], tend[64], rad[64], settle[64];
+    snprintf(spacing, sizeof spacing, "run.spacing=%.17g", dx);
+    snprintf(tend, sizeof tend, "run.t_end=%.17g", RHEO_REST_T);
+    snprintf(rad, sizeof rad, "scene.radius=%.17g", RHEO_BLOB_R);
+    snprintf(settle, sizeof settle, "run.settle=%.17g", RHEO_REST_SETTLE);
+    const char *sets[] = {"run.dim=2", spacing, tend, "run.frames=40", rad, "scene.speed=0", "scene.gravity=0", settle,
+                          NULL};
+    snprintf(id, sizeof id, "%s_rheo_rest_blob_2d_n%g", so->name, cells);
+    exp_run_spec spec = {"rheology_newtonian", id, so, "blob", sets, NULL, 0};
+    exp_run_out out;
+    int rc = exp_run(ctx, &spec, &out, err);
+    if (rc)
+        return rc;
+    const int ck = csv_table_col(&out.series, "ke"), cm = csv_table_col(&out.series, "mass");
+    double kmax = NAN, mass = NAN;
+    if (ck >= 0 && cm >= 0 && out.series.nrow > 0) {
+        kmax = 0.0;
+        mass = csv_table_get(&out.series, 0, cm);
+        for (size_t r = 0; r < out.series.nrow; r++)
+            kmax = fmax(kmax, csv_table_get(&out.series, r, ck));
+    }
+    char reason[320];
+    exp_reason(&out, reason, sizeof reason);
+    csv_safe(reason);
+    fprintf(rest, "%s,2,%g,%.6g,%.6g,%.6g,%s,\"%s\",%.10g,%.10g,%.6g,%.6g\n", so->name, cells, dx, RHEO_REST_SETTLE,
+            RHEO_REST_T, out.unstable ? "unstable" : "ok", reason, kmax, mass, sqrt(2.0 * kmax / mass), RHEO_BLOB_U);
+    exp_run_out_free(&out);
+    return PFB_OK;
+}
+
 /* Item 4, rod climbing (the rod scene: a rod of radius a in a pool, spun at
  * Omega).  A second-order fluid's free surface around the rod, in the limit of
  * a small rotation and no surface tension, follows from the radial balance of
@@ -1166,7 +1211,7 @@ static void moduli_curve(FILE *f, const char *solver, int dim, const char *sourc
 static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
     exp_csv sig = {0}, waves = {0}, moduli = {0}, summary = {0}, scaling = {0}, ssig = {0}, sfit = {0}, flow = {0},
-            cal = {0}, curves = {0}, known = {0}, ksig = {0}, climb = {0};
+            cal = {0}, curves = {0}, known = {0}, ksig = {0}, climb = {0}, rest = {0};
     int rc = exp_csv_open(&sig, ctx, "rheology_signal.csv", "solver,dim,length,t,amp", err);
     if (!rc)
         rc = exp_csv_open(&waves, ctx, "rheology_waves.csv",
@@ -1207,6 +1252,9 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
         rc = exp_csv_open(&climb, ctx, "rheology_climb.csv",
                           "solver,dim,dx,shear_rate,source,psi1,psi2,beta,rod_radius,rod_dx,h_coef,omega,h,h_spacings",
                           err);
+    if (!rc)
+        rc = exp_csv_open(&rest, ctx, "rheology_rest.csv",
+                          "solver,dim,cells,dx,settle,t,status,reason,ke_max,mass,v_rms,u_flow", err);
     if (!rc) { /* the reference material's normal stress coefficients, as upper-convected and corotational Maxwell */
         const double p1 = 2.0 * ref.G * ref.lambda * ref.lambda;
         climb_row(climb.f, "reference", 3, NAN, 0.0, "reference_ucm", p1, 0.0, ref.lambda);
@@ -1290,6 +1338,8 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
             rc = rheo_known_blob(ctx, so, "blob_newtonian", "rheology_newtonian",
                                  &(pfb_maxwell){0.0, 1.0, ctx->fluid->density * ctx->fluid->nu}, ctx->fluid->sigma,
                                  NULL, NULL, NAN, known.f, ksig.f, err);
+        if (!rc)
+            rc = rheo_rest(ctx, so, rest.f, err);
         /* mao_yang's blob at the rheometer's parameters, against what they state */
         if (!rc && solver_has_param(so, "mu_e"))
             rc = rheo_known_blob(ctx, so, "blob_stated", "rheology", NULL, ctx->fluid->sigma, NULL, NULL, NAN, known.f,
@@ -1349,8 +1399,8 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
         }
     }
     exp_csv *const cs[] = {&sig,  &waves,  &moduli, &summary, &scaling, &ssig, &sfit,
-                           &flow, &cal,    &curves, &known,   &ksig,    &climb};
-    return exp_csv_finish(cs, 13, rc, err);
+                           &flow, &cal,    &curves, &known,   &ksig,    &climb, &rest};
+    return exp_csv_finish(cs, 14, rc, err);
 }
 
 const pfb_experiment pfb_exp_rheology = {

@@ -41,7 +41,7 @@ for f in volume/volume_summary stability/stability_summary drop/drop_summary \
          validation/validation_hydrostatic_summary validation/validation_viscous validation/validation_drop validation/validation_drop_signal \
          validation/validation_order validation/validation_viscosity rheology/rheology_startup_fit \
          rheology/rheology_flow rheology/rheology_calibration rheology/rheology_scaling rheology/rheology_summary \
-         rheology/rheology_known rheology/rheology_climb; do
+         rheology/rheology_known rheology/rheology_climb rheology/rheology_rest; do
   if [ ! -r "$data/$f.csv" ]; then
     echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
     exit 1
@@ -768,6 +768,7 @@ function klist(s, what, unit,   t, cs2, o, q, sep) { t = ""; cs2 = ""; o = ""
   return t "\\,\\%" (what == "" ? "" : " " what) " at " cs2 " " unit (o == "" ? "" : " (observed orders " o ")") }
 function kgain(s) { return (s in kglo) ? (kglo[s] == kghi[s] ? mathnum(kglo[s]) : mathnum(kglo[s]) " to " mathnum(kghi[s])) : "--" }
 function kpc(x) { return isnum(x) ? "$" sprintf("%.1f", 100 * x) "$\\,\\%" : "--" }
+FILENAME ~ /rheology_rest/ { if (v("status") == "ok") vr[v("solver")] = v("v_rms"); next }
 FILENAME ~ /rheology_climb/ {
   src = v("source"); s = v("solver")
   if (s == "reference") { cb[src] = v("beta"); ch[src] = v("h"); chs[src] = v("h_spacings"); com = v("omega")
@@ -823,6 +824,8 @@ END {
   split("muller clavet miller_pearce mao_yang", nm, " "); split("Muller Clavet MillerPearce Mao", nn, " ")
   for (j = 1; j <= 4; j++) def("RheoBlobNewt" nn[j], klist(nm[j] SUBSEP "blob_newtonian", "", "particles per radius"))
   def("RheoBlobRecModel", kpc(krecm["mao_yang" SUBSEP b]))
+  # the blob at rest after a settle: its rms speed (m/s)
+  for (j = 1; j <= 4; j++) def("RheoRest" nn[j], mathnum(vr[nm[j]]))
   # the yardstick of rod climbing (rheology_climb.csv)
   def("RheoClimbBetaUcm", mathnum(cb["reference_ucm"])); def("RheoClimbBetaCo", mathnum(cb["reference_corotational"]))
   def("RheoClimbUcm", climb("reference_ucm")); def("RheoClimbCo", climb("reference_corotational"))
@@ -842,7 +845,7 @@ END {
 }' "$data/rheology/rheology_startup_fit.csv" "$data/rheology/rheology_flow.csv" \
    "$data/rheology/rheology_calibration.csv" "$data/rheology/rheology_scaling.csv" \
    "$data/rheology/rheology_summary.csv" "$data/rheology/rheology_known.csv" \
-   "$data/rheology/rheology_climb.csv" > "$tmp/rheology_numbers.tex"
+   "$data/rheology/rheology_climb.csv" "$data/rheology/rheology_rest.csv" > "$tmp/rheology_numbers.tex"
 
 # ---- numbers the text quotes ----------------------------------------------------------
 # Every macro is defined (as "--" when the data cannot give it), so the paper builds

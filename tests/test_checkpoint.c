@@ -10,6 +10,7 @@
  * refused with one line naming what is wrong, every file left as it was. */
 #include <check.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,7 @@ static const ck_case cases[] = {
     {"muller", "fill", 2, "0.02", "0.4", 900, NULL},        /* the emitter */
     {"clavet", "blob", 2, "0.01", "0.2", 30, "solver.springs=true"}, /* springs (Algorithm 4) */
     {"miller_pearce", "shear_wave", 2, "0.01", "0.1", 500, NULL}, /* periodic */
+    {"clavet", "blob", 2, "0.01", "0.2", 30, "run.settle=0.02"},  /* the settle: not repeated on resume */
 };
 
 static void set_case(tu_run *t, const ck_case *c)
@@ -371,6 +373,89 @@ START_TEST(test_refused_checkpoints)
 }
 END_TEST
 
+/* The first row's value of column col in dir/series.csv. */
+static double series_first(const char *dir, const char *col)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/series.csv", dir);
+    size_t n;
+    char *text = slurp(path, &n);
+    ck_assert_msg(text != NULL, "no %s", path);
+    char *nl = strchr(text, '\n');
+    ck_assert(nl != NULL);
+    *nl = '\0';
+    int c = -1, k = 0;
+    for (char *tok = text, *end; tok; tok = end ? end + 1 : NULL, k++) {
+        end = strchr(tok, ',');
+        if (end)
+            *end = '\0';
+        if (!strcmp(tok, col))
+            c = k;
+    }
+    ck_assert_msg(c >= 0, "no column %s", col);
+    char *row = nl + 1;
+    for (k = 0; k < c && row; k++) {
+        row = strchr(row, ',');
+        row = row ? row + 1 : NULL;
+    }
+    ck_assert(row != NULL);
+    const double v = strtod(row, NULL);
+    free(text);
+    return v;
+}
+
+/* The settle (run.settle, core/run.h): the blob settled for 0.05 s starts
+ * with the scene's velocities given back particle by particle, so frame 0's
+ * kinetic energy is the unsettled run's (the same masses and velocities,
+ * summed in another order: 1e-12 relative), while the particles have moved
+ * (the x extent differs); with speed 0 it starts at rest, exactly.  A sheared
+ * box refuses it in one line, before any file is written. */
+START_TEST(test_settle)
+{
+    const char *speeds[2] = {"scene.speed=0.5", "scene.speed=0"};
+    for (int q = 0; q < 2; q++) {
+        double ke[2], ext[2];
+        for (int settle = 0; settle < 2; settle++) {
+            char dir[64];
+            make_dir(dir, sizeof dir);
+            const char *sets[] = {"run.dim=2", "run.spacing=0.02", "run.t_end=0.02", "run.frames=1", speeds[q],
+                                  settle ? "run.settle=0.05" : NULL, NULL};
+            tu_run t;
+            tu_run_init(&t, "clavet", "blob", sets);
+            t.cfg.out_dir = dir;
+            pfb_run_result res;
+            pfb_err err;
+            ck_assert_msg(run_execute(&t.cfg, &res, &err) == 0, "%s", err.msg);
+            ck_assert_msg(!res.unstable, "%s", res.reason);
+            ke[settle] = series_first(dir, "ke");
+            ext[settle] = series_first(dir, "xmax");
+            tu_run_free(&t);
+            rm_tree(dir);
+        }
+        if (q == 0)
+            ck_assert_msg(fabs(ke[1] / ke[0] - 1.0) <= 1e-12, "frame 0's KE %.17g settled, %.17g not", ke[1], ke[0]);
+        else
+            ck_assert_msg(ke[0] == 0.0 && ke[1] == 0.0, "at rest: KE %g and %g", ke[0], ke[1]);
+        ck_assert_msg(ext[1] != ext[0], "the settle moved nothing (xmax %g)", ext[0]);
+    }
+    char dir[64];
+    make_dir(dir, sizeof dir);
+    rm_tree(dir);
+    const char *sets[] = {"run.dim=2", "run.spacing=0.01", "scene.shear_rate=1", "run.settle=0.1", NULL};
+    tu_run t;
+    tu_run_init(&t, "mao_yang", "shear_wave", sets);
+    t.cfg.out_dir = dir;
+    pfb_run_result res;
+    pfb_err err;
+    ck_assert_int_eq(run_execute(&t.cfg, &res, &err), PFB_EINVAL);
+    ck_assert_msg(strstr(err.msg, "run.settle = 0.1") && strstr(err.msg, "sheared box") && !strchr(err.msg, '\n'),
+                  "%s", err.msg);
+    struct stat sb;
+    ck_assert_msg(stat(dir, &sb) != 0, "the refused run created %s", dir);
+    tu_run_free(&t);
+}
+END_TEST
+
 static Suite *checkpoint_suite(void)
 {
     Suite *s = suite_create("checkpoint");
@@ -379,6 +464,7 @@ static Suite *checkpoint_suite(void)
     tcase_add_loop_test(tc, test_stop_resume_same_bytes, 0, (int)(sizeof cases / sizeof cases[0]));
     tcase_add_loop_test(tc, test_checkpoint_every_same_bytes, 0, 3);
     tcase_add_test(tc, test_refused_checkpoints);
+    tcase_add_test(tc, test_settle);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -283,6 +283,7 @@ START_TEST(test_quick_experiments)
          "solver,dim,dx,yield,shear_rate,part,status,reason,sigma,sigma_sd,sigma_model,rel,n1,n1_sd,n1_model,n2,"
          "n2_sd,n2_model"},
         {"rheology", "rheology_curves.csv", "solver,dim,source,omega,Gp,Gpp"},
+        {"rheology", "rheology_rest.csv", "solver,dim,cells,dx,settle,t,status,reason,ke_max,mass,v_rms,u_flow"},
         {"rheology", "rheology_climb.csv",
          "solver,dim,dx,shear_rate,source,psi1,psi2,beta,rod_radius,rod_dx,h_coef,omega,h,h_spacings"},
         {"rheology", "rheology_known.csv", "solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain,recovery,recovery_model"},

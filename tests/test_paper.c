@@ -273,6 +273,11 @@ static void fixture(void)
                "clavet,2,standing_wave,10,0.01,\"k_spring=3\",ok,\"\",14.5,3.2,nan,700,,\n"
                "clavet,2,standing_wave,20,0.005,\"k_spring=12\",ok,\"\",5.5,1.4,1.4,400,,\n"
                "clavet,2,standing_wave,40,0.0025,\"k_spring=48\",unstable,\"blew up\",nan,nan,nan,nan,,\n");
+    /* the blob at rest: clavet's churn, mao_yang still */
+    write_file("data/rheology/rheology_rest.csv",
+               "solver,dim,cells,dx,settle,t,status,reason,ke_max,mass,v_rms,u_flow\n"
+               "clavet,2,20,0.005,0.2,0.1,ok,\"\",0.4137,31.225,0.16278,0.02\n"
+               "mao_yang,2,20,0.005,0.2,0.1,ok,\"\",0,31.225,0,0.02\n");
     /* the climbing constants: the reference (G 500, lambda 0.05: Psi1 2.5) as UCM
      * and corotational at the rod (a 10 mm, 3D spacing 4 mm, Omega 2 rad/s), and
      * mao_yang's measured Psi2 / Psi1 = -0.5 at 8 and 32 1/s */
@@ -506,6 +511,9 @@ START_TEST(test_tables_numbers)
     contains(rh, "\\newcommand{\\RheoClimbMaoRatio}{$-0.500$ and $-0.500$ at 8 and 32\\,s$^{-1}$}",
              "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoClimbRodDx}{4}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoRestClavet}{$0.163$}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoRestMao}{$0$}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoRestMuller}{--}", "rheology_numbers.tex");
     gen_contains("rheology_known.tex", "Clavet & 40 & 2.50 & unst. & -- & -- & -- &  \\\\");
     free(rh);
     char *app = read_gen("appendix.tex");
