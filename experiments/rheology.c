@@ -111,7 +111,7 @@
  *                         the reference material's (solver and source reference, dim 0)
  *   rheology_known.csv    solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain,
  *                         recovery,recovery_model: the flows with a known answer, per resolution
- *                         (case standing_wave: rheo_known_wave; blob and blob_newtonian:
+ *                         (case standing_wave: rheo_known_wave; the blob cases:
  *                         rheo_known_blob, where cells is R / dx)
  *   rheology_known_signal.csv solver,dim,case,cells,t,amp,model: their signals, A / A(0) and the model's
  *   rheology_calibration.csv solver,dim,dx,iteration,params,G,lambda,eta_s,G_rel,lambda_rel,eta_s_rel,status,reason,
@@ -951,7 +951,10 @@ static int rheo_known_wave(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
  *   reference fluid (G = 0, eta_s = rho nu = 11.07 Pa s).  A potential flow
  *   feels no viscous force inside (lap v = 0): the liquid stops it through
  *   the free surface's condition alone (no tangential stress, the normal
- *   stress balanced by the pressure), which this case measures.
+ *   stress balanced by the pressure), which this case measures;
+ *   blob_newtonian_nosigma: the same for a method with an explicit surface
+ *   tension (muller), that switched off, against the drop without one: the
+ *   viscosity's part apart from the surface force's.
  * The errors, as the wave's, relative to the model's peak; ke_gain the run's
  * largest kinetic energy over its first; recovery (D_max - D_min after it) /
  * D_max, the run's and the model's. */
@@ -975,14 +978,15 @@ static double blob_recovery(const double *y, size_t n)
 }
 
 /* One blob case (kase) at three resolutions: material m the model's (NULL:
- * what the run's parameters state, stated_material); pcal the
+ * what the run's parameters state, stated_material); more one more setting
+ * (or NULL); pcal the
  * method's calibrated parameters (cal_start's, NULL: the material preset as it
  * is, under experiment name preset_exp, which has no overrides file); su and h
  * the calibration's setup and interaction radius (clavet's springs rescaled as
  * the wave's). */
 static int rheo_known_blob(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const char *kase, const char *preset_exp,
-                           const pfb_maxwell *m, double sigma, const double *pcal, const rheo_setup *su, double h,
-                           FILE *kw, FILE *ksig, pfb_err *err)
+                           const pfb_maxwell *m, double sigma, const double *pcal, const char *more,
+                           const rheo_setup *su, double h, FILE *kw, FILE *ksig, pfb_err *err)
 {
     const int springs = solver_has_param(so, "k_spring");
     double emax_prev = NAN;
@@ -1005,8 +1009,10 @@ static int rheo_known_blob(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
             material_sets(so, p, buf, msets, params, sizeof params);
         }
         size_t ns = 7;
-        for (size_t i = 0; msets[i] && ns < 15; i++)
+        for (size_t i = 0; msets[i] && ns < 14; i++)
             sets[ns++] = msets[i];
+        if (more)
+            sets[ns++] = more;
         sets[ns] = NULL;
         snprintf(id, sizeof id, "%s_rheo_known_%s_2d_n%g", so->name, kase, cells);
         exp_run_spec spec = {preset_exp, id, so, "blob", sets, &extra, 0};
@@ -1298,7 +1304,7 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 rc = rheo_known_wave(ctx, so, su, &ref, pcal, h, known.f, ksig.f, err);
                 if (!rc)
                     rc = rheo_known_blob(ctx, so, "blob", "rheology", &(pfb_maxwell){ref.G, ref.lambda, ref.eta_s},
-                                         ctx->fluid->sigma, pcal, su, h, known.f, ksig.f, err);
+                                         ctx->fluid->sigma, pcal, NULL, su, h, known.f, ksig.f, err);
                 known_done = 1;
             }
             if (rc)
@@ -1337,13 +1343,18 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
         if (!rc)
             rc = rheo_known_blob(ctx, so, "blob_newtonian", "rheology_newtonian",
                                  &(pfb_maxwell){0.0, 1.0, ctx->fluid->density * ctx->fluid->nu}, ctx->fluid->sigma,
-                                 NULL, NULL, NAN, known.f, ksig.f, err);
+                                 NULL, NULL, NULL, NAN, known.f, ksig.f, err);
+        /* and without an explicit surface tension (muller's colour field), against sigma = 0 */
+        if (!rc && solver_has_param(so, "surface_tension"))
+            rc = rheo_known_blob(ctx, so, "blob_newtonian_nosigma", "rheology_newtonian",
+                                 &(pfb_maxwell){0.0, 1.0, ctx->fluid->density * ctx->fluid->nu}, 0.0, NULL,
+                                 "solver.surface_tension=0", NULL, NAN, known.f, ksig.f, err);
         if (!rc)
             rc = rheo_rest(ctx, so, rest.f, err);
         /* mao_yang's blob at the rheometer's parameters, against what they state */
         if (!rc && solver_has_param(so, "mu_e"))
-            rc = rheo_known_blob(ctx, so, "blob_stated", "rheology", NULL, ctx->fluid->sigma, NULL, NULL, NAN, known.f,
-                                 ksig.f, err);
+            rc = rheo_known_blob(ctx, so, "blob_stated", "rheology", NULL, ctx->fluid->sigma, NULL, NULL, NULL, NAN,
+                                 known.f, ksig.f, err);
         /* the scaling laws, at the quick setup */
         const rheo_setup *qs = &setups[sizeof setups / sizeof setups[0] - 1];
         double h = NAN, p0[3];

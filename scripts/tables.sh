@@ -702,10 +702,11 @@ END {
   title["blob"] = "blob, reference material ($R/\\Delta x$)"
   title["blob_stated"] = "blob, Mao--Yang'"'"'s stated material ($R/\\Delta x$)"
   title["blob_newtonian"] = "blob, reference fluid ($R/\\Delta x$)"
+  title["blob_newtonian_nosigma"] = "blob, reference fluid without surface tension ($R/\\Delta x$)"
   print "\\begin{tabular}{l r r r r r r c}"
   print "\\toprule"
   print "method & cells & $\\Delta x$ (mm) & max error (\\%) & rms error (\\%) & order & KE gain & recovery (\\%) \\\\"
-  nf = split("standing_wave blob blob_stated blob_newtonian", fixed, " "); m = 0
+  nf = split("standing_wave blob blob_stated blob_newtonian blob_newtonian_nosigma", fixed, " "); m = 0
   for (j = 1; j <= nf; j++) if (fixed[j] in cseen) { ord[++m] = fixed[j]; done[fixed[j]] = 1 }
   for (j = 1; j <= nc; j++) if (!(cases[j] in done)) ord[++m] = cases[j]
   for (j = 1; j <= m; j++) { c = ord[j]
@@ -823,6 +824,7 @@ END {
   def("RheoBlobStatedMao", klist("mao_yang" SUBSEP "blob_stated", "", "particles per radius"))
   split("muller clavet miller_pearce mao_yang", nm, " "); split("Muller Clavet MillerPearce Mao", nn, " ")
   for (j = 1; j <= 4; j++) def("RheoBlobNewt" nn[j], klist(nm[j] SUBSEP "blob_newtonian", "", "particles per radius"))
+  def("RheoBlobNewtMullerNoSigma", klist("muller" SUBSEP "blob_newtonian_nosigma", "", "particles per radius"))
   def("RheoBlobRecModel", kpc(krecm["mao_yang" SUBSEP b]))
   # the blob at rest after a settle: its rms speed (m/s)
   for (j = 1; j <= 4; j++) def("RheoRest" nn[j], mathnum(vr[nm[j]]))

@@ -264,6 +264,7 @@ static void fixture(void)
                "solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain,recovery,recovery_model\n"
                "muller,2,blob_newtonian,10,0.01,\"as calibrated\",ok,\"\",0.22,0.16,nan,1,0,0\n"
                "muller,2,blob_newtonian,20,0.005,\"as calibrated\",ok,\"\",0.11,0.08,1.0,1,0.003,0\n"
+               "muller,2,blob_newtonian_nosigma,20,0.005,\"as calibrated\",ok,\"\",0.45,0.3,nan,1,0,0\n"
                "mao_yang,2,standing_wave,10,0.01,\"mu_e=945\",ok,\"\",0.08,0.03,nan,1,,\n"
                "mao_yang,2,standing_wave,20,0.005,\"mu_e=945\",ok,\"\",0.04,0.015,1,1,,\n"
                "mao_yang,2,standing_wave,40,0.0025,\"mu_e=945\",ok,\"\",0.02,0.0075,1,1,,\n"
@@ -495,14 +496,17 @@ START_TEST(test_tables_numbers)
      * their fixed order whatever the file's (the wave first, the Newtonian blob last) */
     gen_contains("rheology_known.tex", "Mao--Yang & 20 & 5.00 & 15.2 & 11.2 & -0.05 & $1.00$ & 16.6 / 13.8 \\\\");
     char *kt = read_gen("rheology_known.tex");
-    const char *w1 = strstr(kt, "standing wave"), *w2 = strstr(kt, "reference fluid");
-    ck_assert_msg(w1 && w2 && w1 < w2, "the cases' order:\n%s", kt);
+    const char *w1 = strstr(kt, "standing wave"), *w2 = strstr(kt, "reference fluid ("),
+               *w3 = strstr(kt, "without surface tension");
+    ck_assert_msg(w1 && w2 && w3 && w1 < w2 && w2 < w3, "the cases' order:\n%s", kt);
     free(kt);
     contains(rh, "\\newcommand{\\RheoBlobMao}{$14.7$ and $15.2$\\,\\% of the model's peak at 10 and 20 particles per "
                  "radius (observed orders $-0.05$)}", "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoBlobNewtMuller}{$22.0$ and $11.0$\\,\\% at 10 and 20 particles per radius "
                  "(observed orders $1.00$)}", "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoBlobRecModel}{$13.8$\\,\\%}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoBlobNewtMullerNoSigma}{$45.0$\\,\\% at 20 particles per radius}",
+             "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoBlobRecMao}{$16.6$\\,\\%}", "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoStatedSolventShare}{$9$\\,\\%}", "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoRefSolventShare}{$31$\\,\\%}", "rheology_numbers.tex");
