@@ -114,8 +114,8 @@ double maxwell_spring_modulus(int dim, double dx, double h, double rho, double k
  *       -2n(n-1) A + [2 x J' + (x^2 - 2 n^2) J] B = 0;
  *   3D  [-x^2 + 2n(n-1) + Sigma n c_n] A + n(n+1) [2 (x j' - j) + Sigma c_n j] B = 0,
  *       2(n-1) A + [-2 x j' - x^2 j + 2 (n^2 + n - 1) j] B = 0,
- * and s is a root of their determinant (Lamb 1932 Hydrodynamics Sec. 355 and
- * Chandrasekhar 1961 Sec. 98 for the viscous drop, whose eta becomes eta*(s);
+ * and s is a root of their determinant (the viscous globe of Lamb's
+ * Hydrodynamics, 1932, chapter on viscosity, whose eta becomes eta*(s);
  * the correspondence principle).  Limits the tests check: with G = 0 and a
  * small viscosity Rayleigh's s^2 = -n c_n sigma / (rho R^3) and Lamb's
  * damping 2 n (n-1) nu / R^2 (2D) or (n-1)(2n+1) nu / R^2 (3D); the viscous
