@@ -210,35 +210,58 @@ static void bessel_pair(double nu, double kk, double complex X, double complex *
     *b = x * f - kk;
 }
 
-/* The determinant of the header's two conditions at x^2 = X and Sigma. */
-static double complex drop_det(int dim, int n, double complex X, double complex S)
+/* The header's two conditions at x^2 = X and Sigma as a matrix on (A, B)
+ * (the Bessel factor divided out of B's column): M = {a11, a12, a21, a22},
+ * and u_r(R) R = n A + *ub B. */
+static void drop_matrix(int dim, int n, double complex X, double complex S, double complex M[4], double complex *ub)
 {
     const double nn = n;
     double complex a, b;
     if (dim == 2) {
         bessel_pair(nn, nn, X, &a, &b);
         const double cn = nn * nn - 1.0;
-        const double complex a11 = -X + 2.0 * nn * (nn - 1.0) + S * nn * cn;
-        const double complex a12 = 2.0 * nn * (b - a) + S * nn * cn * a;
-        const double complex a22 = 2.0 * b + (X - 2.0 * nn * nn) * a;
-        return a11 * a22 + 2.0 * nn * (nn - 1.0) * a12;
+        M[0] = -X + 2.0 * nn * (nn - 1.0) + S * nn * cn;
+        M[1] = 2.0 * nn * (b - a) + S * nn * cn * a;
+        M[2] = -2.0 * nn * (nn - 1.0);
+        M[3] = 2.0 * b + (X - 2.0 * nn * nn) * a;
+        *ub = nn * a;
+        return;
     }
     bessel_pair(nn + 0.5, nn + 1.0, X, &a, &b);
     const double cn = (nn - 1.0) * (nn + 2.0);
-    const double complex a11 = -X + 2.0 * nn * (nn - 1.0) + S * nn * cn;
-    const double complex a12 = nn * (nn + 1.0) * (2.0 * (b - a) + S * cn * a);
-    const double complex a22 = -2.0 * b - X * a + 2.0 * (nn * nn + nn - 1.0) * a;
-    return a11 * a22 - 2.0 * (nn - 1.0) * a12;
+    M[0] = -X + 2.0 * nn * (nn - 1.0) + S * nn * cn;
+    M[1] = nn * (nn + 1.0) * (2.0 * (b - a) + S * cn * a);
+    M[2] = 2.0 * (nn - 1.0);
+    M[3] = -2.0 * b - X * a + 2.0 * (nn * nn + nn - 1.0) * a;
+    *ub = nn * (nn + 1.0) * a;
 }
 
-/* The determinant at s (NaN when G*(s) is 0 or infinite: s = 0, s = -1/lambda). */
+static double complex drop_det(int dim, int n, double complex X, double complex S)
+{
+    double complex M[4], ub;
+    drop_matrix(dim, n, X, S, M, &ub);
+    return M[0] * M[3] - M[1] * M[2];
+}
+
+/* G*(s) and the matrix's X = -rho s^2 R^2 / G* and Sigma = sigma / (G* R);
+ * 0 when G*(s) is 0 or infinite (s = 0, s = -1/lambda). */
+static int drop_xs(const pfb_maxwell *m, double rho, double R, double sigma, double complex s, double complex *Gs,
+                   double complex *X, double complex *S)
+{
+    *Gs = m->G * s * m->lambda / (1.0 + s * m->lambda) + m->eta_s * s;
+    if (!(cabs(*Gs) > 0) || !isfinite(cabs(*Gs)))
+        return 0;
+    *X = -rho * s * s * R * R / *Gs;
+    *S = sigma / (*Gs * R);
+    return 1;
+}
+
+/* The determinant at s (NaN where drop_xs has no G*). */
 static double complex drop_det_s(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma,
                                  double complex s)
 {
-    const double complex Gs = m->G * s * m->lambda / (1.0 + s * m->lambda) + m->eta_s * s;
-    if (!(cabs(Gs) > 0) || !isfinite(cabs(Gs)))
-        return NAN;
-    return drop_det(dim, n, -rho * s * s * R * R / Gs, sigma / (Gs * R));
+    double complex Gs, X, S;
+    return drop_xs(m, rho, R, sigma, s, &Gs, &X, &S) ? drop_det(dim, n, X, S) : NAN;
 }
 
 double maxwell_drop_det_re(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, double sre,
@@ -378,33 +401,19 @@ typedef struct drop_forced {
     double rho, R, sigma, U;
 } drop_forced;
 
-/* D^(s) = 2 u_r(R) / R of maxwell_drop_deformation (the header). */
+/* D^(s) = 2 u_r(R) / R of maxwell_drop_deformation (the header): the
+ * conditions' right-hand side (rho U R^3 / (2 G*), 0), Cramer's rule. */
 static void drop_transform(void *vctx, double sre, double sim, double *fre, double *fim)
 {
     const drop_forced *d = vctx;
-    const pfb_maxwell *m = d->m;
-    const double complex s = sre + I * sim;
-    const double complex Gs = m->G * s * m->lambda / (1.0 + s * m->lambda) + m->eta_s * s;
-    const double complex X = -d->rho * s * s * d->R * d->R / Gs, S = d->sigma / (Gs * d->R);
-    const double complex rhs = d->rho * d->U * d->R * d->R * d->R / (2.0 * Gs);
-    const double nn = 2.0;
-    double complex ur; /* u_r(R) R */
-    if (d->dim == 2) {
-        double complex a, b;
-        bessel_pair(nn, nn, X, &a, &b);
-        const double cn = nn * nn - 1.0;
-        const double complex a11 = -X + 2.0 * nn * (nn - 1.0) + S * nn * cn, a12 = 2.0 * nn * (b - a) + S * nn * cn * a;
-        const double complex a21 = -2.0 * nn * (nn - 1.0), a22 = 2.0 * b + (X - 2.0 * nn * nn) * a;
-        ur = nn * rhs * (a22 - a21 * a) / (a11 * a22 - a12 * a21);
-    } else {
-        double complex a, b;
-        bessel_pair(nn + 0.5, nn + 1.0, X, &a, &b);
-        const double cn = (nn - 1.0) * (nn + 2.0);
-        const double complex a11 = -X + 2.0 * nn * (nn - 1.0) + S * nn * cn;
-        const double complex a12 = nn * (nn + 1.0) * (2.0 * (b - a) + S * cn * a);
-        const double complex a21 = 2.0 * (nn - 1.0), a22 = -2.0 * b - X * a + 2.0 * (nn * nn + nn - 1.0) * a;
-        ur = rhs * (nn * a22 - nn * (nn + 1.0) * a * a21) / (a11 * a22 - a12 * a21);
+    double complex Gs, X, S, M[4], ub;
+    if (!drop_xs(d->m, d->rho, d->R, d->sigma, sre + I * sim, &Gs, &X, &S)) {
+        *fre = *fim = NAN;
+        return;
     }
+    drop_matrix(d->dim, 2, X, S, M, &ub);
+    const double complex rhs = d->rho * d->U * d->R * d->R * d->R / (2.0 * Gs);
+    const double complex ur = rhs * (2.0 * M[3] - ub * M[2]) / (M[0] * M[3] - M[1] * M[2]); /* u_r(R) R */
     const double complex D = 2.0 * ur / (d->R * d->R);
     *fre = creal(D);
     *fim = cimag(D);

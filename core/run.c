@@ -807,8 +807,6 @@ int run_checkpoint_params_read(pfb_ckpt_r *r, char **text, pfb_err *err)
     return rc;
 }
 
-/* A stop asked for (a signal, or the tests' step count): the checkpoint, the
- * series so far as series.partial.csv, and run.meta saying so. */
 /* The settle (run.settle = T > 0, run.h): before t = 0 the solver steps
  * ceil(T / dt) times at t = 0 (moving walls stand still) with every particle
  * velocity zeroed after each step, so that the particles slide to where the
@@ -871,6 +869,8 @@ static int run_settle(const pfb_run_config *cfg, pfb_sim *sim, void *state, pfb_
     return rc;
 }
 
+/* A stop asked for (a signal, or the tests' step count): the checkpoint, the
+ * series so far as series.partial.csv, and run.meta saying so. */
 static int stop_interrupted(const pfb_run_config *cfg, run_io *io, const pfb_sim *sim, const void *state,
                             const run_pos *pos, pfb_run_result *res, double t_end, pfb_err *err)
 {

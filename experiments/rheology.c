@@ -677,9 +677,9 @@ static int rheo_flow(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rhe
                             climb_row(climb, so->name, 3, su->spacing, gdot, "stated", m1 / c / g2, m2 / c / g2,
                                       lambda_ref);
                         }
-                    }
-                    else
+                    } else {
                         fprintf(flow, ",%.10g,%.6g,%.10g,,,\n", n1, sqrt(fmax(a1s / c - n1 * n1, 0.0)), m1 / c);
+                    }
                 } else {
                     fprintf(flow, ",,,,,,\n");
                 }
@@ -854,19 +854,47 @@ static int rheo_calibrate(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, cons
 #define RHEO_KW_T 0.2
 static const double kw_cells[2][3] = {{20, 40, 80}, {10, 20, 40}}; /* full, quick */
 
+/* The calibrated parameters pcal at spacing dx into p: clavet's springs keep
+ * their calibrated modulus, k_spring scaled by the ratio of the affine lattice
+ * sums (maxwell_spring_modulus) at h a fixed number of spacings; the rest as
+ * calibrated at setup su. */
+static void calibrated_at(const pfb_solver_ops *so, const rheo_setup *su, const double pcal[3], double h, double dx,
+                          double p[3])
+{
+    p[0] = pcal[0];
+    p[1] = pcal[1];
+    p[2] = pcal[2];
+    if (solver_has_param(so, "k_spring"))
+        p[0] *= maxwell_spring_modulus(2, su->spacing, h, RHEO_RHO, 1.0) /
+                maxwell_spring_modulus(2, dx, h * dx / su->spacing, RHEO_RHO, 1.0);
+}
+
+/* The largest kinetic energy of a run's series (its ke column) and, in *gain,
+ * that over the first (NaN when the first is not positive); NaN without one. */
+static double series_ke_max(const csv_table *se, double *gain)
+{
+    const int ck = csv_table_col(se, "ke");
+    double kmax = NAN;
+    if (ck >= 0 && se->nrow > 0) {
+        kmax = 0.0;
+        for (size_t r = 0; r < se->nrow; r++)
+            kmax = fmax(kmax, csv_table_get(se, r, ck));
+    }
+    if (gain)
+        *gain = ck >= 0 && se->nrow > 1 && csv_table_get(se, 0, ck) > 0 ? kmax / csv_table_get(se, 0, ck) : NAN;
+    return kmax;
+}
+
 static int rheo_known_wave(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su,
                            const pfb_viscoelastic *ref, const double pcal[3], double h, FILE *kw, FILE *ksig,
                            pfb_err *err)
 {
-    const int springs = solver_has_param(so, "k_spring");
     const pfb_maxwell m = {ref->G, ref->lambda, ref->eta_s};
     double emax_prev = NAN;
     for (int q = 0; q < 3; q++) {
         const double cells = kw_cells[ctx->quick ? 1 : 0][q], dx = RHEO_KW_L / cells;
-        double p[3] = {pcal[0], pcal[1], pcal[2]};
-        if (springs) /* the same springs' modulus at this resolution */
-            p[0] *= maxwell_spring_modulus(2, su->spacing, h, RHEO_RHO, 1.0) /
-                    maxwell_spring_modulus(2, dx, h * dx / su->spacing, RHEO_RHO, 1.0);
+        double p[3];
+        calibrated_at(so, su, pcal, h, dx, p);
         char buf[5][64], params[200], id[160];
         const char *msets[6], *sets[10] = {"scene.amplitude=0.02", "run.frames=200"};
         material_sets(so, p, buf, msets, params, sizeof params);
@@ -909,13 +937,7 @@ static int rheo_known_wave(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
         csv_table se;
         pfb_err lerr;
         if (csv_table_load(&se, path, &lerr) == 0) {
-            const int ck = csv_table_col(&se, "ke");
-            if (ck >= 0 && se.nrow > 1 && csv_table_get(&se, 0, ck) > 0) {
-                double kmax = 0.0;
-                for (size_t r = 0; r < se.nrow; r++)
-                    kmax = fmax(kmax, csv_table_get(&se, r, ck));
-                gain = kmax / csv_table_get(&se, 0, ck);
-            }
+            series_ke_max(&se, &gain);
             csv_table_free(&se);
         }
         fprintf(kw, "%s,2,standing_wave,%g,%.6g,\"%s\",%s,\"%s\",%.6g,%.6g,%.4g,%.6g,,\n", so->name, cells, dx,
@@ -988,7 +1010,6 @@ static int rheo_known_blob(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
                            const pfb_maxwell *m, double sigma, const double *pcal, const char *more,
                            const rheo_setup *su, double h, FILE *kw, FILE *ksig, pfb_err *err)
 {
-    const int springs = solver_has_param(so, "k_spring");
     double emax_prev = NAN;
     exp_extra extra = {material_deformation_names, material_deformation_row, NULL, NULL};
     for (int q = 0; q < 3 && blob_cells[ctx->quick ? 1 : 0][q] > 0; q++) {
@@ -1002,10 +1023,8 @@ static int rheo_known_blob(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
         snprintf(speed, sizeof speed, "scene.speed=%.17g", RHEO_BLOB_U);
         snprintf(params, sizeof params, "%s", m ? "as calibrated" : "stated");
         if (pcal) {
-            double p[3] = {pcal[0], pcal[1], pcal[2]};
-            if (springs) /* the same springs' modulus at this resolution (as the wave's) */
-                p[0] *= maxwell_spring_modulus(2, su->spacing, h, RHEO_RHO, 1.0) /
-                        maxwell_spring_modulus(2, dx, h * dx / su->spacing, RHEO_RHO, 1.0);
+            double p[3];
+            calibrated_at(so, su, pcal, h, dx, p);
             material_sets(so, p, buf, msets, params, sizeof params);
         }
         size_t ns = 7;
@@ -1069,14 +1088,8 @@ static int rheo_known_blob(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
             exp_run_out_free(&out);
             return rc;
         }
-        double gain = NAN;
-        const int ck = csv_table_col(&out.series, "ke");
-        if (ck >= 0 && out.series.nrow > 1 && csv_table_get(&out.series, 0, ck) > 0) {
-            double kmax = 0.0;
-            for (size_t r = 0; r < out.series.nrow; r++)
-                kmax = fmax(kmax, csv_table_get(&out.series, r, ck));
-            gain = kmax / csv_table_get(&out.series, 0, ck);
-        }
+        double gain;
+        series_ke_max(&out.series, &gain);
         char reason[320];
         exp_reason(&out, reason, sizeof reason);
         csv_safe(reason);
@@ -1115,14 +1128,9 @@ static int rheo_rest(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, FILE *res
     int rc = exp_run(ctx, &spec, &out, err);
     if (rc)
         return rc;
-    const int ck = csv_table_col(&out.series, "ke"), cm = csv_table_col(&out.series, "mass");
-    double kmax = NAN, mass = NAN;
-    if (ck >= 0 && cm >= 0 && out.series.nrow > 0) {
-        kmax = 0.0;
-        mass = csv_table_get(&out.series, 0, cm);
-        for (size_t r = 0; r < out.series.nrow; r++)
-            kmax = fmax(kmax, csv_table_get(&out.series, r, ck));
-    }
+    const int cm = csv_table_col(&out.series, "mass");
+    const double kmax = series_ke_max(&out.series, NULL);
+    const double mass = cm >= 0 && out.series.nrow > 0 ? csv_table_get(&out.series, 0, cm) : NAN;
     char reason[320];
     exp_reason(&out, reason, sizeof reason);
     csv_safe(reason);

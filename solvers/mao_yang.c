@@ -933,13 +933,13 @@ static void mao_yang_timers(const void *state, double *seconds)
     seconds[2] = s->rs.seconds_delaunay;
 }
 
-/* The pair virial (solver.h) of eq. 5's pressure force at the current state
- * (the density and pressure fields of the last step; the pressure whose
- * gradient changed the velocities): f_ij = m_i c_ij r_ij
- * with c_ij pressure_pair's coefficient, over the real neighbours (a free
- * drop has no mirrors).  In the difference form (and the split form's
- * negative part) the two terms of a pair are not equal and opposite; each
- * particle's own term is taken.
+/* The pair virial (solver.h) at the current state, over the real neighbours
+ * (a free drop has no mirrors).  The pressure's pair force is eq. 5's, f_ij =
+ * m_i c_ij r_ij with c_ij pressure_pair's coefficient (the density and
+ * pressure fields of the last step; the pressure whose gradient changed the
+ * velocities).  In the difference form (and the split form's negative part)
+ * the two terms of a pair are not equal and opposite; each particle's own
+ * term is taken.
  *
  * The trace, the diagonal and the shear term diag[3] (the rheometer's
  * sigma_xy, and its normal stress differences from the diagonal) take every
