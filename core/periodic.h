@@ -32,8 +32,8 @@
  * rint(dy / L_y) first and x's image after (period_vec): dy - k L_y, then
  * dx - k s by the minimum image on x; the pair's velocity difference loses k U
  * on x (period_le_dv).  These are the only forms a solver may use on a sheared
- * box: period_delta, one axis alone, does not know k, and a solver that keeps
- * it refuses a sheared box (periodic_le_refuse).  A point that leaves through
+ * box: period_delta, one axis alone, does not know k (every solver's pair
+ * terms take period_vec's image there; clavet's jacobi rows refuse the box).  A point that leaves through
  * a y face is wrapped as the image it has become: y -/+ L_y, x -/+ s and v_x
  * -/+ U (period_wrap_le), and its image field gains s / L_x on x and 1 on y,
  * so that x + image_x L_x is its unwrapped x and v_x + image_y U its velocity

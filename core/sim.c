@@ -72,12 +72,6 @@ int sim_set_shear(pfb_sim *sim, double shear_rate, pfb_err *err)
     return rc;
 }
 
-int sim_refuse_shear(const pfb_sim *sim, const char *who, pfb_err *err)
-{
-    return pfb_err_set(err, PFB_EINVAL, "%s: a sheared box (Lees-Edwards faces sliding at %g m/s) is not supported "
-                       "by this method; valid: scene shear_rate = 0, or solver mao_yang or clavet", who, sim->period.le_U);
-}
-
 int sim_periodic_list(pfb_sim *sim, double h, const double *const x[3], size_t n, pfb_nlist *out, pfb_err *err)
 {
     if (!sim->pws && !(sim->pws = calloc(1, sizeof *sim->pws)))

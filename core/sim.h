@@ -135,11 +135,6 @@ static inline int sim_sheared(const pfb_sim *sim)
     return sim->period.le;
 }
 
-/* The one-line refusal of a sheared box by a solver whose pair terms take the
- * minimum image axis by axis (period_delta), which does not know the sliding
- * images. */
-int sim_refuse_shear(const pfb_sim *sim, const char *who, pfb_err *err);
-
 /* The minimum-image list of radius h for any point set (a solver's own
  * extended set, as mao_yang's), through the simulation's periodic workspace. */
 int sim_periodic_list(pfb_sim *sim, double h, const double *const x[3], size_t n, pfb_nlist *out, pfb_err *err);

@@ -22,7 +22,10 @@
  *
  * Choices where the paper is silent (or loose):
  *  - Periodic axes (core/periodic.h; the paper has none): every pair's displacement
- *    is the minimum image (the list is the framework's minimum-image one).
+ *    is the minimum image (the list is the framework's minimum-image one).  On a
+ *    sheared box (Lees-Edwards; the rheometer's start-up and flow curve) it is
+ *    period_vec's, with the sliding images at t, where eq. 9's forces are
+ *    taken, and the drag's velocity difference takes the image's k U.
  *  - c_r and c_d multiply r_i + r_p in eq. 3, so they are numbers, while §2.1 writes
  *    the presets as lengths (c_r = r0).  We read the presets with r0 = r_i + r_p, the
  *    distance at which two globules of the scene's radius touch: c = 1 puts the cut-off
@@ -208,6 +211,7 @@ typedef struct mp_state {
     int mi, ni;               /* m and n as whole numbers 0..32 (the lane rows), or -1: the scalar rows */
     int simd;                 /* the highest lane level allowed (core/lanes.h) */
     double per_L[3], per_I[3];/* the periods and their inverses (0 on open axes) */
+    double le_s, le_U;        /* a sheared box's image offset and speed at the step's t */
     double box2;              /* the last step's moves' box (halflist_ensure), or -1 */
     size_t box_n;             /* the globules when it was measured */
     double cmax2;             /* the largest reach squared, in units of (r_i + r_p)^2 */
@@ -356,8 +360,6 @@ static double drag_per_nu(int dim, double dx, double reach, double M)
 static int mp_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err)
 {
     *out = NULL;
-    if (sim_sheared(sim))
-        return sim_refuse_shear(sim, "miller_pearce", err);
     mp_state *s = calloc(1, sizeof *s);
     if (!s)
         return pfb_err_set(err, PFB_ENOMEM, "out of memory creating the miller_pearce solver");
@@ -529,7 +531,7 @@ static void stage_rows(void *ctx, size_t b)
     const mp_state *s = c->s;
     const pfb_sim *sim = c->sim;
     const pfb_particles *p = &sim->p;
-    const int dim = sim->dim, thermal = s->material == MAT_THERMAL, per = sim_periodic(sim);
+    const int dim = sim->dim, thermal = s->material == MAT_THERMAL, per = sim_periodic(sim), le = sim_sheared(sim);
     const double *rad = p->field[s->f_radius].data, *T = p->field[s->f_temp].data;
     const double R2 = s->reach_max * s->reach_max;
     const double *const x0 = p->x[0], *const x1 = p->x[1], *const x2 = p->x[2];
@@ -540,8 +542,14 @@ static void stage_rows(void *ctx, size_t b)
         double F0 = 0.0, F1 = 0.0, F2 = 0.0, heat = 0.0;
         for (size_t q = ls[i]; q < ls[i + 1]; q++) {
             const size_t j = lj[q];
-            double d0 = x0[i] - x0[j], d1 = x1[i] - x1[j], d2 = dim == 3 ? x2[i] - x2[j] : 0.0;
-            if (per) { /* minimum image */
+            double d0 = x0[i] - x0[j], d1 = x1[i] - x1[j], d2 = dim == 3 ? x2[i] - x2[j] : 0.0, du = 0.0;
+            if (le) { /* the sheared box's minimum image; j's image moves at v_j + k U */
+                double d[3] = {d0, d1, d2};
+                du = period_le_dv(&sim->period, period_vec(&sim->period, dim, d));
+                d0 = d[0];
+                d1 = d[1];
+                d2 = d[2];
+            } else if (per) { /* minimum image */
                 d0 = period_delta(&sim->period, 0, d0);
                 d1 = period_delta(&sim->period, 1, d1);
                 d2 = period_delta(&sim->period, 2, d2);
@@ -549,7 +557,7 @@ static void stage_rows(void *ctx, size_t b)
             const double D2 = d0 * d0 + d1 * d1 + d2 * d2;
             if (D2 >= R2) /* the list's skin */
                 continue;
-            const double vp = (v0[i] - v0[j]) * d0 + (v1[i] - v1[j]) * d1 + (dim == 3 ? (v2[i] - v2[j]) * d2 : 0.0);
+            const double vp = (v0[i] - (v0[j] + du)) * d0 + (v1[i] - v1[j]) * d1 + (dim == 3 ? (v2[i] - v2[j]) * d2 : 0.0);
             const double rs = rad[i] + rad[j], w = 1.0 / (rs * rs);
             double ir2r = s->icr2 * w, radial;
             if (thermal) { /* the pair's c_r from its mean temperature (pair_reach) */
@@ -608,7 +616,7 @@ static void stage_rows(void *ctx, size_t b)
 static void stage_lane_rows(void *ctx, size_t b)
 {
     const mp_ctx *c = ctx;
-    const int per = sim_periodic(c->sim), thermal = c->s->material == MAT_THERMAL;
+    const int per = sim_sheared(c->sim) ? 2 : sim_periodic(c->sim), thermal = c->s->material == MAT_THERMAL;
     const size_t lo = c->s->L.blk[b], hi = c->s->L.blk[b + 1];
 #ifdef PFB_LANES_AVX2
     if (c->level == 2)
@@ -658,6 +666,8 @@ static int mp_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
             return rc;
     }
     mp_ctx ctx = {s, sim, lanes ? lanes_level(s->simd) : 0};
+    s->le_s = sim->period.le_s;
+    s->le_U = sim->period.le_U;
     rc = pairtasks_run(&s->T, &s->L, lanes ? mp_lane_stages : mp_stages, 3, &ctx, threads,
                        sim_parallel_pairs(sim, p->n), err);
     if (rc)
@@ -790,10 +800,10 @@ static double mp_pair_virial(const void *state, const pfb_sim *sim, const unsign
         for (size_t q = nl.start[i]; q < nl.start[i + 1]; q++) {
             const size_t j = nl.idx[q];
             double xd[3] = {0, 0, 0}, vd[3] = {0, 0, 0}, f[3] = {0, 0, 0}, rr, rd;
-            for (int k = 0; k < dim; k++) {
-                xd[k] = period_delta(&sim->period, k, p->x[k][i] - p->x[k][j]);
+            const double kk = period_diff(&sim->period, dim, (const double *const *)p->x, i, j, xd);
+            for (int k = 0; k < dim; k++)
                 vd[k] = p->v[k][i] - p->v[k][j];
-            }
+            vd[0] -= period_le_dv(&sim->period, kk); /* a sheared box's image of j moves at v_j + k U */
             pair_reach(s, rad[i], rad[j], T[i], T[j], &rr, &rd);
             mp_pair_force(&s->law, dim, xd, vd, rr, rd, f);
             for (int k = 0; k < dim; k++) {

@@ -51,6 +51,13 @@
  *    from the open rows, which stay as they were); core/halflist.h lists the
  *    pairs by the minimum image, on a ring whose last block's rows reach block
  *    0: that block packs block 0's records too, into a window of every record.
+ *    On a sheared box (Lees-Edwards; the rheometer's start-up and flow curve)
+ *    the rows, the curvature's pass and the pair virial take the sliding
+ *    images (period_vec's minimum image; the viscosity's velocity difference
+ *    adds the image's k U), the images placed where the positions are, at
+ *    t + dt after the drift; a particle the sort wraps across a sliding face
+ *    becomes the image (x - k s, v_x - k U), and its acceleration, a function
+ *    of the relative positions and velocities, is unchanged by that.
  *  - Walls: position projection (core boundaries_project) onto a margin of half a
  *    spacing, with restitution and friction parameters (paper: "collision forces").
  *  - Time step suggestion: the minimum of the CFL limit cfl*h/(c + v_ref), the viscous
@@ -158,8 +165,9 @@ typedef void (*muller_row_fn)(struct muller_state *s, size_t i, const double *pk
 
 typedef struct muller_state {
     int clamp, simd, dim;
-    int periodic;          /* the scene has periodic axes: minimum-image rows */
+    int periodic;          /* the scene has periodic axes: minimum-image rows (1; 2 on a sheared box) */
     double per_L[3], per_I[3]; /* the periods and their inverses (0 on open axes) */
+    double le_s, le_U;     /* a sheared box's image offset and speed at the positions' time */
     double h, rho0, k, mu, sigma, l, e, fric, margin, cfl;
     int curv;              /* curvature: 0 the paper's laplacian, 1 divergence (surface_divergence) */
     double nmin;           /* divergence: the normals' threshold, |n| > nmin (normal_min / h, at least l) */
@@ -216,8 +224,6 @@ static void muller_destroy(void *state)
 static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err *err)
 {
     *out = NULL;
-    if (sim_sheared(sim))
-        return sim_refuse_shear(sim, "muller", err);
     muller_state *s = calloc(1, sizeof *s);
     if (!s)
         return pfb_err_set(err, PFB_ENOMEM, "out of memory creating the muller solver");
@@ -235,7 +241,7 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->cfl = params_get(p, "cfl");
     s->margin = 0.5 * sim->spacing;
     halflist_init(&s->L, sim, s->h, halflist_skin(sim, s->h, params_get(p, "list_skin"), params_is_set(p, "list_skin"))); /* the run's sorts on the list's grid */
-    s->periodic = sim_periodic(sim);
+    s->periodic = sim_sheared(sim) ? 2 : sim_periodic(sim);
     for (int k = 0; k < 3; k++) {
         s->per_L[k] = sim->period.L[k];
         s->per_I[k] = sim->period.inv[k];
@@ -886,6 +892,8 @@ static int surface_divergence(muller_state *s, pfb_sim *sim, double half_dt, pfb
  * list valid first; box2 as for ensure_list), then the half kick v += half_dt a. */
 static int compute_accel(muller_state *s, pfb_sim *sim, double box2, double half_dt, pfb_err *err)
 {
+    s->le_s = sim->period.le_s;
+    s->le_U = sim->period.le_U;
     int rc = ensure_list(s, sim, box2, err);
     if (!rc)
         rc = pair_passes(s, sim, half_dt, err);
@@ -1037,6 +1045,7 @@ static int muller_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     }
     sim_bodies_couple(sim, dt, sim->t + dt, s->margin, s->fric); /* rigid bodies: see core/sim.h */
     sim_positions_changed(sim);
+    period_le_at(&sim->period, sim->t + dt); /* a sheared box's images where the positions are */
     return compute_accel(s, sim, measure ? move_box_r2(&box) : -1.0, 0.5 * dt, err); /* with the closing half kick */
 }
 
@@ -1100,13 +1109,14 @@ static double muller_pair_virial(const void *state, const pfb_sim *sim, const un
             continue;
         for (size_t q = nl.start[i]; q < nl.start[i + 1]; q++) {
             const size_t j = nl.idx[q];
-            double d[3], dv[3] = {0.0, 0.0, 0.0};
-            sim_pair_diff(sim, i, j, d);
+            double d[3], dv[3] = {0.0, 0.0, 0.0}, u[3] = {0.0, 0.0, 0.0};
+            const double kk = period_diff(&sim->period, dim, (const double *const *)p->x, i, j, d);
             const double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
             const double mm = p->m[i] * p->m[j] / (rho[i] * rho[j]);
-            double rv = 0.0; /* r_ij . (v_j - v_i), and its terms dv */
+            double rv = 0.0; /* r_ij . (v_j - v_i), and its terms dv (a sheared box's image of j moves at v_j + k U) */
             for (int k = 0; k < dim; k++) {
-                dv[k] = d[k] * (p->v[k][j] - p->v[k][i]);
+                u[k] = p->v[k][j] - p->v[k][i] + (k == 0 ? period_le_dv(&sim->period, kk) : 0.0);
+                dv[k] = d[k] * u[k];
                 rv += dv[k];
             }
             if (!(r > 0.0))
@@ -1117,7 +1127,7 @@ static double muller_pair_virial(const void *state, const pfb_sim *sim, const un
             W += 0.5 * (cp * r + cv * rv);
             for (int k = 0; k < dim; k++)
                 D[k] += 0.5 * (cp * d[k] * d[k] / r + cv * dv[k]);
-            D[3] += 0.5 * d[1] * (cp * d[0] / r + cv * (p->v[0][j] - p->v[0][i])); /* r_y f_x */
+            D[3] += 0.5 * d[1] * (cp * d[0] / r + cv * u[0]); /* r_y f_x */
         }
     }
     nlist_free(&nl);

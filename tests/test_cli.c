@@ -720,15 +720,6 @@ START_TEST(test_bad_periodic)
     args_add(&b, "run", "--solver", "clavet", "--scene", "shear_wave", "--spacing", "0.003", "--out",
              wpath(out, sizeof out, "out"), "--quiet", END);
     expect_bad(&b, "spacing 0.003", "whole number", END);
-    /* a sheared box (Lees-Edwards) with a method whose pair terms do not take
-     * the sliding images yet: refused, naming it and what is valid */
-    const char *const nosheared[2] = {"muller", "miller_pearce"};
-    for (int k = 0; k < 2; k++) {
-        argv_list c = {.n = 0};
-        args_add(&c, "run", "--solver", nosheared[k], "--scene", "shear_wave", "--set", "scene.shear_rate=2",
-                 "--out", wpath(out, sizeof out, "out"), "--quiet", END);
-        expect_bad(&c, "sheared box", "shear_rate = 0", "mao_yang or clavet", END);
-    }
     argv_list d = {.n = 0}; /* clavet's jacobi rows take the minimum image axis by axis */
     args_add(&d, "run", "--solver", "clavet", "--scene", "shear_wave", "--set", "scene.shear_rate=2", "--set",
              "solver.relaxation=jacobi", "--out", wpath(out, sizeof out, "out"), "--quiet", END);

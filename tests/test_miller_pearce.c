@@ -358,6 +358,86 @@ START_TEST(test_drag_nu_shear_wave)
 }
 END_TEST
 
+/* The drag's lattice sum S(e) = sum_j s_d(r_j) x_j^2 y_j^2 / r_j^2 over the
+ * affinely sheared lattice j = (a + e b, b, c) dx within the reach. */
+static double sheared_drag_sum(int dim, double dx, double reach, double e)
+{
+    const int n = (int)ceil(reach / dx) + 2;
+    double S = 0.0;
+    for (int a = -2 * n; a <= 2 * n; a++)
+        for (int b = -n; b <= n; b++)
+            for (int c = (dim == 3 ? -n : 0); c <= (dim == 3 ? n : 0); c++) {
+                const double x = (a + e * b) * dx, y = b * dx, z = c * dx, r2 = x * x + y * y + z * z;
+                if (r2 > 0.0 && r2 < reach * reach)
+                    S += (1.0 - r2 / (reach * reach)) * x * x * y * y / r2;
+            }
+    return S;
+}
+
+/* A uniform shear u_x = gamma (y - L/2) on a sheared box (Lees-Edwards) of
+ * equal globules (radius_spread 0): every globule sees the same sheared
+ * lattice, so the shear stays the line to rounding (1e-10 of gamma L) to a
+ * strain of 0.1, the momentum zero (1e-12 of M gamma L), and the virial's
+ * shear stress is the drag's alone (the fluid's attraction-repulsion reaches
+ * r0, which no sheared neighbour comes within): rho drag_nu gamma S(e) / S(0),
+ * drag_nu stating the unsheared lattice's viscosity (solvers/miller_pearce.c,
+ * "Drag as a viscosity"), to rounding (1e-12) in 2D and 3D. */
+START_TEST(test_le_uniform_shear)
+{
+    const int dim = _i == 0 ? 2 : 3;
+    const double gamma = 2.0, nu = 0.01, L = 0.1, dx = dim == 2 ? 0.005 : 0.01;
+    char sp[64];
+    snprintf(sp, sizeof sp, "run.spacing=%.17g", dx);
+    const char *sets[] = {dim == 2 ? "run.dim=2" : "run.dim=3", sp, "run.snapshots=none", "scene.amplitude=0",
+                          "scene.shear_rate=2", "solver.drag_nu=0.01", "solver.radius_spread=0", NULL};
+    tu_run t;
+    tu_run_init(&t, "miller_pearce", "shear_wave", sets);
+    long sub, frames;
+    double dt;
+    pfb_sim sim;
+    void *st = tu_setup(&t, &sim, &dt, &sub, &frames);
+    ck_assert(sim_sheared(&sim));
+    const double rho = sim.p.m[0] / pow(dx, dim), reach = 2.0 * dx; /* the fluid's c_d = 2 r0 */
+    const double at[3] = {0.0005, 0.005, 0.05}; /* strains gamma t 0.001 to 0.1 */
+    unsigned char *all = malloc(sim.p.n);
+    ck_assert_ptr_nonnull(all);
+    memset(all, 1, sim.p.n);
+    long k = 0;
+    for (int c = 0; c < 3; c++) {
+        for (; k * dt < at[c] - 0.5 * dt; k++)
+            step(st, &sim, dt);
+        double w[4], K = 0.0, dev = 0.0;
+        pfb_solver_miller_pearce.pair_virial(st, &sim, all, w);
+        for (size_t i = 0; i < sim.p.n; i++) {
+            const double u = gamma * (sim.p.x[1][i] - 0.5 * L);
+            K += sim.p.m[i] * (sim.p.v[0][i] - u) * sim.p.v[1][i];
+            dev = fmax(dev, fabs(sim.p.v[0][i] - u));
+        }
+        const double sigma = -(K + w[3]) / pow(L, dim), e = gamma * sim.t;
+        const double want = rho * nu * gamma * sheared_drag_sum(dim, dx, reach, e) / sheared_drag_sum(dim, dx, reach, 0);
+        printf("miller_pearce le uniform shear %dD: strain %.4f, sigma %.6g Pa, want %.6g, rel %.3g, profile %.3g\n",
+               dim, e, sigma, want, sigma / want - 1.0, dev / (gamma * L));
+        ck_assert_msg(dev < 1e-10 * gamma * L, "%dD: the shear profile departs by %.3g of gamma L at strain %g", dim,
+                      dev / (gamma * L), e);
+        ck_assert_msg(fabs(sigma / want - 1.0) < 1e-12, "%dD strain %g: sigma_xy %.6g, the drag's %.6g", dim, e,
+                      sigma, want);
+    }
+    double P[3] = {0, 0, 0}, M = 0.0;
+    const double *img = sim.p.field[sim.f_image].data;
+    for (size_t i = 0; i < sim.p.n; i++) {
+        M += sim.p.m[i];
+        for (int q = 0; q < 3; q++) /* unwrapped: v_x + image_y U */
+            P[q] += sim.p.m[i] * (sim.p.v[q][i] + (q == 0 ? img[3 * i + 1] * sim.period.le_U : 0.0));
+    }
+    for (int q = 0; q < 3; q++)
+        ck_assert_msg(fabs(P[q]) < 1e-12 * M * gamma * L, "%dD: momentum %c = %.3g", dim, "xyz"[q], P[q]);
+    free(all);
+    pfb_solver_miller_pearce.destroy(st);
+    sim_free(&sim);
+    tu_run_free(&t);
+}
+END_TEST
+
 /* ---- the pair engine (core/halflist.h, core/pairtasks.h, core/lanes.h) ------- */
 
 /* A diag column of the solver. */
@@ -489,17 +569,20 @@ END_TEST
 /* The lane rows give the same bits at every SIMD level (core/lanes.h's
  * contract): the 3D dam break (the fluid, a containing box, gravity), the
  * thermal material melting on a heated floor in 3D (c_r per pair, the heat
- * rows) and the periodic 3D shear wave (a thin skin, so its slow shear
- * rebuilds the list), each for 300 steps on 2 threads with
+ * rows), the periodic 3D shear wave (a thin skin, so its slow shear
+ * rebuilds the list) and the same box sheared at 20 1/s (Lees-Edwards: the
+ * sliding images, the image's velocity in the drag), each for 300 steps on 2 threads with
  * the list rebuilt on the way, end in identical positions, velocities and
  * temperatures with solver.simd at 0 (portable), 1 (AVX2) and 2 (AVX2 for
  * AVX-512VL).  Exact equality is the claim, so there is no tolerance.  (On a
  * CPU without AVX2 every level is the portable one and the test is vacuous.) */
 START_TEST(test_simd_same_bits)
 {
-    static const char *const scenes[] = {"dam_break", "melt", "shear_wave"};
-    static const char *const extras[] = {"run.spacing=0.025", "run.spacing=0.008", "run.spacing=0.0125"};
-    static const char *const extras2[] = {NULL, "solver.material=thermal", "solver.list_skin=0.01"};
+    static const char *const scenes[] = {"dam_break", "melt", "shear_wave", "shear_wave"};
+    static const char *const extras[] = {"run.spacing=0.025", "run.spacing=0.008", "run.spacing=0.0125",
+                                         "run.spacing=0.0125"};
+    static const char *const extras2[] = {NULL, "solver.material=thermal", "solver.list_skin=0.01",
+                                          "scene.shear_rate=20"};
     static const char *const level[3] = {"solver.simd=0", "solver.simd=1", "solver.simd=2"};
     double *state[3] = {NULL, NULL, NULL};
     size_t n[3] = {0, 0, 0};
@@ -556,8 +639,9 @@ int main(void)
     tcase_add_test(tc, test_presets_pile_and_solid);
     tcase_add_test(tc, test_heated_block_spreads);
     tcase_add_test(tc, test_drag_nu_shear_wave);
+    tcase_add_loop_test(tc, test_le_uniform_shear, 0, 2);
     tcase_add_loop_test(tc, test_rows_equal_brute_force, 0, 4);
-    tcase_add_loop_test(tc, test_simd_same_bits, 0, 3);
+    tcase_add_loop_test(tc, test_simd_same_bits, 0, 4);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
