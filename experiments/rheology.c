@@ -50,7 +50,8 @@
  * y_j^2 / r_j^2 over the lattice within h, so G ~ rho k_spring h^2 (h/dx)^dim,
  * and with both yield ratios 0 (scenes/rheology.ini) lambda = 1 / alpha; the
  * springs' part of the stress is compared with that, and no solvent.  muller
- * and miller_pearce are Newtonian.
+ * and miller_pearce are Newtonian (no elastic parameter); muller states eq.
+ * 14's mu as its eta_s, miller_pearce states no viscosity in Pa s.
  *
  * rho is the scene's density, 1000 kg/m^3 (every method's rest density here).
  *
@@ -70,7 +71,10 @@
  * lambda minimises the residual (a golden-section search on ln lambda over
  * [1e-4, 10] s).  This measures G and lambda with no wave: a wave of 40
  * spacings is itself dispersed by the discretisation, which the wave fit puts
- * into G.  A method that refuses a sheared box has a row saying so.
+ * into G.  A method that refuses a sheared box has a row saying so.  A
+ * Newtonian method's start-up is sigma = eta gamma from the start: its row
+ * gives eta = the mean stress over gamma, G = 0, no lambda, and the rms about
+ * the mean.
  *
  * Clavet's fluid part (double density relaxation, Algorithm 2, with its
  * quadratic viscosity) is not a Newtonian solvent: on the sheared box it
@@ -86,7 +90,11 @@
  * the steady stress (the last third of the run) against the stated model's
  * over the same times: the corotational Maxwell model thins as G lambda gdot /
  * (1 + (lambda gdot)^2), and the yield adds about yield / sqrt(2), a Bingham
- * fluid's yield stress (core/maxwell.h, maxwell_shear).
+ * fluid's yield stress (core/maxwell.h, maxwell_shear).  A Newtonian method's
+ * model is its own waves' viscosity (the summary's eta_viscous, measured
+ * first, at the same setup) times the rate, with N1 = N2 = 0: the flow curve
+ * checks that the homogeneous shear gives the small-amplitude viscosity at
+ * every rate.
  *
  * Outputs:
  *   rheology_startup.csv  solver,dim,dx,shear_rate,t,sigma_xy,sigma_springs
@@ -201,6 +209,9 @@ static pfb_maxwell stated_material(const pfb_exp_ctx *ctx, const pfb_solver_ops 
     if (!strcmp(so->name, "mao_yang")) {
         m.G = 0.5 * material_meta_value(ctx, id, "solver.mu_e");
         m.lambda = material_meta_value(ctx, id, "solver.lambda");
+        const double mu = material_meta_value(ctx, id, "solver.viscosity");
+        m.eta_s = mu >= 0 ? mu : NAN;
+    } else if (!strcmp(so->name, "muller")) { /* eq. 14's mu (Pa s; negative: the alpha form, none stated) */
         const double mu = material_meta_value(ctx, id, "solver.viscosity");
         m.eta_s = mu >= 0 ? mu : NAN;
     }
@@ -391,6 +402,32 @@ static void startup_fit(const double *t, const double *y, size_t n, double gamma
     out[3] = sqrt(r2 / (double)n);
 }
 
+/* A method with no elastic parameter (neither mao_yang's mu_e nor clavet's
+ * springs): Newtonian by construction. */
+static int solver_newtonian(const pfb_solver_ops *so)
+{
+    return !solver_has_param(so, "mu_e") && !solver_has_param(so, "k_spring");
+}
+
+/* The start-up of a Newtonian method: sigma = eta gamma at every t, so eta =
+ * the mean stress over gamma, G = 0 and no lambda; rms about the mean. */
+static void newtonian_fit(const double *y, size_t n, double gamma, double out[4])
+{
+    out[0] = out[3] = NAN;
+    out[1] = 0.0;
+    out[2] = NAN;
+    if (n == 0)
+        return;
+    double s = 0.0, s2 = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += y[i];
+    const double mean = s / (double)n;
+    for (size_t i = 0; i < n; i++)
+        s2 += (y[i] - mean) * (y[i] - mean);
+    out[0] = mean / gamma;
+    out[3] = sqrt(s2 / (double)n);
+}
+
 /* A sheared box's run (the header's start-up at rate gdot; with a yield when
  * yield > 0): its stress series, the stated material, or the refusal. */
 typedef struct shear_series {
@@ -572,7 +609,10 @@ static int rheo_startup(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const 
         return PFB_OK;
     }
     *h = o.h;
-    startup_fit(o.t, o.y, o.unstable ? 0 : o.n, rheo_rate(so), f);
+    if (solver_newtonian(so))
+        newtonian_fit(o.y, o.unstable ? 0 : o.n, rheo_rate(so), f);
+    else
+        startup_fit(o.t, o.y, o.unstable ? 0 : o.n, rheo_rate(so), f);
     startup_row_out(fit, so, su, rheo_rate(so), "total", &o, f, &o.stated);
     springs_fit(&o, rheo_rate(so), fs);
     if (isfinite(o.springs.G)) {
@@ -609,7 +649,7 @@ static void climb_row(FILE *f, const char *solver, int dim, double dx, double gd
  * normal stress differences (N2 needs a third axis): the slower rates' N1 =
  * Psi1 gdot^2 is below the pressure's scatter. */
 static int rheo_flow(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, FILE *flow,
-                     FILE *climb, double lambda_ref, pfb_err *err)
+                     FILE *climb, double lambda_ref, double eta_newton, pfb_err *err)
 {
     const size_t nrates = sizeof flow_rates / sizeof flow_rates[0];
     for (size_t yi = 0; yi < sizeof flow_yields / sizeof flow_yields[0]; yi++) {
@@ -648,7 +688,9 @@ static int rheo_flow(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rhe
                     a1s += o.n1[i] * o.n1[i];
                     a2 += o.n2[i];
                     a2s += o.n2[i] * o.n2[i];
-                    if (!isfinite(st->G) || !isfinite(st->lambda)) {
+                    if (part == 0 && isfinite(eta_newton)) { /* a Newtonian method: its waves' viscosity */
+                        sm += eta_newton * gdot;
+                    } else if (!isfinite(st->G) || !isfinite(st->lambda)) {
                         sm = m1 = m2 = NAN;
                     } else if (part == 1) { /* the springs: linear Maxwell */
                         sm += st->G * st->lambda * gdot * (1.0 - exp(-o.t[i] / st->lambda));
@@ -1302,10 +1344,15 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 continue;
             double sf[4], sfs[4], h, pcal[3];
             pfb_maxwell calm;
-            rc = rheo_startup(ctx, so, su, ssig.f, sfit.f, sf, sfs, &h, err);
+            /* the waves first: a Newtonian method's flow curve is measured against their viscosity */
+            rheo_result r;
+            rc = rheo_material(ctx, so, su, "", NULL, sig.f, waves.f, &r, err);
+            if (!rc)
+                rc = rheo_startup(ctx, so, su, ssig.f, sfit.f, sf, sfs, &h, err);
             /* (in 3D clavet's runs cost half an hour, and add nothing to the yield; mao_yang's two give N2) */
             if (!rc && (su->dim == 2 || !solver_has_param(so, "k_spring")))
-                rc = rheo_flow(ctx, so, su, flow.f, climb.f, ref.lambda, err);
+                rc = rheo_flow(ctx, so, su, flow.f, climb.f, ref.lambda, solver_newtonian(so) ? r.eta_viscous : NAN,
+                               err);
             if (!rc)
                 rc = rheo_calibrate(ctx, so, su, &ref, h, cal.f, &calm, pcal, err);
             if (!rc && su->dim == 2 && !known_done && isfinite(pcal[0])) { /* the first 2D setup's calibration */
@@ -1323,10 +1370,6 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
             for (int q = 0; q < 3; q++)
                 if (fits[q].G > 0 && fits[q].lambda > 0 && fits[q].eta_s >= 0)
                     moduli_curve(curves.f, so->name, su->dim, fsrc[q], &fits[q]);
-            rheo_result r;
-            rc = rheo_material(ctx, so, su, "", NULL, sig.f, waves.f, &r, err);
-            if (rc)
-                break;
             const pfb_maxwell_fit *mf = &r.mf;
             const pfb_maxwell *st = &r.stated;
             for (size_t i = 0; !strcmp(r.response, "maxwell") && i < r.nosc; i++) {

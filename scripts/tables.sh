@@ -726,6 +726,9 @@ FILENAME ~ /rheology_startup_fit/ {
   s = v("solver"); d = v("dim"); p = v("part")
   if (v("status") == "refused") { if (!(s in refd)) { refd[s] = 1; nref++; refn[nref] = name(s) } ; next }
   if (v("status") != "ok") next
+  # a Newtonian method (G 0, no lambda): its finest 2D start-up, eta and what it states
+  if (p == "total" && isnum(v("G")) && v("G") + 0 == 0 && !isnum(v("lambda"))) { nw[s] = 1
+    if (d == 2 && (!(s in nwd) || v("dx") + 0 < nwd[s] + 0)) { nwd[s] = v("dx"); nwe[s] = v("eta_s"); nws[s] = v("eta_s_stated") } }
   if (d == 2 && (!(s in f2) || v("dx") + 0 < f2[s] + 0)) f2[s] = v("dx")
   k = s SUBSEP d SUBSEP v("dx") SUBSEP p
   G[k] = v("G"); L[k] = v("lambda"); Gs[k] = v("G_stated"); Ls[k] = v("lambda_stated"); Gr[k] = v("G_rel")
@@ -735,6 +738,10 @@ FILENAME ~ /rheology_startup_fit/ {
   next }
 FILENAME ~ /rheology_flow/ {
   s = v("solver"); if (v("status") != "ok") next
+  # a Newtonian method'"'"'s 2D flow curve against its waves'"'"' viscosity (sigma_model / rate), per spacing
+  if ((s in nw) && v("part") == "total" && v("dim") == 2 && v("yield") + 0 == 0 && isnum(v("rel"))) {
+    k = s SUBSEP v("dx"); q = ++nn[k]; nr[k, q] = v("rel") + 0; nq[k, q] = v("shear_rate") + 0
+    nwv[k] = v("sigma_model") / v("shear_rate") }
   if (s == "mao_yang" && v("part") == "total" && isnum(v("rel"))) { r = v("rel") + 0; if (r < 0) r = -r; if (r > fmax) fmax = r; fseen = 1 }
   if (v("part") == "fluid" && v("dim") == 2) { k = s SUBSEP v("dx"); fl[k, ++nf[k]] = v("sigma"); fr[k, nf[k]] = v("shear_rate") }
   next }
@@ -788,6 +795,24 @@ END {
   def("RheoRefused", nref == 0 ? "" : refl (nref == 1 ? " refuses a sheared box; it is Newtonian." : \
     " refuse a sheared box; they are Newtonian."))
   def("RheoMaoStartup", ms == "" ? "--" : ms)
+  # the Newtonian methods on the sheared box: their start-up, then each one'"'"'s flow curve against its waves
+  nl = ""; el = ""; nwn = 0; dxl = ""; dxsame = 1
+  for (i = 1; i <= nsol; i++) { s = order[i]; if (!(s in nwd)) continue; nwn++; nwo[nwn] = s }
+  for (q = 1; q <= nwn; q++) { s = nwo[q]; sep = (q == 1) ? "" : (q == nwn ? " and " : ", ")
+    nl = nl sep name(s); el = el sep mathnum(nwe[s]); dxl = dxl sep sprintf("%g", 1000 * nwd[s])
+    if (q > 1 && nwd[s] != nwd[nwo[1]]) dxsame = 0 }
+  if (nwn > 0 && dxsame) dxl = sprintf("%g", 1000 * nwd[nwo[1]])
+  t = nwn == 0 ? "" : nl (nwn == 1 ? " is Newtonian (no elastic parameter): on the sheared box its stress is steady from the start, $\\sigma_{xy}/\\dot\\gamma = $ " : \
+    " are Newtonian (no elastic parameter): on the sheared box their stress is steady from the start, $\\sigma_{xy}/\\dot\\gamma = $ ") \
+    el "\\,Pa\\,s (2D, $\\Delta x = $ " dxl "\\,mm)."
+  for (q = 1; q <= nwn; q++) { s = nwo[q]; k = s SUBSEP nwd[s]; if (!(k in nn)) continue
+    mx = 0; mr = ""; lo = ""; hi = ""; r0 = ""
+    for (j = 1; j <= nn[k]; j++) { a = nr[k, j] < 0 ? -nr[k, j] : nr[k, j]; if (a >= mx) { mx = a; mr = j }
+      if (lo == "" || nq[k, j] < nq[k, lo]) lo = j; if (hi == "" || nq[k, j] > nq[k, hi]) hi = j }
+    t = t " " name(s) "'"'"'s steady stress " (mx <= 0.05 ? "is within $" sprintf("%.1f", 100 * mx) "$\\,\\% of its waves'"'"' viscosity ($" sig3(nwv[k]) "$\\,Pa\\,s) at every rate from " nq[k, lo] " to " nq[k, hi] "\\,s$^{-1}$" : \
+      "departs from its waves'"'"' viscosity ($" sig3(nwv[k]) "$\\,Pa\\,s) by " pc(nr[k, lo]) " at " nq[k, lo] "\\,s$^{-1}$ and by " pc(nr[k, mr]) " at " nq[k, mr] "\\,s$^{-1}$: it " (nr[k, mr] > 0 ? "thickens" : "thins")) \
+      (isnum(nws[s]) ? "; it states $\\mu = " sig3(nws[s]) "$\\,Pa\\,s, of which the waves give " sprintf("%.2f", nwv[k] / nws[s]) : "") "." }
+  def("RheoNewtonian", t)
   def("RheoFlowMax", fseen ? sprintf("%.2f", 100 * fmax) : "--")
   m = "mao_yang"; km = m SUBSEP f2[m]; c = "clavet"; kc = c SUBSEP f2[c]
   def("RheoMaoDx", (m in f2) ? sprintf("%g", 1000 * f2[m]) : "--")
