@@ -152,6 +152,59 @@ double maxwell_spring_modulus(int dim, double dx, double h, double rho, double k
     return 0.25 * rho * k * S;
 }
 
+void maxwell_springs_shear(int dim, double dx, double h, double rho, double k, double alpha_s, double alpha_c,
+                           double gamma_s, double gamma_c, double gdot, const double *t, size_t n, double *sigma)
+{
+    if (n == 0)
+        return;
+    const double tmax = t[n - 1], emax = fabs(gdot) * tmax;
+    const long m = (long)floor(h / dx) + 1, ma = m + (long)ceil(emax * (double)m) + 1, mc = dim == 3 ? m : 0;
+    const size_t na = (size_t)(2 * ma + 1), nb = (size_t)(2 * m + 1), nc = (size_t)(2 * mc + 1), no = na * nb * nc;
+    double *L = malloc(no * sizeof *L);
+    if (!L) {
+        for (size_t q = 0; q < n; q++)
+            sigma[q] = NAN;
+        return;
+    }
+    for (size_t o = 0; o < no; o++)
+        L[o] = NAN; /* no spring */
+    const long steps = tmax > 0 ? 10000 : 0;
+    const double dt = steps ? tmax / (double)steps : 0.0;
+    size_t q = 0;
+    for (long st = 0; st <= steps && q < n; st++) {
+        const double ts = (double)st * dt, e = gdot * ts;
+        double sum = 0.0;
+        size_t o = 0;
+        for (long a = -ma; a <= ma; a++)
+            for (long b = -m; b <= m; b++)
+                for (long c = -mc; c <= mc; c++, o++) {
+                    const double y = (double)b * dx, x = (double)a * dx + e * y, z = (double)c * dx;
+                    const double r = sqrt(x * x + y * y + z * z);
+                    if (!(r > 0))
+                        continue;
+                    if (isnan(L[o]) && r < h) /* a new spring */
+                        L[o] = st == 0 ? r : h;
+                    if (isnan(L[o]))
+                        continue;
+                    if (st > 0 && r > L[o] + gamma_s * L[o]) /* eq. 8, over the step that led here */
+                        L[o] += dt * alpha_s * (r - L[o] - gamma_s * L[o]);
+                    else if (st > 0 && r < L[o] - gamma_c * L[o])
+                        L[o] -= dt * alpha_c * (L[o] - gamma_c * L[o] - r);
+                    if (L[o] > h) {
+                        L[o] = NAN;
+                        continue;
+                    }
+                    sum += (1.0 - L[o] / h) * (r - L[o]) * x * y / r;
+                }
+        /* the samples this step is the nearest to */
+        while (q < n && (st == steps || t[q] < ts + 0.5 * dt)) {
+            sigma[q] = 0.25 * rho * k * sum;
+            q++;
+        }
+    }
+    free(L);
+}
+
 /* ---- the free drop's normal mode (maxwell.h) ------------------------------ */
 
 /* J_nu(x) / (x/2)^nu = sum_k (-X/4)^k / (k! Gamma(k + nu + 1)), X = x^2: an

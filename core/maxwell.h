@@ -95,6 +95,27 @@ void maxwell_shear(double G, double lambda, double yield, double gdot, double t,
  * With gamma > 0 a spring is elastic until |r - L| > gamma L: a yield strain. */
 double maxwell_spring_modulus(int dim, double dx, double h, double rho, double k);
 
+/* The same springs under a simple shear of rate gdot from rest, the lattice
+ * moving affinely (offset (x, y, z) at (x + gdot t y, y, z)), with eq. 8's
+ * plasticity and its yield ratios: each spring's rest length L follows
+ *     dL/dt =  alpha_s (r - L - gamma_s L)   where r > L + gamma_s L,
+ *     dL/dt = -alpha_c (L - gamma_c L - r)   where r < L - gamma_c L,
+ * and 0 between (elastic); as solvers/clavet.c keeps them, a spring is made
+ * for every pair within h, resting at its distance at t = 0 (spring_init =
+ * distance) and at h later, and removed once L > h.  The springs' virial
+ * shear stress is then
+ *     sigma_xy = (rho k / 4) sum_j (1 - L_j/h) (r_j - L_j) x'_j y_j / r_j,
+ * which at a small strain e is G e (maxwell_spring_modulus).  With both yield
+ * ratios 0 it is, at small strain, the Maxwell G lambda gdot (1 - exp(-t /
+ * lambda)), lambda = 1 / alpha; with gamma > 0 each spring holds its stretch
+ * elastically up to gamma L, and at a rate slow against alpha the stress
+ * levels where every stretched spring sits at that yield strain: a yield
+ * stress.  Integrated by explicit Euler in 10,000 steps to the last
+ * time (the method's own update, in the limit of a small step); the stress at
+ * each of the n ascending times t[q] (from 0) into sigma[q]. */
+void maxwell_springs_shear(int dim, double dx, double h, double rho, double k, double alpha_s, double alpha_c,
+                           double gamma_s, double gamma_c, double gdot, const double *t, size_t n, double *sigma);
+
 /* The free drop (disc in 2D) of radius R of the same material, with surface
  * tension sigma, no gravity and nothing outside: the linear normal mode of
  * degree n (n >= 2; 2 is the blob's and the drop's mode-2 stretch), its

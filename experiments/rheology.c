@@ -112,6 +112,10 @@
  *                         (rod climbing, above rheo_flow's use of climb_row)
  *   rheology_rest.csv     solver,dim,cells,dx,settle,t,status,reason,ke_max,mass,v_rms,u_flow: the
  *                         blob at rest after a settle (rheo_rest)
+ *   rheology_yield.csv    solver,dim,dx,params,yield_ratio,fluid,shear_rate,strain,status,reason,sigma,
+ *                         sigma_model,rel,sigma_elastic,sigma_maxwell: clavet's springs with a yield ratio
+ *                         and without, and with the double density relaxation off (fluid off), their
+ *                         steady stress against eq. 8's affine model (rheo_yield)
  *   rheology_curves.csv   solver,dim,source,omega,Gp,Gpp: the Maxwell moduli of the stated
  *                         material, of the start-up's fit, of the springs' and of the
  *                         calibrated material's last fit (source stated, startup, springs,
@@ -494,11 +498,11 @@ static int rheo_shear(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rh
     snprintf(tend, sizeof tend, "run.t_end=%.17g", t_end);
     snprintf(frames, sizeof frames, "run.frames=%d", (int)lround(t_end * 1000.0));
     snprintf(sy, sizeof sy, "solver.yield=%.17g", yield);
-    const char *sets[16] = {sdim, spacing, len, rate, tend, frames, "scene.amplitude=0"};
+    const char *sets[24] = {sdim, spacing, len, rate, tend, frames, "scene.amplitude=0"};
     size_t ns = 7;
     if (yield > 0)
         sets[ns++] = sy;
-    for (size_t q = 0; more && more[q] && ns < 15; q++)
+    for (size_t q = 0; more && more[q] && ns < 23; q++)
         sets[ns++] = more[q];
     sets[ns] = NULL;
     startup_ctx sc = {gdot, L, NULL, 0};
@@ -871,6 +875,96 @@ static int rheo_calibrate(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, cons
             p[1] *= ref->lambda / g[2];
             p[2] *= ref->eta_s / f[0];
         }
+    }
+    return PFB_OK;
+}
+
+/* Clavet's plasticity with a yield (item 1: the yield stress of each method's
+ * yield): the calibrated springs (pcal) with both yield ratios gamma = 0.02,
+ * and again with 0, in the springs' start-up (0.25 1/s for 0.6 s, a shear
+ * strain of 0.15: past the yield strain, which a pair reaches at a shear
+ * strain of 2 gamma / sin 2 theta, and within the springs' lifetime), their
+ * part of the stress against the affine model of eq. 8 integrated exactly
+ * (maxwell_springs_shear: the same lattice, h, k_spring and alpha, each
+ * spring's rest length followed through its yield); the mean over the last
+ * third of the run of each, and the model's elastic springs (no relaxation)
+ * and Maxwell springs (yield ratio 0) at the same times beside them.  What a
+ * yield ratio adds is a yield stress: at a rate slow against alpha the
+ * stretched springs sit at their yield strain.  The yield's run once more with
+ * the double density relaxation off (k = k_near = 0, no sound speed, h kept:
+ * fluid off), where nothing but the springs and the viscosity moves the
+ * particles, so the motion stays affine: the model's own case.  2D, at the
+ * first 2D setup, h the start-up's. */
+#define RHEO_YIELD_RATIO 0.02
+
+static double mean_last_third(const double *t, const double *y, size_t n, double t_end)
+{
+    double s = 0.0, c = 0.0;
+    for (size_t i = 0; i < n; i++)
+        if (t[i] >= t_end * 2.0 / 3.0) {
+            s += y[i];
+            c += 1.0;
+        }
+    return c > 0 ? s / c : NAN;
+}
+
+static int rheo_yield(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rheo_setup *su, const double pcal[3],
+                      double h, FILE *yf, pfb_err *err)
+{
+    const double T0 = RHEO_CLAVET_FRAME, gdot = RHEO_STARTUP_RATE_SPRINGS, t_end = RHEO_STARTUP_T_SPRINGS;
+    static const double ratios[3] = {RHEO_YIELD_RATIO, RHEO_YIELD_RATIO, 0.0};
+    static const int fluid_on[3] = {1, 0, 1};
+    for (int q = 0; q < 3; q++) {
+        char buf[5][64], params[200], tag[32], g1[64], g2[64], hf[64];
+        const char *sets[12];
+        material_sets(so, pcal, buf, sets, params, sizeof params);
+        snprintf(g1, sizeof g1, "solver.gamma_stretch=%.10g", ratios[q]);
+        snprintf(g2, sizeof g2, "solver.gamma_compress=%.10g", ratios[q]);
+        snprintf(hf, sizeof hf, "solver.h_factor=%.17g", h / su->spacing);
+        sets[3] = g1;
+        sets[4] = g2;
+        if (!fluid_on[q]) { /* the double density relaxation off, h kept */
+            static const char *const off[] = {"solver.k=0", "solver.k_near=0", "solver.sound_speed=0",
+                                              "solver.sound_speed_si=0"};
+            for (int i = 0; i < 4; i++)
+                sets[5 + i] = off[i];
+            sets[9] = hf;
+            sets[10] = NULL;
+        }
+        snprintf(params, sizeof params, "k_spring=%.6g alpha=%.6g gamma=%g", pcal[0], pcal[1], ratios[q]);
+        snprintf(tag, sizeof tag, "yield%g%s", ratios[q], fluid_on[q] ? "" : "_nofluid");
+        shear_series o;
+        int rc = rheo_shear(ctx, so, su, gdot, 0.0, t_end, tag, sets, NULL, &o, err);
+        if (rc)
+            return rc;
+        char st[520];
+        snprintf(st, sizeof st, "%s", o.status);
+        csv_safe(st);
+        double sig = NAN, mod = NAN, mel = NAN, mmx = NAN;
+        if (!o.unstable && o.n > 0 && isfinite(o.ys[0]) && isfinite(o.h)) {
+            double *m = malloc(3 * (o.n + 1) * sizeof *m);
+            if (!m) {
+                shear_series_free(&o);
+                return pfb_err_set(err, PFB_ENOMEM, "rheology: out of memory for the springs' model");
+            }
+            double *tt = m + o.n + 1;
+            tt[0] = 0.0; /* the model's samples: 0, then the run's */
+            memcpy(tt + 1, o.t, o.n * sizeof *tt);
+            const double k = pcal[0] / (T0 * T0), a = pcal[1] / T0, *mm = m + 1;
+            sig = mean_last_third(o.t, o.ys, o.n, t_end);
+            maxwell_springs_shear(su->dim, su->spacing, o.h, RHEO_RHO, k, a, a, ratios[q], ratios[q], gdot, tt,
+                                  o.n + 1, m);
+            mod = mean_last_third(o.t, mm, o.n, t_end);
+            maxwell_springs_shear(su->dim, su->spacing, o.h, RHEO_RHO, k, 0.0, 0.0, 0.0, 0.0, gdot, tt, o.n + 1, m);
+            mel = mean_last_third(o.t, mm, o.n, t_end);
+            maxwell_springs_shear(su->dim, su->spacing, o.h, RHEO_RHO, k, a, a, 0.0, 0.0, gdot, tt, o.n + 1, m);
+            mmx = mean_last_third(o.t, mm, o.n, t_end);
+            free(m);
+        }
+        fprintf(yf, "%s,%d,%.6g,\"%s\",%.6g,%s,%.6g,%.6g,%s,\"%s\",%.10g,%.10g,%.6g,%.10g,%.10g\n", so->name,
+                su->dim, su->spacing, params, ratios[q], fluid_on[q] ? "on" : "off", gdot, gdot * t_end,
+                o.unstable ? "unstable" : "ok", st, sig, mod, sig / mod - 1.0, mel, mmx);
+        shear_series_free(&o);
     }
     return PFB_OK;
 }
@@ -1267,7 +1361,7 @@ static void moduli_curve(FILE *f, const char *solver, int dim, const char *sourc
 static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
 {
     exp_csv sig = {0}, waves = {0}, moduli = {0}, summary = {0}, scaling = {0}, ssig = {0}, sfit = {0}, flow = {0},
-            cal = {0}, curves = {0}, known = {0}, ksig = {0}, climb = {0}, rest = {0};
+            cal = {0}, curves = {0}, known = {0}, ksig = {0}, climb = {0}, rest = {0}, yield = {0};
     int rc = exp_csv_open(&sig, ctx, "rheology_signal.csv", "solver,dim,length,t,amp", err);
     if (!rc)
         rc = exp_csv_open(&waves, ctx, "rheology_waves.csv",
@@ -1307,6 +1401,11 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
     if (!rc)
         rc = exp_csv_open(&climb, ctx, "rheology_climb.csv",
                           "solver,dim,dx,shear_rate,source,psi1,psi2,beta,rod_radius,rod_dx,h_coef,omega,h,h_spacings",
+                          err);
+    if (!rc)
+        rc = exp_csv_open(&yield, ctx, "rheology_yield.csv",
+                          "solver,dim,dx,params,yield_ratio,fluid,shear_rate,strain,status,reason,sigma,sigma_model,"
+                          "rel,sigma_elastic,sigma_maxwell",
                           err);
     if (!rc)
         rc = exp_csv_open(&rest, ctx, "rheology_rest.csv",
@@ -1360,6 +1459,8 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                 if (!rc)
                     rc = rheo_known_blob(ctx, so, "blob", "rheology", &(pfb_maxwell){ref.G, ref.lambda, ref.eta_s},
                                          ctx->fluid->sigma, pcal, NULL, su, h, known.f, ksig.f, err);
+                if (!rc && solver_has_param(so, "k_spring"))
+                    rc = rheo_yield(ctx, so, su, pcal, h, yield.f, err);
                 known_done = 1;
             }
             if (rc)
@@ -1460,9 +1561,9 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                     fb[2], fv[2], lg, ll);
         }
     }
-    exp_csv *const cs[] = {&sig,  &waves,  &moduli, &summary, &scaling, &ssig, &sfit,
-                           &flow, &cal,    &curves, &known,   &ksig,    &climb, &rest};
-    return exp_csv_finish(cs, 14, rc, err);
+    exp_csv *const cs[] = {&sig, &waves,  &moduli, &summary, &scaling, &ssig, &sfit,  &flow,
+                           &cal, &curves, &known,  &ksig,    &climb,   &rest, &yield};
+    return exp_csv_finish(cs, 15, rc, err);
 }
 
 const pfb_experiment pfb_exp_rheology = {

@@ -41,7 +41,7 @@ for f in volume/volume_summary stability/stability_summary drop/drop_summary \
          validation/validation_hydrostatic_summary validation/validation_viscous validation/validation_drop validation/validation_drop_signal \
          validation/validation_order validation/validation_viscosity rheology/rheology_startup_fit \
          rheology/rheology_flow rheology/rheology_calibration rheology/rheology_scaling rheology/rheology_summary \
-         rheology/rheology_known rheology/rheology_climb rheology/rheology_rest; do
+         rheology/rheology_known rheology/rheology_climb rheology/rheology_rest rheology/rheology_yield; do
   if [ ! -r "$data/$f.csv" ]; then
     echo "tables.sh: '$data/$f.csv' is missing; run the experiments first (make experiments$( [ "$quick" = 1 ] && echo ' QUICK=1'))" >&2
     exit 1
@@ -777,6 +777,12 @@ function klist(s, what, unit,   t, cs2, o, q, sep) { t = ""; cs2 = ""; o = ""
 function kgain(s) { return (s in kglo) ? (kglo[s] == kghi[s] ? mathnum(kglo[s]) : mathnum(kglo[s]) " to " mathnum(kghi[s])) : "--" }
 function kpc(x) { return isnum(x) ? "$" sprintf("%.1f", 100 * x) "$\\,\\%" : "--" }
 FILENAME ~ /rheology_rest/ { if (v("status") == "ok") vr[v("solver")] = v("v_rms"); next }
+# clavet'"'"'s springs with a yield ratio, with the fluid on and off, and without one (rheo_yield)
+FILENAME ~ /rheology_yield/ { if (v("status") != "ok") next
+  yk = (v("yield_ratio") + 0 > 0 ? "y" : "z") v("fluid"); ys[yk] = v("sigma"); yr[yk] = v("rel")
+  if (yk == "yon") { yratio = v("yield_ratio"); ymod = v("sigma_model"); yel = v("sigma_elastic"); ymx = v("sigma_maxwell")
+    yrate = v("shear_rate"); ystrain = v("strain") }
+  next }
 FILENAME ~ /rheology_climb/ {
   src = v("source"); s = v("solver")
   if (s == "reference") { cb[src] = v("beta"); ch[src] = v("h"); chs[src] = v("h_spacings"); com = v("omega")
@@ -869,10 +875,18 @@ END {
   def("RheoStatedSolventShare", isnum(st["eta_s"]) && isnum(st["G"]) ? \
     "$" sprintf("%.0f", 100 * st["eta_s"] / (st["eta_s"] + st["G"] * st["lambda"])) "$\\,\\%" : "--")
   def("RheoBlobRecMao", kpc(krec["mao_yang" SUBSEP b])); def("RheoBlobRecClavet", kpc(krec["clavet" SUBSEP b]))
+  # the springs'"'"' yield: the model'"'"'s stress with the yield, elastic and Maxwell; the runs'"'"' against it
+  def("RheoYieldRatio", isnum(yratio) ? sprintf("%g", yratio) : "--"); def("RheoYieldRate", isnum(yrate) ? sprintf("%g", yrate) : "--")
+  def("RheoYieldStrain", isnum(ystrain) ? sprintf("%g", ystrain) : "--")
+  def("RheoYieldModel", mathnum(ymod)); def("RheoYieldElastic", mathnum(yel)); def("RheoYieldMaxwell", mathnum(ymx))
+  def("RheoYieldOn", mathnum(ys["yon"])); def("RheoYieldOnRel", pc(yr["yon"]))
+  def("RheoYieldOff", mathnum(ys["yoff"])); def("RheoYieldOffRel", pc(yr["yoff"]))
+  def("RheoYieldZero", mathnum(ys["zon"])); def("RheoYieldZeroRel", pc(yr["zon"]))
 }' "$data/rheology/rheology_startup_fit.csv" "$data/rheology/rheology_flow.csv" \
    "$data/rheology/rheology_calibration.csv" "$data/rheology/rheology_scaling.csv" \
    "$data/rheology/rheology_summary.csv" "$data/rheology/rheology_known.csv" \
-   "$data/rheology/rheology_climb.csv" "$data/rheology/rheology_rest.csv" > "$tmp/rheology_numbers.tex"
+   "$data/rheology/rheology_climb.csv" "$data/rheology/rheology_rest.csv" \
+   "$data/rheology/rheology_yield.csv" > "$tmp/rheology_numbers.tex"
 
 # ---- numbers the text quotes ----------------------------------------------------------
 # Every macro is defined (as "--" when the data cannot give it), so the paper builds

@@ -289,6 +289,13 @@ static void fixture(void)
                "solver,dim,cells,dx,settle,t,status,reason,ke_max,mass,v_rms,u_flow\n"
                "clavet,2,20,0.005,0.2,0.1,ok,\"\",0.4137,31.225,0.16278,0.02\n"
                "mao_yang,2,20,0.005,0.2,0.1,ok,\"\",0,31.225,0,0.02\n");
+    /* clavet's springs with a yield ratio 0.02, fluid on and off, and with 0 */
+    write_file("data/rheology/rheology_yield.csv",
+               "solver,dim,dx,params,yield_ratio,fluid,shear_rate,strain,status,reason,sigma,sigma_model,rel,"
+               "sigma_elastic,sigma_maxwell\n"
+               "clavet,2,0.005,\"k_spring=12 alpha=0.67 gamma=0.02\",0.02,on,0.25,0.15,ok,\"\",16.8,31.25,-0.4624,66.15,6.497\n"
+               "clavet,2,0.005,\"k_spring=12 alpha=0.67 gamma=0.02\",0.02,off,0.25,0.15,ok,\"\",31.13,31.25,-0.0038,66.15,6.497\n"
+               "clavet,2,0.005,\"k_spring=12 alpha=0.67 gamma=0\",0,on,0.25,0.15,ok,\"\",6.4,6.497,-0.015,66.15,6.497\n");
     /* the climbing constants: the reference (G 500, lambda 0.05: Psi1 2.5) as UCM
      * and corotational at the rod (a 10 mm, 3D spacing 4 mm, Omega 2 rad/s), and
      * mao_yang's measured Psi2 / Psi1 = -0.5 at 8 and 32 1/s */
@@ -534,6 +541,12 @@ START_TEST(test_tables_numbers)
              "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoClimbRodDx}{4}", "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoRestClavet}{$0.163$}", "rheology_numbers.tex");
+    /* the springs' yield: the model's with the yield (the fluid-on row's), each run's against it */
+    contains(rh, "\\newcommand{\\RheoYieldModel}{$31.2$}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoYieldElastic}{$66.2$}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoYieldOffRel}{$-0.4$\\,\\%}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoYieldOnRel}{$-46.2$\\,\\%}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoYieldZero}{$6.40$}", "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoRestMao}{$0$}", "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoRestMuller}{--}", "rheology_numbers.tex");
     gen_contains("rheology_known.tex", "Clavet & 40 & 2.50 & unst. & -- & -- & -- &  \\\\");
