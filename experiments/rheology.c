@@ -124,7 +124,8 @@
  *   rheology_known.csv    solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain,
  *                         recovery,recovery_model: the flows with a known answer, per resolution
  *                         (case standing_wave: rheo_known_wave; the blob cases:
- *                         rheo_known_blob, where cells is R / dx)
+ *                         rheo_known_blob, where cells is R / dx; case balls: the
+ *                         yardstick's one row, balls_yardstick)
  *   rheology_known_signal.csv solver,dim,case,cells,t,amp,model: their signals, A / A(0) and the model's
  *   rheology_calibration.csv solver,dim,dx,iteration,params,G,lambda,eta_s,G_rel,lambda_rel,eta_s_rel,status,reason,
  *                         G_ref,lambda_ref,eta_s_ref
@@ -153,6 +154,7 @@
 
 #include "../core/fit.h"
 #include "../core/maxwell.h"
+#include "../core/scene.h"
 #include "experiment.h"
 #include "fluid.h"
 #include "material.h"
@@ -1248,6 +1250,37 @@ static int rheo_known_blob(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, con
 #define RHEO_REST_SETTLE 0.2
 #define RHEO_REST_T 0.1
 
+/* The balls' yardstick (item 4: the balls' elastic recovery against G and
+ * lambda): the balls scene at its defaults falls from its height h onto the
+ * floor at v = sqrt(2 g (h - R)); the reference material's shear waves run at
+ * c = sqrt(G / rho).  A recovery with a known answer needs an impact slow
+ * against c (a quasi-static contact, Hertz's, and a linear material); at v > c
+ * the impact is a wave-dominated large deformation, which no linear theory
+ * gives, so the balls are not compared and the blob (rheo_known_blob) is the
+ * free surface's recovery with an answer.  One row of rheology_known.csv:
+ * solver reference, case balls, status none, params "impact=v wave=c". */
+static double scene_default(const pfb_scene_def *sc, const char *name)
+{
+    for (const pfb_param_spec *q = sc->params; q && q->name; q++)
+        if (!strcmp(q->name, name))
+            return q->def;
+    return NAN;
+}
+
+static void balls_yardstick(FILE *kw, const pfb_viscoelastic *ref)
+{
+    const pfb_scene_def *sc;
+    pfb_err e;
+    if (scene_lookup("balls", &sc, &e))
+        return;
+    const double h = scene_default(sc, "height"), R = scene_default(sc, "radius"), g = scene_default(sc, "gravity"),
+                 rho = scene_default(sc, "density");
+    const double v = sqrt(2.0 * g * (h - R)), c = sqrt(ref->G / rho);
+    fprintf(kw, "reference,2,balls,,,\"impact=%.4g wave=%.4g\",none,\"the impact at %.3g m/s is %.3g times the "
+                "shear-wave speed: no linear answer\",,,,,,\n",
+            v, c, v, v / c);
+}
+
 static int rheo_rest(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, FILE *rest, pfb_err *err)
 {
     const double cells = ctx->quick ? 10.0 : 20.0, dx = RHEO_BLOB_R / cells;
@@ -1427,6 +1460,8 @@ static int rheology_run(const pfb_exp_ctx *ctx, pfb_err *err)
                           "solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain,recovery,"
                           "recovery_model",
                           err);
+    if (!rc)
+        balls_yardstick(known.f, &ref);
     if (!rc)
         rc = exp_csv_open(&ksig, ctx, "rheology_known_signal.csv", "solver,dim,case,cells,t,amp,model", err);
     if (!rc)

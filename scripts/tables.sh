@@ -691,7 +691,8 @@ END {
 # against the model's
 awk "$prelude"'
 function rec(x) { return isnum(x) ? sprintf("%.1f", 100 * x) : "--" }
-{ s = v("solver"); c = v("case"); if (!(c in cseen)) { cseen[c] = 1; cases[++nc] = c }
+{ s = v("solver"); c = v("case"); if (c == "balls") next  # (the yardstick'"'"'s row: rheology_numbers)
+  if (!(c in cseen)) { cseen[c] = 1; cases[++nc] = c }
   n[c, s]++
   row[c, s, n[c, s]] = name(s) " & " v("cells") " & " fmt(1000 * v("dx"), "%.2f") " & " \
     (v("status") == "ok" ? pct(v("err_max"), "%.1f") " & " pct(v("err_rms"), "%.1f") : (v("status") == "refused" ? "refused & --" : "unst. & --")) " & " \
@@ -759,6 +760,9 @@ FILENAME ~ /rheology_summary/ {
   s = v("solver"); if (v("dim") == 2) { wg[s, v("dx")] = v("G"); wr[s, v("dx")] = v("G_rel") }
   next }
 FILENAME ~ /rheology_known/ {
+  if (v("case") == "balls") { pr = v("params"); gsub(/"/, "", pr); split(pr, kv, " ")
+    for (q in kv) { split(kv[q], pq, "="); bl[pq[1]] = pq[2] }
+    next }
   s = v("solver") SUBSEP v("case"); if (v("status") != "ok") { kbad[s] = 1; next }
   nk[s]++; ke[s, nk[s]] = v("err_max"); kcl[s, nk[s]] = v("cells"); ko[s, nk[s]] = v("order")
   krec[s] = v("recovery"); krecm[s] = v("recovery_model")
@@ -875,6 +879,9 @@ END {
   def("RheoStatedSolventShare", isnum(st["eta_s"]) && isnum(st["G"]) ? \
     "$" sprintf("%.0f", 100 * st["eta_s"] / (st["eta_s"] + st["G"] * st["lambda"])) "$\\,\\%" : "--")
   def("RheoBlobRecMao", kpc(krec["mao_yang" SUBSEP b])); def("RheoBlobRecClavet", kpc(krec["clavet" SUBSEP b]))
+  # the balls'"'"' yardstick: their impact speed against the reference material'"'"'s shear waves (m/s)
+  def("RheoBallsImpact", isnum(bl["impact"]) ? sprintf("%.2f", bl["impact"]) : "--")
+  def("RheoBallsWave", isnum(bl["wave"]) ? sprintf("%.2f", bl["wave"]) : "--")
   # the springs'"'"' yield: the model'"'"'s stress with the yield, elastic and Maxwell; the runs'"'"' against it
   def("RheoYieldRatio", isnum(yratio) ? sprintf("%g", yratio) : "--"); def("RheoYieldRate", isnum(yrate) ? sprintf("%g", yrate) : "--")
   def("RheoYieldStrain", isnum(ystrain) ? sprintf("%g", ystrain) : "--")

@@ -272,6 +272,7 @@ static void fixture(void)
      * Newtonian one (listed first in the file, printed after the wave) */
     write_file("data/rheology/rheology_known.csv",
                "solver,dim,case,cells,dx,params,status,reason,err_max,err_rms,order,ke_gain,recovery,recovery_model\n"
+               "reference,2,balls,,,\"impact=1.401 wave=0.7071\",none,\"the impact: no linear answer\",,,,,,\n"
                "muller,2,blob_newtonian,10,0.01,\"as calibrated\",ok,\"\",0.22,0.16,nan,1,0,0\n"
                "muller,2,blob_newtonian,20,0.005,\"as calibrated\",ok,\"\",0.11,0.08,1.0,1,0.003,0\n"
                "muller,2,blob_newtonian_nosigma,20,0.005,\"as calibrated\",ok,\"\",0.45,0.3,nan,1,0,0\n"
@@ -524,6 +525,8 @@ START_TEST(test_tables_numbers)
     const char *w1 = strstr(kt, "standing wave"), *w2 = strstr(kt, "reference fluid ("),
                *w3 = strstr(kt, "without surface tension");
     ck_assert_msg(w1 && w2 && w3 && w1 < w2 && w2 < w3, "the cases' order:\n%s", kt);
+    ck_assert_msg(strstr(kt, "balls") == NULL && strstr(kt, "reference &") == NULL, "the balls' row in the table:\n%s",
+                  kt);
     free(kt);
     contains(rh, "\\newcommand{\\RheoBlobMao}{$14.7$ and $15.2$\\,\\% of the model's peak at 10 and 20 particles per "
                  "radius (observed orders $-0.05$)}", "rheology_numbers.tex");
@@ -541,6 +544,9 @@ START_TEST(test_tables_numbers)
              "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoClimbRodDx}{4}", "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoRestClavet}{$0.163$}", "rheology_numbers.tex");
+    /* the balls' yardstick (m/s), and no row of theirs in the known table */
+    contains(rh, "\\newcommand{\\RheoBallsImpact}{1.40}", "rheology_numbers.tex");
+    contains(rh, "\\newcommand{\\RheoBallsWave}{0.71}", "rheology_numbers.tex");
     /* the springs' yield: the model's with the yield (the fluid-on row's), each run's against it */
     contains(rh, "\\newcommand{\\RheoYieldModel}{$31.2$}", "rheology_numbers.tex");
     contains(rh, "\\newcommand{\\RheoYieldElastic}{$66.2$}", "rheology_numbers.tex");
