@@ -288,6 +288,21 @@ __attribute__((target("avx2,fma"))) static inline void lanes_add4_avx2(double *t
 }
 #endif
 
+/* The minimum image of four pairs' differences (dx, dy, dz) on a sheared box
+ * (core/periodic.h, period_vec's operations in its order, in the lanes of the
+ * including level's V_ macros): k = rint(dy / L_y) into K, dy - k L_y, dx - k s,
+ * then x's and z's minimum image.  PL[0..2] the periods, PL[3..5] their
+ * inverses, PL[6] the images' offset s (PL[7], their speed U, is the caller's:
+ * the image of j moves at v_j + k U). */
+#define V_WRAP_LE(PL, dx, dy, dz, K)                                                                     \
+    do {                                                                                                 \
+        (K) = V_RINT(V_MUL(dy, (PL)[4]));                                                                 \
+        (dy) = V_SUB(dy, V_MUL((PL)[1], K));                                                              \
+        (dx) = V_SUB(dx, V_MUL((PL)[6], K));                                                              \
+        (dx) = V_SUB(dx, V_MUL((PL)[0], V_RINT(V_MUL(dx, (PL)[3]))));                                     \
+        (dz) = V_SUB(dz, V_MUL((PL)[2], V_RINT(V_MUL(dz, (PL)[5]))));                                     \
+    } while (0)
+
 /* The highest level this CPU runs, at most max (0 portable, 1 AVX2 + FMA, 2
  * AVX-512VL as well); 0 where the AVX2 code is not compiled. */
 static inline int lanes_level(int max)
