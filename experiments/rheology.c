@@ -944,7 +944,7 @@ static int rheo_yield(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const rh
         csv_safe(st);
         double sig = NAN, mod = NAN, mel = NAN, mmx = NAN;
         if (!o.unstable && o.n > 0 && isfinite(o.ys[0]) && isfinite(o.h)) {
-            double *m = malloc(3 * (o.n + 1) * sizeof *m);
+            double *m = malloc(2 * (o.n + 1) * sizeof *m); /* the model's stresses, then its times */
             if (!m) {
                 shear_series_free(&o);
                 return pfb_err_set(err, PFB_ENOMEM, "rheology: out of memory for the springs' model");

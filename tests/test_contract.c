@@ -527,26 +527,16 @@ START_TEST(test_sheared_box)
     const double V = 0.5;
     for (size_t i = 0; i < sim.p.n; i++)
         sim.p.v[1][i] += V;
-    const double *img = sim.p.field[sim.f_image].data;
-    double P0[2] = {0, 0}, M = 0.0;
-    for (size_t i = 0; i < sim.p.n; i++) {
-        M += sim.p.m[i];
-        P0[0] += sim.p.m[i] * (sim.p.v[0][i] + img[3 * i + 1] * sim.period.le_U);
-        P0[1] += sim.p.m[i] * sim.p.v[1][i];
-    }
+    double P0[3], P[3], crossed = 0.0;
+    const double M = tu_sheared_momentum(&sim, P0);
     const double dt = so->suggest_dt(st, &sim);
     const long steps = lround(0.25 / dt);
-    for (long k = 0; k < steps; k++) {
-        period_le_at(&sim.period, sim.t);
+    for (long k = 0; k < steps; k++)
         tu_step(so, st, &sim, dt);
-    }
-    img = sim.p.field[sim.f_image].data;
-    double P[2] = {0, 0}, crossed = 0.0;
-    for (size_t i = 0; i < sim.p.n; i++) {
-        P[0] += sim.p.m[i] * (sim.p.v[0][i] + img[3 * i + 1] * sim.period.le_U);
-        P[1] += sim.p.m[i] * sim.p.v[1][i];
+    tu_sheared_momentum(&sim, P);
+    const double *img = sim.p.field[sim.f_image].data;
+    for (size_t i = 0; i < sim.p.n; i++)
         crossed += fabs(img[3 * i + 1]);
-    }
     printf("sheared box: %s, %zu particles, %ld steps, %g face crossings, P - P0 = (%.3g, %.3g) kg m/s\n", so->name,
            sim.p.n, steps, crossed, P[0] - P0[0], P[1] - P0[1]);
     ck_assert_msg(crossed >= (double)sim.p.n, "%s: %g crossings: the test does not test them", so->name, crossed);

@@ -830,29 +830,6 @@ END_TEST
 
 /* ---- Lees-Edwards: uniform and start-up shear ---------------------------- */
 
-/* The shear stress of the whole box by the virial (solver.h: diag[3]) and the
- * kinetic term of the velocities about the uniform shear, sigma_xy = -(sum m
- * v'_x v'_y + W_xy) / V; also the largest departure of v_x from gamma (y -
- * L/2) over gamma L (the profile's error). */
-static double box_shear_stress(const void *st, const pfb_sim *sim, double gamma, double L, double *profile)
-{
-    const pfb_particles *p = &sim->p;
-    unsigned char *all = malloc(p->n);
-    ck_assert_ptr_nonnull(all);
-    memset(all, 1, p->n);
-    double w[4];
-    pfb_solver_mao_yang.pair_virial(st, sim, all, w);
-    free(all);
-    double K = 0.0, dev = 0.0;
-    for (size_t i = 0; i < p->n; i++) {
-        const double u = gamma * (p->x[1][i] - 0.5 * L);
-        K += p->m[i] * (p->v[0][i] - u) * p->v[1][i];
-        dev = fmax(dev, fabs(p->v[0][i] - u));
-    }
-    *profile = dev / (fabs(gamma) * L);
-    return -(K + w[3]) / pow(L, sim->dim);
-}
-
 /* A sheared box (scene shear_wave with shear_rate, no wave) of a Newtonian
  * mao_yang fluid (mu_e = 0) of viscosity mu. */
 static void *le_box(tu_run *t, pfb_sim *sim, int dim, const char *spacing, const char *rate, const char *mu,
@@ -901,22 +878,16 @@ START_TEST(test_le_uniform_shear)
         const long steps = lround(0.5 / dt);
         int ns = 0;
         for (long k = 1; k <= steps; k++) {
-            period_le_at(&sim.period, sim.t);
             tu_step(&pfb_solver_mao_yang, st, &sim, dt);
             if (k % 10 == 0) {
-                sum += box_shear_stress(st, &sim, gamma, L, &prof);
+                sum += tu_box_shear_stress(&pfb_solver_mao_yang, st, &sim, gamma, L, &prof);
                 ns++;
                 ck_assert_msg(prof < 1e-12, "%dD %s: the shear profile departs by %.3g of gamma L at step %ld", dim,
                               hf[c], prof, k);
             }
         }
-        double P[3] = {0, 0, 0}, M = 0.0;
-        const double *img = sim.p.field[sim.f_image].data;
-        for (size_t i = 0; i < sim.p.n; i++) {
-            M += sim.p.m[i];
-            for (int k = 0; k < 3; k++) /* unwrapped: v_x + image_y U */
-                P[k] += sim.p.m[i] * (sim.p.v[k][i] + (k == 0 ? img[3 * i + 1] * sim.period.le_U : 0.0));
-        }
+        double P[3];
+        const double M = tu_sheared_momentum(&sim, P);
         for (int k = 0; k < 3; k++)
             ck_assert_msg(fabs(P[k]) < 1e-12 * M * gamma * L, "%dD: momentum %c = %.3g", dim, "xyz"[k], P[k]);
         err[c] = sum / ns / (mu * gamma) - 1.0;
@@ -957,11 +928,10 @@ START_TEST(test_le_startup_maxwell)
     for (int c = 0; c < 4; c++) {
         const long upto = lround(at[c] / dt);
         for (; k < upto; k++) {
-            period_le_at(&sim.period, sim.t);
             tu_step(&pfb_solver_mao_yang, st, &sim, dt);
         }
         double prof, T[9];
-        const double sxy = box_shear_stress(st, &sim, gamma, L, &prof);
+        const double sxy = tu_box_shear_stress(&pfb_solver_mao_yang, st, &sim, gamma, L, &prof);
         ode_rk4(gamma, G, lambda, sim.t, 2000, T);
         const double want = mu * gamma + T[1];
         const double err = (sxy - want) / (G * lambda * gamma);

@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/run.h"
@@ -93,6 +94,47 @@ static inline void tu_step(const pfb_solver_ops *so, void *st, pfb_sim *sim, dou
     sim->t += dt;
     period_le_at(&sim->period, sim->t);
     sim_positions_changed(sim);
+}
+
+/* The shear stress of a whole sheared box (scene shear_wave with shear_rate
+ * gamma, period L) by solver so's pair virial (solver.h: diag[3]) and the
+ * kinetic term of the velocities about the uniform shear, sigma_xy = -(sum m
+ * v'_x v'_y + W_xy) / L^dim; *profile the largest |v_x - gamma (y - L/2)| over
+ * gamma L (the profile's error). */
+static inline double tu_box_shear_stress(const pfb_solver_ops *so, const void *st, const pfb_sim *sim, double gamma,
+                                         double L, double *profile)
+{
+    const pfb_particles *p = &sim->p;
+    unsigned char *all = malloc(p->n);
+    ck_assert_ptr_nonnull(all);
+    memset(all, 1, p->n);
+    double w[4];
+    so->pair_virial(st, sim, all, w);
+    free(all);
+    double K = 0.0, dev = 0.0;
+    for (size_t i = 0; i < p->n; i++) {
+        const double u = gamma * (p->x[1][i] - 0.5 * L);
+        K += p->m[i] * (p->v[0][i] - u) * p->v[1][i];
+        dev = fmax(dev, fabs(p->v[0][i] - u));
+    }
+    *profile = dev / (fabs(gamma) * L);
+    return -(K + w[3]) / pow(L, sim->dim);
+}
+
+/* A sheared box's momentum in the unsheared frame (v_x + image_y U: a particle
+ * wrapped across a sliding face is counted at its unwrapped velocity) into P;
+ * returns the total mass. */
+static inline double tu_sheared_momentum(const pfb_sim *sim, double P[3])
+{
+    const double *img = sim->p.field[sim->f_image].data;
+    double M = 0.0;
+    P[0] = P[1] = P[2] = 0.0;
+    for (size_t i = 0; i < sim->p.n; i++) {
+        M += sim->p.m[i];
+        for (int k = 0; k < 3; k++)
+            P[k] += sim->p.m[i] * (sim->p.v[k][i] + (k == 0 ? img[3 * i + 1] * sim->period.le_U : 0.0));
+    }
+    return M;
 }
 
 /* The run t set up (run_setup) with its step, substeps and frames (run_timing);
