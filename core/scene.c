@@ -230,6 +230,7 @@ static const pfb_param_spec drop_params[] = {
     {"density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e6, "kg/m^3", "material density for particle masses", NULL},
     {"speed_ref", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e4, "m/s",
      "the scene's v_ref, to which solvers scale their sound speed; 0 = max(amplitude R / 1 s, 1 m/s)", NULL},
+    {"fill", PFB_PARAM_CHOICE, 0, 0, 0, "", "the particles: lattice (the sites of a square lattice inside R) or shells (rings in 2D, spheres in 3D, one spacing apart, their surface a circle)", "lattice|shells"},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 
 typedef struct {
@@ -263,6 +264,52 @@ static int fill_ball(pfb_sim *sim, double R, double rho, pfb_err *err)
     return fill_box(sim, lo, hi, rho, keep_ball, &b, err);
 }
 
+/* A ball of radius R in shells one spacing s thick: shell k (k = 0 .. K-1,
+ * K = round(R / s)) fills the annulus k s' < r < (k + 1) s', s' = R / K, with
+ * n_k particles at its mid-radius, n_k = round(shell area / s^dim), each of
+ * the mass of its share of the annulus (rho times area / n_k: the density is
+ * uniform).  2D: equally spaced on the circle, each ring turned by the golden
+ * angle from the last; 3D: a Fibonacci spiral on the sphere.  The drop's
+ * surface is then a circle (sphere) of particles, not a lattice's cut. */
+static int fill_shells(pfb_sim *sim, double R, double rho, pfb_err *err)
+{
+    const int dim = sim->dim;
+    const long K = lround(R / sim->spacing);
+    const double s = R / (double)K, golden = M_PI * (3.0 - sqrt(5.0));
+    for (int k = 0; k < 3; k++) {
+        sim->domain_lo[k] = k < dim ? -10.0 * R : 0.0;
+        sim->domain_hi[k] = k < dim ? 10.0 * R : 0.0;
+    }
+    sim->rho_ref = rho;
+    sim->length_ref = R;
+    for (long k = 0; k < K; k++) {
+        const double r0 = (double)k * s, r1 = r0 + s, r = 0.5 * (r0 + r1);
+        const double vol = dim == 2 ? M_PI * (r1 * r1 - r0 * r0) : 4.0 / 3.0 * M_PI * (r1 * r1 * r1 - r0 * r0 * r0);
+        long n = lround(vol / pow(s, dim));
+        if (n < 1)
+            n = 1;
+        const double m = rho * vol / (double)n;
+        for (long i = 0; i < n; i++) {
+            double x[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+            if (dim == 2) {
+                const double a = 2.0 * M_PI * ((double)i + 0.5) / (double)n + golden * (double)k;
+                x[0] = r * cos(a);
+                x[1] = r * sin(a);
+            } else {
+                const double zc = 1.0 - (2.0 * (double)i + 1.0) / (double)n, rc = sqrt(fmax(0.0, 1.0 - zc * zc));
+                const double a = golden * (double)i + golden * (double)k;
+                x[0] = r * rc * cos(a);
+                x[1] = r * zc;
+                x[2] = r * rc * sin(a);
+            }
+            int rc = particles_add(&sim->p, x, v, m, err);
+            if (rc)
+                return rc;
+        }
+    }
+    return PFB_OK;
+}
+
 /* The mode-2 potential flow, divergence-free, with surface speed U on a ball of
  * radius R: 2D v = U (x, -y)/R; 3D v = U (-x, 2y, -z)/(2R). */
 static void set_mode2_velocity(pfb_sim *sim, double U, double R)
@@ -288,7 +335,7 @@ static int drop_build(const pfb_params *sp, pfb_sim *sim, pfb_err *err)
     int rc = check_resolution(sim, R, "drop radius", err);
     if (rc)
         return rc;
-    rc = fill_ball(sim, R, rho, err);
+    rc = params_get_int(sp, "fill") ? fill_shells(sim, R, rho, err) : fill_ball(sim, R, rho, err);
     if (rc)
         return rc;
     pfb_particles *p = &sim->p;

@@ -421,6 +421,35 @@ START_TEST(test_shear_wave)
 }
 END_TEST
 
+/* The drop's shells (scene.fill = shells): each shell's particles share its
+ * annulus's (spherical shell's) mass, so the total is rho pi R^2 (rho 4/3 pi
+ * R^3) to rounding; every particle lies on its shell's mid-radius, inside R;
+ * and the outer shell is a circle (sphere) of radius R - s/2. */
+START_TEST(test_drop_shells)
+{
+    for (int dim = 2; dim <= 3; dim++) {
+        pfb_sim sim;
+        pfb_err err = {{0}};
+        const char *sets[] = {"fill=shells", "amplitude=0", "radius=0.1", NULL};
+        const double dx = dim == 2 ? 0.005 : 0.01, R = 0.1;
+        ck_assert_int_eq(try_build("drop", dim, dx, sets, &sim, &err), PFB_OK);
+        double M = 0.0, rmax = 0.0, off = 0.0;
+        for (size_t i = 0; i < sim.p.n; i++) {
+            M += sim.p.m[i];
+            const double r = sqrt(sim.p.x[0][i] * sim.p.x[0][i] + sim.p.x[1][i] * sim.p.x[1][i] +
+                                  sim.p.x[2][i] * sim.p.x[2][i]);
+            rmax = fmax(rmax, r);
+            off = fmax(off, fabs(r / dx - floor(r / dx) - 0.5)); /* on a mid-radius (k + 1/2) dx */
+        }
+        const double M_ball = 1000.0 * (dim == 2 ? M_PI * R * R : 4.0 / 3.0 * M_PI * R * R * R);
+        ck_assert_msg(fabs(M / M_ball - 1.0) < 1e-12, "%dD: mass %.15g against %.15g", dim, M, M_ball);
+        ck_assert_msg(fabs(rmax - (R - 0.5 * dx)) < 1e-12, "%dD: outer shell at %.15g", dim, rmax);
+        ck_assert_msg(off < 1e-9, "%dD: a particle %.3g spacings off its shell", dim, off);
+        sim_free(&sim);
+    }
+}
+END_TEST
+
 /* A spacing that does not divide the box, named with what is valid. */
 START_TEST(test_shear_wave_reject)
 {
@@ -660,6 +689,7 @@ static Suite *scene_suite(void)
     tcase_add_test(reg, test_registry);
     tcase_add_test(reg, test_shear_wave);
     tcase_add_test(reg, test_shear_wave_reject);
+    tcase_add_test(reg, test_drop_shells);
     tcase_set_timeout(reg, 60);
     suite_add_tcase(s, reg);
 
