@@ -265,18 +265,28 @@ static void bessel_pair(double nu, double kk, double complex X, double complex *
 
 /* The header's two conditions at x^2 = X and Sigma as a matrix on (A, B)
  * (the Bessel factor divided out of B's column): M = {a11, a12, a21, a22},
- * and u_r(R) R = n A + *ub B. */
-static void drop_matrix(int dim, int n, double complex X, double complex S, double complex M[4], double complex *ub)
+ * and u_r(R) R = n A + *ub B.  tr = MAXWELL_GRADIENT (2D): the stress eta* grad
+ * u, whose traction at the surface is eta* du/dr: the normal condition's
+ * 2 G* du_r/dr becomes G* du_r/dr (half of each of its G* terms) and the
+ * shear condition G* du_theta/dr = 0, i.e. -n (n-1) A + [x J' + (x^2 - n^2)
+ * J] B = 0 (Bessel's equation for x^2 J''). */
+static void drop_matrix(int tr, int dim, int n, double complex X, double complex S, double complex M[4],
+                        double complex *ub)
 {
     const double nn = n;
     double complex a, b;
     if (dim == 2) {
         bessel_pair(nn, nn, X, &a, &b);
-        const double cn = nn * nn - 1.0;
-        M[0] = -X + 2.0 * nn * (nn - 1.0) + S * nn * cn;
-        M[1] = 2.0 * nn * (b - a) + S * nn * cn * a;
-        M[2] = -2.0 * nn * (nn - 1.0);
-        M[3] = 2.0 * b + (X - 2.0 * nn * nn) * a;
+        const double cn = nn * nn - 1.0, f = tr == MAXWELL_GRADIENT ? 1.0 : 2.0;
+        M[0] = -X + f * nn * (nn - 1.0) + S * nn * cn;
+        M[1] = f * nn * (b - a) + S * nn * cn * a;
+        if (tr == MAXWELL_GRADIENT) {
+            M[2] = -nn * (nn - 1.0);
+            M[3] = b + (X - nn * nn) * a;
+        } else {
+            M[2] = -2.0 * nn * (nn - 1.0);
+            M[3] = 2.0 * b + (X - 2.0 * nn * nn) * a;
+        }
         *ub = nn * a;
         return;
     }
@@ -289,10 +299,10 @@ static void drop_matrix(int dim, int n, double complex X, double complex S, doub
     *ub = nn * (nn + 1.0) * a;
 }
 
-static double complex drop_det(int dim, int n, double complex X, double complex S)
+static double complex drop_det(int tr, int dim, int n, double complex X, double complex S)
 {
     double complex M[4], ub;
-    drop_matrix(dim, n, X, S, M, &ub);
+    drop_matrix(tr, dim, n, X, S, M, &ub);
     return M[0] * M[3] - M[1] * M[2];
 }
 
@@ -310,31 +320,31 @@ static int drop_xs(const pfb_maxwell *m, double rho, double R, double sigma, dou
 }
 
 /* The determinant at s (NaN where drop_xs has no G*). */
-static double complex drop_det_s(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma,
+static double complex drop_det_s(const pfb_maxwell *m, int tr, int dim, int n, double rho, double R, double sigma,
                                  double complex s)
 {
     double complex Gs, X, S;
-    return drop_xs(m, rho, R, sigma, s, &Gs, &X, &S) ? drop_det(dim, n, X, S) : NAN;
+    return drop_xs(m, rho, R, sigma, s, &Gs, &X, &S) ? drop_det(tr, dim, n, X, S) : NAN;
 }
 
 double maxwell_drop_det_re(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, double sre,
                            double sim, double *det_im)
 {
-    const double complex d = drop_det_s(m, dim, n, rho, R, sigma, sre + I * sim);
+    const double complex d = drop_det_s(m, MAXWELL_SYMMETRIC, dim, n, rho, R, sigma, sre + I * sim);
     *det_im = cimag(d);
     return creal(d);
 }
 
-double maxwell_drop_elastic(int dim, int n)
+static double drop_elastic(int tr, int dim, int n)
 {
     /* the first sign change of the real determinant at Sigma = 0 on x in (0.25, 30], then bisection */
-    double x0 = 0.25, f0 = creal(drop_det(dim, n, x0 * x0, 0.0));
+    double x0 = 0.25, f0 = creal(drop_det(tr, dim, n, x0 * x0, 0.0));
     for (double x1 = 0.26; x1 <= 30.0; x1 += 0.01) {
-        const double f1 = creal(drop_det(dim, n, x1 * x1, 0.0));
+        const double f1 = creal(drop_det(tr, dim, n, x1 * x1, 0.0));
         if ((f0 < 0) != (f1 < 0)) {
             double lo = x0, hi = x1, flo = f0;
             for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; it++) {
-                const double mid = 0.5 * (lo + hi), fm = creal(drop_det(dim, n, mid * mid, 0.0));
+                const double mid = 0.5 * (lo + hi), fm = creal(drop_det(tr, dim, n, mid * mid, 0.0));
                 if ((fm < 0) == (flo < 0)) {
                     lo = mid;
                     flo = fm;
@@ -350,8 +360,18 @@ double maxwell_drop_elastic(int dim, int n)
     return NAN;
 }
 
-static int drop_check(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, pfb_err *e)
+double maxwell_drop_elastic(int dim, int n)
 {
+    return drop_elastic(MAXWELL_SYMMETRIC, dim, n);
+}
+
+static int drop_check(const pfb_maxwell *m, int tr, int dim, int n, double rho, double R, double sigma, pfb_err *e)
+{
+    if (tr != MAXWELL_SYMMETRIC && tr != MAXWELL_GRADIENT)
+        return pfb_err_set(e, PFB_EINVAL, "maxwell_drop: traction %d; valid: %d (symmetric) or %d (gradient)", tr,
+                           MAXWELL_SYMMETRIC, MAXWELL_GRADIENT);
+    if (tr == MAXWELL_GRADIENT && dim != 2)
+        return pfb_err_set(e, PFB_EINVAL, "maxwell_drop: dim %d with the gradient traction; valid: 2", dim);
     if (dim != 2 && dim != 3)
         return pfb_err_set(e, PFB_EINVAL, "maxwell_drop: dim %d; valid: 2 or 3", dim);
     if (n < 2 || n > 20)
@@ -366,19 +386,19 @@ static int drop_check(const pfb_maxwell *m, int dim, int n, double rho, double R
     return PFB_OK;
 }
 
-int maxwell_drop_root(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, double s0_re,
-                      double s0_im, double *re, double *im, pfb_err *e)
+int maxwell_drop_root_traction(const pfb_maxwell *m, int tr, int dim, int n, double rho, double R, double sigma,
+                               double s0_re, double s0_im, double *re, double *im, pfb_err *e)
 {
     *re = *im = NAN;
-    int rc = drop_check(m, dim, n, rho, R, sigma, e);
+    int rc = drop_check(m, tr, dim, n, rho, R, sigma, e);
     if (rc)
         return rc;
     double complex s = s0_re + I * s0_im;
     for (int it = 0; it < 100; it++) {
         const double h = 1e-6 * cabs(s) + 1e-300;
-        const double complex f = drop_det_s(m, dim, n, rho, R, sigma, s);
-        const double complex df = (drop_det_s(m, dim, n, rho, R, sigma, s + h) -
-                                   drop_det_s(m, dim, n, rho, R, sigma, s - h)) / (2.0 * h);
+        const double complex f = drop_det_s(m, tr, dim, n, rho, R, sigma, s);
+        const double complex df = (drop_det_s(m, tr, dim, n, rho, R, sigma, s + h) -
+                                   drop_det_s(m, tr, dim, n, rho, R, sigma, s - h)) / (2.0 * h);
         if (!isfinite(cabs(f)) || !isfinite(cabs(df)) || cabs(df) == 0.0)
             break;
         const double complex ds = f / df;
@@ -392,25 +412,37 @@ int maxwell_drop_root(const pfb_maxwell *m, int dim, int n, double rho, double R
     return pfb_err_set(e, PFB_EINVAL, "maxwell_drop: Newton's method from s = %g%+gi did not converge", s0_re, s0_im);
 }
 
-int maxwell_drop_mode(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, double *re, double *im,
-                      pfb_err *e)
+int maxwell_drop_root(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, double s0_re,
+                      double s0_im, double *re, double *im, pfb_err *e)
+{
+    return maxwell_drop_root_traction(m, MAXWELL_SYMMETRIC, dim, n, rho, R, sigma, s0_re, s0_im, re, im, e);
+}
+
+int maxwell_drop_mode_traction(const pfb_maxwell *m, int traction, int dim, int n, double rho, double R, double sigma,
+                               double *re, double *im, pfb_err *e)
 {
     *re = *im = NAN;
-    int rc = drop_check(m, dim, n, rho, R, sigma, e);
+    int rc = drop_check(m, traction, dim, n, rho, R, sigma, e);
     if (rc)
         return rc;
-    const double xe = maxwell_drop_elastic(dim, n);
+    const double xe = drop_elastic(traction, dim, n);
     double r[2], i2[2];
     maxwell_roots(m, rho, xe / R, r, i2);
     double sr = r[0], si = i2[0];
     const int steps = 64;
     for (int j = 1; j <= steps && !rc; j++)
-        rc = maxwell_drop_root(m, dim, n, rho, R, sigma * j / steps, sr, si, &sr, &si, e);
+        rc = maxwell_drop_root_traction(m, traction, dim, n, rho, R, sigma * j / steps, sr, si, &sr, &si, e);
     if (rc)
         return rc;
     *re = sr;
     *im = si;
     return PFB_OK;
+}
+
+int maxwell_drop_mode(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, double *re, double *im,
+                      pfb_err *e)
+{
+    return maxwell_drop_mode_traction(m, MAXWELL_SYMMETRIC, dim, n, rho, R, sigma, re, im, e);
 }
 
 int maxwell_invert(maxwell_transform F, void *ctx, double slope, const double *t, size_t nt, double t_max, long kmax,
@@ -464,7 +496,7 @@ static void drop_transform(void *vctx, double sre, double sim, double *fre, doub
         *fre = *fim = NAN;
         return;
     }
-    drop_matrix(d->dim, 2, X, S, M, &ub);
+    drop_matrix(MAXWELL_SYMMETRIC, d->dim, 2, X, S, M, &ub);
     const double complex rhs = d->rho * d->U * d->R * d->R * d->R / (2.0 * Gs);
     const double complex ur = rhs * (2.0 * M[3] - ub * M[2]) / (M[0] * M[3] - M[1] * M[2]); /* u_r(R) R */
     const double complex D = 2.0 * ur / (d->R * d->R);
@@ -475,7 +507,7 @@ static void drop_transform(void *vctx, double sre, double sim, double *fre, doub
 int maxwell_drop_deformation(const pfb_maxwell *m, int dim, double rho, double R, double sigma, double U,
                              const double *t, size_t nt, double *D, pfb_err *e)
 {
-    int rc = drop_check(m, dim, 2, rho, R, sigma, e);
+    int rc = drop_check(m, MAXWELL_SYMMETRIC, dim, 2, rho, R, sigma, e);
     if (rc)
         return rc;
     double t_max = 0.0;

@@ -188,4 +188,19 @@ int maxwell_drop_root(const pfb_maxwell *m, int dim, int n, double rho, double R
 int maxwell_drop_mode(const pfb_maxwell *m, int dim, int n, double rho, double R, double sigma, double *re, double *im,
                       pfb_err *e);
 
+/* maxwell_drop_mode for a viscous stress of another form: MAXWELL_SYMMETRIC
+ * is the fluid's eta* (grad u + grad u^T) (maxwell_drop_mode), MAXWELL_GRADIENT
+ * the stress eta* grad u of a Laplacian viscosity, eta* lap u (Müller's eq.
+ * 14, solvers/muller.c), in 2D only.  In the bulk of an incompressible flow
+ * both give the force eta* lap u; at the free surface the gradient form's
+ * traction is -p n + eta* du/dr, so the normal condition reads -p + G* du_r/dr
+ * + sigma c_n u_r / R^2 = 0 and the shear condition G* du_theta/dr = 0.  It is
+ * the continuum that eq. 14 converges to: a potential flow dissipates half of
+ * the fluid's 2 eta e:e there (test_muller). */
+enum { MAXWELL_SYMMETRIC = 0, MAXWELL_GRADIENT = 1 };
+int maxwell_drop_root_traction(const pfb_maxwell *m, int traction, int dim, int n, double rho, double R, double sigma,
+                               double s0_re, double s0_im, double *re, double *im, pfb_err *e);
+int maxwell_drop_mode_traction(const pfb_maxwell *m, int traction, int dim, int n, double rho, double R, double sigma,
+                               double *re, double *im, pfb_err *e);
+
 #endif

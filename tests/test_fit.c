@@ -224,6 +224,30 @@ START_TEST(test_maxwell_drop_mode)
                       "%dD: the mode %g%+gi, the wave's root %g%+gi", dim, re, im, r[0], i2[0]);
     }
     ck_assert_int_eq(maxwell_drop_mode(&visc, 4, 2, rho, 0.1, 1.0, &re, &im, &e), PFB_EINVAL);
+    /* The gradient traction (eq. 14's stress eta grad u): a potential flow
+     * dissipates eta |grad u|^2, half of the fluid's 2 eta e:e, so at small
+     * viscosity the 2D damping is half of Lamb's, n (n-1) nu / R^2, with the
+     * same eps^(1/2) departure, halving as nu quarters, and Rayleigh's
+     * frequency; refused in 3D. */
+    {
+        const double w0 = sqrt(6.0 / (rho * 1e-3)), nus[2] = {1e-4, 2.5e-5};
+        double dev[2];
+        for (int q = 0; q < 2; q++) {
+            const pfb_maxwell m = {0.0, 1.0, nus[q] * rho};
+            const double bl = 2.0 * nus[q] / 0.01, eps = nus[q] / (w0 * 0.01);
+            ck_assert_int_eq(
+                maxwell_drop_root_traction(&m, MAXWELL_GRADIENT, 2, 2, rho, 0.1, 1.0, -bl, w0, &re, &im, &e), 0);
+            dev[q] = -re / bl - 1.0;
+            ck_assert_msg(fabs(dev[q]) <= sqrt(eps), "gradient, nu %g: beta / (2 nu / R^2) - 1 = %g, above %g",
+                          nus[q], dev[q], sqrt(eps));
+            ck_assert_msg(fabs(im / w0 - 1.0) <= eps, "gradient, nu %g: omega / omega_R - 1 = %g", nus[q],
+                          im / w0 - 1.0);
+        }
+        ck_assert_msg(fabs(dev[1] / dev[0] - 0.5) <= 0.05, "gradient: the departure went %g -> %g, not halved",
+                      dev[0], dev[1]);
+        ck_assert_int_eq(maxwell_drop_mode_traction(&visc, MAXWELL_GRADIENT, 3, 2, rho, 0.1, 1.0, &re, &im, &e),
+                         PFB_EINVAL);
+    }
 }
 END_TEST
 
