@@ -93,7 +93,16 @@ typedef struct pfb_solver_ops {
      * thread, rounded up to 50 B), with which a run refuses a scene beyond
      * memory before allocating it (0: no check). */
     double bytes_per_particle[2];
+    /* The continuum form of the method's Newtonian viscous stress, which sets
+     * the traction at a free surface (the validation's drop compares the
+     * method with the linear drop of that continuum, core/maxwell.h):
+     * PFB_STRESS_GRADIENT for a Laplacian viscosity mu lap v (stress mu grad
+     * v, Müller's eq. 14), PFB_STRESS_SYMMETRIC for the fluid's mu (grad v +
+     * grad v^T), PFB_STRESS_NONE where the method states no such stress. */
+    int viscous_stress;
 } pfb_solver_ops;
+
+enum { PFB_STRESS_NONE = 0, PFB_STRESS_SYMMETRIC = 1, PFB_STRESS_GRADIENT = 2 };
 
 /* Look up a solver by name; NULL if unknown. */
 const pfb_solver_ops *solver_find(const char *name);

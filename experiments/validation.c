@@ -136,6 +136,16 @@
  * mode rings at 0.93 omega_R and decays at 0.75 beta_v):
  *   omega_rel_err = |omega / omega_R - 1|,  beta_rel_err = |beta / beta_v - 1|
  * (orders drop and drop_damping).
+ * Against the method's own continuum (omega_own, beta_own; order drop_own),
+ * where the drop's sigma is sigma_t and the method states the form of its
+ * viscous stress (solver.h's viscous_stress): the exact linear mode of the
+ * same 2D drop with the method's nu_eff and the free-surface traction of that
+ * stress (maxwell_drop_root_traction, from the reference's omega and beta).
+ * A Laplacian viscosity (Müller's eq. 14, mu lap v) has the stress mu grad v:
+ * its drop's surface traction is not the fluid's, and it dissipates half of a
+ * potential flow (test_muller), so it converges to this drop, not to
+ * Gerris's; the two modes' difference is the method's, the run's distance from
+ * its own mode the discretisation's.
  *
  * Outputs:
  *   validation_front.csv      solver,dim,a_dx,dx,t,T,Z
@@ -153,11 +163,13 @@
  *                             s_run,s_ref,response,nu_equiv_rel,ref_bar_half,ref_level_half
  *   validation_drop.csv       solver,dim,R_dx,dx,n,status,reason,sigma_source,sigma,omega_rayleigh,omega,
  *                             omega_err,omega_rel_err,beta_viscous,beta,beta_err,beta_rel_err,omega_ref,
- *                             beta_ref,omega_ref_err,beta_ref_err,sigma_set,sigma_eff_set,sigma_eff_cal
+ *                             beta_ref,omega_ref_err,beta_ref_err,sigma_set,sigma_eff_set,sigma_eff_cal,
+ *                             omega_own,beta_own,omega_own_err,beta_own_err
  *   validation_drop_signal.csv solver,dim,R_dx,t,deformation
  *   validation_order.csv      case,solver,dim,nres,order,order_err,err_coarse,err_fine
  *                             (case: dam_break_ref, dam_break, hydrostatic, hydrostatic_vertical,
- *                             hydrostatic_weight, viscous, drop_ref, drop_damping_ref, drop,
+ *                             hydrostatic_weight, viscous, drop_ref, drop_damping_ref, drop_own,
+ *                             drop_damping_own, drop,
  *                             drop_damping) */
 #include <math.h>
 #include <stdio.h>
@@ -166,6 +178,7 @@
 #include <unistd.h>
 
 #include "../core/fit.h"
+#include "../core/maxwell.h"
 #include "experiment.h"
 #include "fluid.h"
 #include "gerris.h"
@@ -577,6 +590,20 @@ static int drop_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const dou
         }
         if (!rc && sigma_t > 0 && dim == 2)
             rc = drop_calibrate(ctx, so, dim, DROP_R / vr->a_dx[q][jmax - 1], sigma_t, &seff0, &scal, &seff1, err);
+        /* the method's own continuum drop (the header) */
+        double own_w = NAN, own_b = NAN;
+        if (dim == 2 && ref && so->viscous_stress != PFB_STRESS_NONE && nu[0] > 0 && isfinite(nu[0])) {
+            const pfb_maxwell m = {0.0, 1.0, rho * nu[0]};
+            const int tr = so->viscous_stress == PFB_STRESS_GRADIENT ? MAXWELL_GRADIENT : MAXWELL_SYMMETRIC;
+            double re, im;
+            pfb_err oerr;
+            if (maxwell_drop_root_traction(&m, tr, 2, 2, rho, DROP_R, GFS_DROP_SIGMA, -ref->beta, ref->omega, &re, &im,
+                                           &oerr) == 0) {
+                own_w = im;
+                own_b = -re;
+            }
+        }
+        double oerrs[3], oberrs[3];
         for (int j = 0; j < jmax && !rc; j++) {
             const double R_dx = vr->a_dx[q][j], dx = DROP_R / R_dx;
             double sigma = NAN, sigma_set = NAN;
@@ -600,10 +627,10 @@ static int drop_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const dou
             if (!(sigma > 0)) {
                 /* no surface tension to compare with: the drop is not run */
                 fprintf(rows->f, "%s,%d,%g,%.10g,0,skipped,no surface tension (explicit none; Laplace sigma_eff "
-                                 "within twice its error),none,,,,,,,,,,,,,,,,\n",
+                                 "within twice its error),none,,,,,,,,,,,,,,,,,,,,\n",
                         so->name, dim, R_dx, dx);
                 dxs[nres] = dx;
-                berrs[nres] = rerrs[nres] = rberrs[nres] = NAN;
+                berrs[nres] = rerrs[nres] = rberrs[nres] = oerrs[nres] = oberrs[nres] = NAN;
                 errs[nres++] = NAN;
                 continue;
             }
@@ -650,26 +677,33 @@ static int drop_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const dou
                 snprintf(refcols, sizeof refcols, "%.8g,%.8g,%.6g,%.6g", ref->omega, ref->beta,
                          fit_ok ? fabs(fr.p[FIT_OMEGA] / ref->omega - 1.0) : NAN,
                          fit_ok ? fabs(fr.p[FIT_BETA] / ref->beta - 1.0) : NAN);
-            char calcols[160];
+            char calcols[160], owncols[160] = ",,,";
             snprintf(calcols, sizeof calcols, "%.8g,%.8g,%.8g", sigma_set, dim == 2 ? seff0 : NAN,
                      dim == 2 ? seff1 : NAN);
+            const int has_own = has_ref && own_w > 0;
+            if (has_own)
+                snprintf(owncols, sizeof owncols, "%.8g,%.8g,%.6g,%.6g", own_w, own_b,
+                         fit_ok ? fabs(fr.p[FIT_OMEGA] / own_w - 1.0) : NAN,
+                         fit_ok ? fabs(fr.p[FIT_BETA] / own_b - 1.0) : NAN);
             if (fit_ok) {
                 const double w = fr.p[FIT_OMEGA], b = fr.p[FIT_BETA];
                 const double ew = fabs(w / wR - 1.0), eb = fabs(b / bv - 1.0);
-                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%s,%.8g,%.8g,%.8g,%.6g,%.6g,%.8g,%.6g,%.6g,%.6g,%s,%s\n",
+                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%s,%.8g,%.8g,%.8g,%.6g,%.6g,%.8g,%.6g,%.6g,%.6g,%s,%s,%s\n",
                         so->name, dim, R_dx, dx, out.n, exp_status_word(&out), reason, source, sigma, wR, w,
-                        fr.err[FIT_OMEGA], ew, bv, b, fr.err[FIT_BETA], eb, refcols, calcols);
+                        fr.err[FIT_OMEGA], ew, bv, b, fr.err[FIT_BETA], eb, refcols, calcols, owncols);
                 dxs[nres] = dx;
                 berrs[nres] = eb;
                 rerrs[nres] = has_ref ? fabs(w / ref->omega - 1.0) : NAN;
                 rberrs[nres] = has_ref ? fabs(b / ref->beta - 1.0) : NAN;
+                oerrs[nres] = has_own ? fabs(w / own_w - 1.0) : NAN;
+                oberrs[nres] = has_own ? fabs(b / own_b - 1.0) : NAN;
                 errs[nres++] = ew;
             } else {
-                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%s,%.8g,%.8g,,,,%.6g,,,,%s,%s\n", so->name, dim, R_dx, dx,
-                        out.n, exp_status_word(&out), reason[0] ? reason : "no oscillation fitted", source, sigma, wR,
-                        bv, has_ref ? refcols : ",,,", calcols);
+                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%s,%.8g,%.8g,,,,%.6g,,,,%s,%s,%s\n", so->name, dim, R_dx,
+                        dx, out.n, exp_status_word(&out), reason[0] ? reason : "no oscillation fitted", source, sigma,
+                        wR, bv, has_ref ? refcols : ",,,", calcols, owncols);
                 dxs[nres] = dx;
-                berrs[nres] = rerrs[nres] = rberrs[nres] = NAN;
+                berrs[nres] = rerrs[nres] = rberrs[nres] = oerrs[nres] = oberrs[nres] = NAN;
                 errs[nres++] = NAN;
             }
             exp_run_out_free(&out);
@@ -679,6 +713,8 @@ static int drop_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, const dou
         if (dim == 2) {
             order_row(order, "drop_ref", so, dim, dxs, rerrs, nres);
             order_row(order, "drop_damping_ref", so, dim, dxs, rberrs, nres);
+            order_row(order, "drop_own", so, dim, dxs, oerrs, nres);
+            order_row(order, "drop_damping_own", so, dim, dxs, oberrs, nres);
         }
         order_row(order, "drop", so, dim, dxs, errs, nres);
         order_row(order, "drop_damping", so, dim, dxs, berrs, nres);
@@ -943,7 +979,8 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
         rc = exp_csv_open(&drops, ctx, "validation_drop.csv",
                           "solver,dim,R_dx,dx,n,status,reason,sigma_source,sigma,omega_rayleigh,omega,omega_err,"
                           "omega_rel_err,beta_viscous,beta,beta_err,beta_rel_err,omega_ref,beta_ref,omega_ref_err,"
-                          "beta_ref_err,sigma_set,sigma_eff_set,sigma_eff_cal",
+                          "beta_ref_err,sigma_set,sigma_eff_set,sigma_eff_cal,omega_own,beta_own,omega_own_err,"
+                          "beta_own_err",
                           err);
     if (!rc)
         rc = exp_csv_open(&dsig, ctx, "validation_drop_signal.csv", "solver,dim,R_dx,t,deformation", err);

@@ -10,7 +10,7 @@
 #   volume.tex stability.tex drop.tex scaling.tex properties.tex calibration.tex
 #   validation_dam_break.tex validation_hydrostatic.tex validation_hydrostatic_vertical.tex
 #   validation_hydrostatic_weight.tex
-#   validation_viscous.tex validation_drop.tex validation_drop_damping.tex
+#   validation_viscous.tex validation_drop.tex validation_drop_damping.tex validation_drop_own.tex
 #   validation_dam_break_mm.tex validation_drop_rayleigh.tex validation_drop_weak.tex
 #   reference_convergence.tex reference_checks.tex rheology.tex rheology_calibration.tex
 #   rheology_known.tex
@@ -319,6 +319,7 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "dim") d = i; print; next
   "$data/validation/validation_drop.csv" > "$tmp/drop2d.csv"
 valtable "$tmp/drop2d.csv" R_dx omega_ref_err drop_ref '$R/\Delta x$' > "$tmp/validation_drop.tex"
 valtable "$tmp/drop2d.csv" R_dx beta_ref_err drop_damping_ref '$R/\Delta x$' > "$tmp/validation_drop_damping.tex"
+valtable "$tmp/drop2d.csv" R_dx omega_own_err drop_own '$R/\Delta x$' > "$tmp/validation_drop_own.tex"
 valtable "$data/validation/validation_drop.csv" R_dx omega_rel_err drop '$R/\Delta x$' > "$tmp/validation_drop_rayleigh.tex"
 valtable "$data/validation/validation_drop.csv" R_dx beta_rel_err drop_damping '$R/\Delta x$' > "$tmp/validation_drop_weak.tex"
 
@@ -363,6 +364,8 @@ FILENAME ~ /validation_viscosity/ { if (v("dim") == 2 && isnum(v("response"))) {
     if (isnum(v("ref_bar"))) refbar = v("ref_bar")
     dstat[r SUBSEP v("solver")] = v("status") }
   if (c == "drop") { eb[c SUBSEP r SUBSEP v("solver")] = v("beta_ref_err"); eray[c SUBSEP r SUBSEP v("solver")] = v("omega_rel_err")
+    if (isnum(v("omega_own")) && isnum(v("omega_ref"))) { kk = r SUBSEP v("solver"); ow[kk] = v("omega_own"); ob[kk] = v("beta_own")
+      owr[kk] = v("omega_ref"); obr[kk] = v("beta_ref"); oe[kk] = v("omega_own_err"); obe[kk] = v("beta_own_err") }
     if (v("sigma_source") == "calibrated") { cal_name = v("solver"); cal_t = v("sigma"); cal_set = v("sigma_set"); cal_e0 = v("sigma_eff_set"); cal_e1 = v("sigma_eff_cal") } }
   fin[c] = (fin[c] == "" || r + 0 > fin[c] + 0) ? r : fin[c]
   if (c == "dam_break" && isnum(v("Re"))) re = v("Re")
@@ -422,6 +425,17 @@ END {
   for (k = 1; k <= m; k++) list = list (k == 1 ? "" : (k == m ? " and " : ", ")) item[k]
   def("ValDropRefList", m ? list : "no method")
   def("ValDropRefCount", m)
+  # the drops against their own continuum (the same drop with the free-surface traction
+  # of the viscous stress of the method) at the finest 2D resolution, and that continuum
+  # against the reference drop
+  list = ""; m = 0
+  for (k = 1; k <= nsol; k++) { s = order[k]; kk = fin["drop"] SUBSEP s
+    if (!(kk in ow)) continue
+    item[++m] = sprintf("for %s, $\\omega = %.2f$\\,1/s and $\\beta = %.2f$\\,1/s, %+.1f\\,\\%% and %+.0f\\,\\%% from the reference drop%ss, and its run at $R/\\Delta x = %s$ is %s from it in frequency and %s in damping", \
+      name(s), ow[kk], ob[kk], 100 * (ow[kk] / owr[kk] - 1), 100 * (ob[kk] / obr[kk] - 1), "\047", fin["drop"], \
+      isnum(oe[kk]) ? sprintf("%.1f\\,\\%%", 100 * oe[kk]) : "--", isnum(obe[kk]) ? sprintf("%.0f\\,\\%%", 100 * obe[kk]) : "--") }
+  for (k = 1; k <= m; k++) list = list (k == 1 ? "" : (k == m ? "; and " : "; ")) item[k]
+  def("ValDropOwnList", m ? list : "no method has one")
   # the explicit sigma calibrated to the drop target (validation.c): the method, the
   # target, the set value, the Laplace sigma_eff at the target and at the set value
   def("ValDropCalName", cal_name == "" ? "--" : name(cal_name))
@@ -1124,7 +1138,7 @@ END {
 
 for f in volume stability drop scaling properties calibration calibration_reasons numbers appendix sources \
          validation_dam_break validation_hydrostatic validation_hydrostatic_vertical validation_hydrostatic_weight \
-         validation_viscous validation_drop validation_drop_damping validation_numbers validation_dam_break_mm \
+         validation_viscous validation_drop validation_drop_damping validation_drop_own validation_numbers validation_dam_break_mm \
          validation_drop_rayleigh validation_drop_weak reference_convergence reference_checks reference_numbers \
          rheology rheology_calibration rheology_known rheology_numbers; do
   mv "$tmp/$f.tex" "$gen/$f.tex"

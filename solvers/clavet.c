@@ -1721,4 +1721,5 @@ const pfb_solver_ops pfb_solver_clavet = {
     clavet_pair_virial,
     clavet_save,
     clavet_load,
-    {700.0, 950.0}};
+    {700.0, 950.0},
+    PFB_STRESS_NONE};

@@ -1102,4 +1102,5 @@ const pfb_solver_ops pfb_solver_mao_yang = {
     mao_yang_pair_virial,
     mao_yang_save,
     mao_yang_load,
-    {2200.0, 5600.0}};
+    {2200.0, 5600.0},
+    PFB_STRESS_GRADIENT};

@@ -863,4 +863,5 @@ const pfb_solver_ops pfb_solver_miller_pearce = {
     mp_pair_virial,
     mp_save,
     mp_load,
-    {500.0, 600.0}};
+    {500.0, 600.0},
+    PFB_STRESS_NONE};

@@ -1226,4 +1226,5 @@ const pfb_solver_ops pfb_solver_muller = {
     muller_pair_virial,
     muller_save,
     muller_load,
-    {450.0, 500.0}};
+    {450.0, 500.0},
+    PFB_STRESS_GRADIENT};

@@ -476,7 +476,7 @@ static double nan_dt(const void *state, const pfb_sim *sim)
 START_TEST(test_blowup_inside_step)
 {
     pfb_solver_ops ops = {"nan_solver", "none", NULL, nan_create, nan_step, nan_destroy, nan_dt,
-                          NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0.0, 0.0}};
+                          NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0.0, 0.0}, PFB_STRESS_NONE};
     const char *sets[] = {"run.dim=2", "run.spacing=0.05", "run.t_end=0.05", NULL};
     tu_run t;
     tu_run_init(&t, "muller", "pool", sets);

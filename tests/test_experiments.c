@@ -261,7 +261,7 @@ START_TEST(test_quick_experiments)
         {"validation", "validation_drop.csv",
          "solver,dim,R_dx,dx,n,status,reason,sigma_source,sigma,omega_rayleigh,omega,omega_err,omega_rel_err,"
          "beta_viscous,beta,beta_err,beta_rel_err,omega_ref,beta_ref,omega_ref_err,beta_ref_err,sigma_set,"
-         "sigma_eff_set,sigma_eff_cal"},
+         "sigma_eff_set,sigma_eff_cal,omega_own,beta_own,omega_own_err,beta_own_err"},
         {"validation", "validation_drop_signal.csv", "solver,dim,R_dx,t,deformation"},
         {"properties", "properties_summary.csv",
          "solver,dim,nu_set,nu_eff,nu_err,response,shear_modulus,omega,c_eff,c_err,sigma_set,sigma_eff,sigma_err,Re,"

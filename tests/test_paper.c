@@ -152,12 +152,12 @@ static void fixture(void)
     write_file("data/validation/validation_drop.csv",
                "solver,dim,R_dx,dx,n,status,reason,sigma_source,sigma,omega_rayleigh,omega,omega_err,omega_rel_err,"
                "beta_viscous,beta,beta_err,beta_rel_err,omega_ref,beta_ref,omega_ref_err,beta_ref_err,sigma_set,"
-               "sigma_eff_set,sigma_eff_cal\n"
+               "sigma_eff_set,sigma_eff_cal,omega_own,beta_own,omega_own_err,beta_own_err\n"
                "muller,2,10,0.01,313,ok,,calibrated,26.3,12.56,14.8,0.06,0.18,4.3,1.9,0.05,0.55,11.7,3.3,0.2,0.8,21,"
-               "33,26.3\n"
+               "33,26.3,12.87,2,0.15,0.05\n"
                "muller,2,20,0.005,1250,ok,,calibrated,26.3,12.56,13.7,0.05,0.09,4.3,2.2,0.05,0.49,11.7,3.3,0.1,0.7,21,"
-               "33,26.3\n"
-               "clavet,2,10,0.01,0,skipped,no surface tension,none,,,,,,,,,,,,,,,,\n");
+               "33,26.3,12.87,2,0.0645,0.1\n"
+               "clavet,2,10,0.01,0,skipped,no surface tension,none,,,,,,,,,,,,,,,,,,,,\n");
     /* the drop signals, piecewise linear so that their sign changes are exact: at
      * R/dx 10 at 0.05, 0.25, 0.45 s; at R/dx 20 at 0.25, 0.35, 0.45 s (and the
      * reference's, below, at 0.15, 0.35, 0.55 s) */
@@ -182,6 +182,7 @@ static void fixture(void)
                "drop,muller,2,2,1,nan,0.18,0.09\ndrop_damping,muller,2,2,0.17,nan,0.55,0.49\n"
                "dam_break_ref,muller,2,2,1,nan,0.04,0.02\ndam_break_ref,clavet,2,2,nan,nan,0.1,nan\n"
                "drop_ref,muller,2,2,1,nan,0.2,0.1\ndrop_damping_ref,muller,2,2,0.19,nan,0.8,0.7\n"
+               "drop_own,muller,2,2,1.2,nan,0.15,0.0645\n"
                "drop,clavet,2,1,nan,nan,nan,nan\ndrop_damping,clavet,2,1,nan,nan,nan,nan\n");
     /* the continuum reference: the slip front converges (order 2, bar 0.1%), the
      * no-slip one does not; the water front 5% from Martin & Moyce; 20 + 40 CPU minutes */
@@ -405,6 +406,8 @@ START_TEST(test_tables_numbers)
     /* the drop against the reference (2D only), and the weak-damping comparison */
     gen_contains("validation_drop.tex", "M\\\"uller & 20.0 & 10.0 & $1.00$ \\\\");
     gen_contains("validation_drop_damping.tex", "M\\\"uller & 80.0 & 70.0 & $0.19$ \\\\");
+    /* ... and against its own continuum (the drop with its stress's traction) */
+    gen_contains("validation_drop_own.tex", "M\\\"uller & 15.0 & 6.5 & $1.20$ \\\\");
     /* where the drop's frequency error arises: the first sign change and the mean of
      * the next two half-periods, per resolution, against the reference's (2D only) */
     gen_contains("validation_numbers.tex", "\\newcommand{\\ValDropWhere}{M\\\"uller's deformation first changes "
@@ -441,6 +444,9 @@ START_TEST(test_tables_numbers)
                  "50$ blew up.}", "validation_numbers.tex");
     contains(vn, "\\newcommand{\\ValDropRefList}{M\\\"uller (frequency 10.0\\,\\%, damping 70\\,\\%)}",
              "validation_numbers.tex");
+    contains(vn, "\\newcommand{\\ValDropOwnList}{for M\\\"uller, $\\omega = 12.87$\\,1/s and $\\beta = 2.00$\\,1/s, "
+                 "+10.0\\,\\% and -39\\,\\% from the reference drop's, and its run at $R/\\Delta x = 20$ is "
+                 "6.5\\,\\% from it in frequency and 10\\,\\% in damping}", "validation_numbers.tex");
     /* the reference: its convergence, its checks and the numbers the text quotes */
     gen_contains("reference_convergence.tex", "dam break, free slip & $Z$ at $T = 3$ & $3.79$ & $3.81$ & $3.81$ & 2.00 & "
                                               "$3.81$ & 0.03 \\\\");
