@@ -104,9 +104,10 @@
  *    mode-2 force is 1.17-1.20 times the continuum's 4 eps (R/dx 10-40, the
  *    shell start, test_surface_measure_mode2); the share measure's is 0.97-0.99
  *    and its Laplace force 0.99 of 2 pi sigma.  On the shell start at R/dx =
- *    40 it rings at 1.064 times the reference drop's omega (colour: 1.16), and
- *    with the viscosity doubled at 1.018: what is left is eq. 14's (next
- *    paragraph).  A drop at rest on the shell start, with either measure,
+ *    40 it rings at 1.064 times the reference drop's omega (colour: 1.16) and
+ *    1.010 times that of the drop with eq. 14's own surface traction
+ *    (maxwell_drop_mode_traction, 12.34 1/s; the next paragraph), with the
+ *    viscosity doubled at 1.018 and 1.007.  A drop at rest on the shell start, with either measure,
  *    grows a particle-scale surface mode after about 1 s, so neither is the
  *    default yet.  At R/dx = 40 it
  *    still gains energy: the deformation grows from 0.1 to 0.31 within 0.9 s and
