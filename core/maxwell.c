@@ -277,16 +277,12 @@ static void drop_matrix(int tr, int dim, int n, double complex X, double complex
     double complex a, b;
     if (dim == 2) {
         bessel_pair(nn, nn, X, &a, &b);
+        /* f: the viscous terms' factor, 2 for the fluid's stress, 1 for the gradient form */
         const double cn = nn * nn - 1.0, f = tr == MAXWELL_GRADIENT ? 1.0 : 2.0;
         M[0] = -X + f * nn * (nn - 1.0) + S * nn * cn;
         M[1] = f * nn * (b - a) + S * nn * cn * a;
-        if (tr == MAXWELL_GRADIENT) {
-            M[2] = -nn * (nn - 1.0);
-            M[3] = b + (X - nn * nn) * a;
-        } else {
-            M[2] = -2.0 * nn * (nn - 1.0);
-            M[3] = 2.0 * b + (X - 2.0 * nn * nn) * a;
-        }
+        M[2] = -f * nn * (nn - 1.0);
+        M[3] = f * b + (X - f * nn * nn) * a;
         *ub = nn * a;
         return;
     }

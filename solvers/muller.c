@@ -848,32 +848,32 @@ static int surface_divergence(muller_state *s, pfb_sim *sim, double half_dt, pfb
     const size_t n = p->n;
     const int dim = sim->dim;
     if (n > s->cap_nh) {
-        double *nh = realloc(s->nh, 8 * n * sizeof *nh);
+        double *nh = realloc(s->nh, 7 * n * sizeof *nh);
         if (!nh)
             return pfb_err_set(err, PFB_ENOMEM, "muller: out of memory for the curvature of %zu particles", n);
         s->nh = nh;
         s->cap_nh = n;
     }
-    double *restrict nh = s->nh; /* per particle: n^ (3), valid, the divergence sum, M sum, the surface density, spare */
+    double *restrict nh = s->nh; /* per particle: n^ (3), valid, the divergence sum, M sum, the surface density */
     const double *restrict cs = s->cs, *restrict rho = p->field[s->f_rho].data;
     for (size_t i = 0; i < n; i++) {
         const double *c = cs + 4 * i;
         const double nn = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
         const int valid = nn > s->nmin && nn > 0;
         for (int d = 0; d < 3; d++)
-            nh[8 * i + (size_t)d] = valid ? c[d] / nn : 0.0;
-        nh[8 * i + 3] = valid;
-        nh[8 * i + 4] = nh[8 * i + 5] = nh[8 * i + 7] = 0.0;
-        nh[8 * i + 6] = valid ? s->wsurf0 : 0.0; /* the self term */
+            nh[7 * i + (size_t)d] = valid ? c[d] / nn : 0.0;
+        nh[7 * i + 3] = valid;
+        nh[7 * i + 4] = nh[7 * i + 5] = 0.0;
+        nh[7 * i + 6] = valid ? s->wsurf0 : 0.0; /* the self term */
     }
     const double hh = s->h * s->h;
     for (size_t i = 0; i < n; i++) {
-        if (nh[8 * i + 3] == 0.0)
+        if (nh[7 * i + 3] == 0.0)
             continue;
         const double vi = p->m[i] / rho[i];
         for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
             const size_t j = s->L.lj[q];
-            if (nh[8 * j + 3] == 0.0)
+            if (nh[7 * j + 3] == 0.0)
                 continue;
             double d[3];
             sim_pair_diff(sim, i, j, d); /* x_i - x_j */
@@ -883,24 +883,24 @@ static int surface_divergence(muller_state *s, pfb_sim *sim, double half_dt, pfb
             const double w = 6.0 * s->c6 * (hh - r2) * (hh - r2); /* grad_i W_ij = -w d */
             double e = 0.0; /* (n^_j - n^_i) . d */
             for (int k = 0; k < dim; k++)
-                e += (nh[8 * j + (size_t)k] - nh[8 * i + (size_t)k]) * d[k];
+                e += (nh[7 * j + (size_t)k] - nh[7 * i + (size_t)k]) * d[k];
             const double vj = p->m[j] / rho[j];
-            nh[8 * i + 4] -= vj * w * e;
-            nh[8 * j + 4] -= vi * w * e;
+            nh[7 * i + 4] -= vj * w * e;
+            nh[7 * j + 4] -= vi * w * e;
             if (s->share) { /* tangent-plane moments |P d|^2 and the surface density */
                 double di = 0.0, dj = 0.0;
                 for (int k = 0; k < dim; k++) {
-                    di += nh[8 * i + (size_t)k] * d[k];
-                    dj += nh[8 * j + (size_t)k] * d[k];
+                    di += nh[7 * i + (size_t)k] * d[k];
+                    dj += nh[7 * j + (size_t)k] * d[k];
                 }
-                nh[8 * i + 5] += vj * w * (r2 - di * di);
-                nh[8 * j + 5] += vi * w * (r2 - dj * dj);
+                nh[7 * i + 5] += vj * w * (r2 - di * di);
+                nh[7 * j + 5] += vi * w * (r2 - dj * dj);
                 const double qw = (hh - r2) * (hh - r2) * (hh - r2) * s->wsurf;
-                nh[8 * i + 6] += qw;
-                nh[8 * j + 6] += qw;
+                nh[7 * i + 6] += qw;
+                nh[7 * j + 6] += qw;
             } else {
-                nh[8 * i + 5] += vj * w * r2;
-                nh[8 * j + 5] += vi * w * r2;
+                nh[7 * i + 5] += vj * w * r2;
+                nh[7 * j + 5] += vi * w * r2;
             }
         }
     }
@@ -908,16 +908,17 @@ static int surface_divergence(muller_state *s, pfb_sim *sim, double half_dt, pfb
      * mass they act on */
     double F[3] = {0.0, 0.0, 0.0}, mass = 0.0;
     for (size_t i = 0; i < n; i++) {
-        const double M = nh[8 * i + 5] / (double)(s->share ? dim - 1 : dim);
-        const int on = nh[8 * i + 3] != 0.0 && M > 0.0;
-        const double kappa = on ? -nh[8 * i + 4] / M : 0.0;
-        nh[8 * i + 3] = on;
-        /* the surface it carries over its mass: V |n| / m = |n| / rho (eq. 19's), or its share, 1 / (lambda m) */
-        const double cn = sqrt(cs[4 * i] * cs[4 * i] + cs[4 * i + 1] * cs[4 * i + 1] + cs[4 * i + 2] * cs[4 * i + 2]);
-        const double g = on && s->share ? nh[8 * i + 6] * p->m[i] * cn : rho[i];
+        const double M = nh[7 * i + 5] / (double)(s->share ? dim - 1 : dim);
+        const int on = nh[7 * i + 3] != 0.0 && M > 0.0;
+        const double kappa = on ? -nh[7 * i + 4] / M : 0.0;
+        nh[7 * i + 3] = on;
+        /* the surface it carries over its mass: V |n| / m = |n| / rho (eq. 19's, along n), or its share,
+         * 1 / (lambda m), along n^ */
+        const double *dir = s->share ? nh + 7 * i : cs + 4 * i; /* each dir[k] read before nh[7 i + k] is set */
+        const double g = s->share ? nh[7 * i + 6] * p->m[i] : rho[i];
         for (int k = 0; k < 3; k++) {
-            const double a = on && k < dim ? s->sigma * kappa * cs[4 * i + (size_t)k] / g : 0.0; /* eqs. 19, 8 */
-            nh[8 * i + (size_t)k] = a;
+            const double a = on && k < dim ? s->sigma * kappa * dir[k] / g : 0.0; /* eqs. 19, 8 */
+            nh[7 * i + (size_t)k] = a;
             F[k] += p->m[i] * a;
         }
         mass += on ? p->m[i] : 0.0;
@@ -926,10 +927,10 @@ static int surface_divergence(muller_state *s, pfb_sim *sim, double half_dt, pfb
      * closed surface is zero, and what the estimate leaves would move the body */
     double *restrict acc = s->acc;
     for (size_t i = 0; i < n; i++) {
-        if (nh[8 * i + 3] == 0.0)
+        if (nh[7 * i + 3] == 0.0)
             continue;
         for (int k = 0; k < dim; k++) {
-            const double a = nh[8 * i + (size_t)k] - F[k] / mass;
+            const double a = nh[7 * i + (size_t)k] - F[k] / mass;
             acc[3 * i + (size_t)k] += a;
             p->v[k][i] += half_dt * a;
         }

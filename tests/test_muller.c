@@ -675,11 +675,11 @@ START_TEST(test_surface_measure_mode2)
                               share ? "surface_measure=share" : "surface_measure=colour", NULL};
         tu_run t;
         tu_run_init(&t, "muller", "drop", sets);
-        pfb_err err;
         pfb_sim sim;
-        void *st = NULL;
-        ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
-        ck_assert(pfb_solver_muller.step(st, &sim, 0.0, &err) == 0);
+        double dt;
+        long sub, frames;
+        void *st = tu_setup(&t, &sim, &dt, &sub, &frames);
+        tu_step(&pfb_solver_muller, st, &sim, 0.0);
         const double *a = sim.p.field[particles_find_field(&sim.p, "accel")].data;
         double F0 = 0.0, F2 = 0.0;
         for (size_t i = 0; i < sim.p.n; i++) {
@@ -726,17 +726,14 @@ START_TEST(test_viscosity_half_dissipation)
     tu_run_init(&t, "muller", "drop", sets);
     pfb_err err;
     pfb_sim sim;
-    void *st = NULL;
-    ck_assert_msg(run_setup(&t.cfg, &sim, &st, &err) == 0, "%s", err.msg);
-    const double dt = pfb_solver_muller.suggest_dt(st, &sim), t_end = 0.002;
-    double E0 = 0.0, E = 0.0;
-    for (size_t i = 0; i < sim.p.n; i++)
-        E0 += 0.5 * sim.p.m[i] * (sim.p.v[0][i] * sim.p.v[0][i] + sim.p.v[1][i] * sim.p.v[1][i]);
+    double dt;
+    long sub, frames;
+    void *st = tu_setup(&t, &sim, &dt, &sub, &frames);
+    const double t_end = 0.002, E0 = tu_kinetic_energy(&sim);
     const int N = (int)ceil(t_end / dt);
     for (int s = 0; s < N; s++)
         tu_step(&pfb_solver_muller, st, &sim, dt);
-    for (size_t i = 0; i < sim.p.n; i++)
-        E += 0.5 * sim.p.m[i] * (sim.p.v[0][i] * sim.p.v[0][i] + sim.p.v[1][i] * sim.p.v[1][i]);
+    const double E = tu_kinetic_energy(&sim);
     pfb_kernel visc;
     ck_assert(kernel_init(&visc, PFB_KERNEL_VISCOSITY, 2, 2.0 * dx, &err) == 0);
     size_t ic = 0; /* an interior particle's volume (the one nearest the centre) */

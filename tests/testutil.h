@@ -137,6 +137,16 @@ static inline double tu_sheared_momentum(const pfb_sim *sim, double P[3])
     return M;
 }
 
+/* The particles' kinetic energy, sum m |v|^2 / 2. */
+static inline double tu_kinetic_energy(const pfb_sim *sim)
+{
+    double e = 0.0;
+    for (size_t i = 0; i < sim->p.n; i++)
+        for (int k = 0; k < sim->dim; k++)
+            e += 0.5 * sim->p.m[i] * sim->p.v[k][i] * sim->p.v[k][i];
+    return e;
+}
+
 /* The run t set up (run_setup) with its step, substeps and frames (run_timing);
  * returns the solver's state. */
 static inline void *tu_setup(tu_run *t, pfb_sim *sim, double *dt, long *sub, long *frames)
