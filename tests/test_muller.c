@@ -704,6 +704,102 @@ START_TEST(test_surface_measure_mode2)
 }
 END_TEST
 
+/* The share measure's direction does not depend on how the surface particles
+ * are spaced along the surface (surface_fit).  The drop's shell start at rest
+ * (R = 0.1 m, R/dx = 20, sigma 26.3, pressure and viscosity off, one force
+ * evaluation), its outer shell moved along itself by up to j = 0.2 spacings
+ * (seeded): each surface force's angle to the radius.  The fitted line through
+ * points on the circle is the chord's direction, whose normal is off the
+ * radius by half the difference of the neighbours' angular offsets, at most
+ * j / R (0.01 rad) per neighbour pair; 0.03 rad allows the second shell's
+ * weight in the fit (measured below).  grad c's direction (surface_measure =
+ * colour) follows the spacing: off by more than 0.05 rad somewhere (measured
+ * below), which is the tangential push that clusters a surface at rest.
+ * In 3D (R/dx = 10, the sphere's spiral as it starts) the fitted plane is the
+ * chord plane of the neighbours, off the radius by their centroid's angle,
+ * which on the spiral's even spread is a fraction of a spacing over R: 0.03
+ * rad is 0.3 dx / R (measured 0.010; grad c's 0.115). */
+START_TEST(test_surface_direction_spacing)
+{
+    const double R = 0.1, dx = 0.005, jmax = 0.2 * dx;
+    for (int share = 0; share <= 1; share++) {
+        const char *sets[] = {"run.dim=2", "run.spacing=0.005", "scene.radius=0.1", "scene.amplitude=0",
+                              "scene.fill=shells", "surface_tension=26.3", "curvature=divergence", "k=1e-6",
+                              "viscosity=0", share ? "surface_measure=share" : "surface_measure=colour", NULL};
+        tu_run t;
+        tu_run_init(&t, "muller", "drop", sets);
+        pfb_sim sim;
+        double dt;
+        long sub, frames;
+        void *st = tu_setup(&t, &sim, &dt, &sub, &frames);
+        pfb_rng r;
+        rng_seed(&r, 11);
+        for (size_t i = 0; i < sim.p.n; i++) {
+            const double x = sim.p.x[0][i], y = sim.p.x[1][i], ri = hypot(x, y);
+            if (ri < R - 0.5 * dx)
+                continue;
+            const double th = atan2(y, x) + jmax * (2.0 * rng_uniform(&r) - 1.0) / ri;
+            sim.p.x[0][i] = ri * cos(th);
+            sim.p.x[1][i] = ri * sin(th);
+        }
+        sim_positions_changed(&sim);
+        tu_step(&pfb_solver_muller, st, &sim, 0.0);
+        const double *a = sim.p.field[particles_find_field(&sim.p, "accel")].data;
+        double worst = 0.0;
+        for (size_t i = 0; i < sim.p.n; i++) {
+            const double x = sim.p.x[0][i], y = sim.p.x[1][i], ri = hypot(x, y);
+            const double ar = -(a[3 * i] * x + a[3 * i + 1] * y) / ri, at = (a[3 * i + 1] * x - a[3 * i] * y) / ri;
+            if (ri >= R - 0.5 * dx && hypot(ar, at) > 0.0)
+                worst = fmax(worst, fabs(atan2(fabs(at), fabs(ar)))); /* the line's, whatever kappa's sign */
+        }
+        printf("muller surface direction %s: largest angle to the radius on the moved shell %.4f rad\n",
+               share ? "share" : "colour", worst);
+        {
+            const char *s3[] = {"run.dim=3", "run.spacing=0.01", "scene.radius=0.1", "scene.amplitude=0",
+                              "scene.fill=shells", "surface_tension=26.3", "curvature=divergence", "k=1e-6",
+                              "viscosity=0", share ? "surface_measure=share" : "surface_measure=colour", NULL};
+            tu_run t3;
+            tu_run_init(&t3, "muller", "drop", s3);
+            pfb_sim sim3;
+            void *st3 = tu_setup(&t3, &sim3, &dt, &sub, &frames);
+            tu_step(&pfb_solver_muller, st3, &sim3, 0.0);
+            const double *a3 = sim3.p.field[particles_find_field(&sim3.p, "accel")].data;
+            double w3 = 0.0, rmax = 0.0;
+            for (size_t i = 0; i < sim3.p.n; i++)
+                rmax = fmax(rmax, hypot(hypot(sim3.p.x[0][i], sim3.p.x[1][i]), sim3.p.x[2][i]));
+            for (size_t i = 0; i < sim3.p.n; i++) {
+                double x[3], ar = 0.0, aa = 0.0;
+                for (int k = 0; k < 3; k++) {
+                    x[k] = sim3.p.x[k][i];
+                    aa += a3[3 * i + (size_t)k] * a3[3 * i + (size_t)k];
+                }
+                const double ri = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+                for (int k = 0; k < 3; k++)
+                    ar += a3[3 * i + (size_t)k] * x[k] / ri;
+                if (ri >= rmax - 0.005 && aa > 0.0)
+                    w3 = fmax(w3, acos(fmin(1.0, fabs(ar) / sqrt(aa))));
+            }
+            printf("muller surface direction %s, 3D: largest angle to the radius on the outer shell %.4f rad\n",
+                   share ? "share" : "colour", w3);
+            if (share)
+                ck_assert_msg(w3 < 0.03, "share, 3D: a surface force %.4f rad off the radius", w3);
+            else
+                ck_assert_msg(w3 > 0.05, "colour, 3D: grad c's direction %.4f rad off, not the spacing's tilt", w3);
+            pfb_solver_muller.destroy(st3);
+            sim_free(&sim3);
+            tu_run_free(&t3);
+        }
+        if (share)
+            ck_assert_msg(worst < 0.03, "share: a surface force %.4f rad off the radius", worst);
+        else
+            ck_assert_msg(worst > 0.05, "colour: grad c's direction %.4f rad off, not the spacing's tilt", worst);
+        pfb_solver_muller.destroy(st);
+        sim_free(&sim);
+        tu_run_free(&t);
+    }
+}
+END_TEST
+
 /* Eq. 14 dissipates half of a potential flow's energy.  Its pair form is the
  * Laplacian mu lap v, whose stress is mu grad v: for a linear field v = E x its
  * dissipation is mu_eff |E|^2 per volume (mu_eff = mu m0, m0 the viscosity
@@ -1070,6 +1166,7 @@ static Suite *muller_suite(void)
     tcase_add_test(tc, test_surface_tension_contracts_drop);
     tcase_add_test(tc, test_divergence_curvature_drop);
     tcase_add_test(tc, test_surface_measure_mode2);
+    tcase_add_test(tc, test_surface_direction_spacing);
     tcase_add_test(tc, test_viscosity_half_dissipation);
     tcase_add_test(tc, test_leapfrog_free_fall_exact);
     tcase_add_test(tc, test_initial_lattice_is_at_rest);
