@@ -600,6 +600,18 @@ int params_is_set(const pfb_params *p, const char *key)
     return i >= 0 && p->is_set && p->is_set[i];
 }
 
+int params_calibrate_rest_density(const pfb_params *p, const char *owner, pfb_err *err)
+{
+    if (!params_is_set(p, "rest_density"))
+        return params_get_int(p, "calibrate_rest_density") != 0;
+    if (params_is_set(p, "calibrate_rest_density") && params_get_int(p, "calibrate_rest_density")) {
+        pfb_err_set(err, PFB_EINVAL, "%s: rest_density = %g is given with calibrate_rest_density = true, which "
+                    "replaces it; valid: one of them", owner, params_get(p, "rest_density"));
+        return -1;
+    }
+    return 0;
+}
+
 /* A missing key yields 0.  For a DOUBLE parameter the value is truncated toward
  * zero and saturated to the int range (INT, BOOL and CHOICE values always fit). */
 int params_get_int(const pfb_params *p, const char *key)

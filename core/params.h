@@ -67,6 +67,13 @@ int params_is_set(const pfb_params *p, const char *key);
 /* Value of key as an int (INT, BOOL or CHOICE parameters). */
 int params_get_int(const pfb_params *p, const char *key);
 
+/* A solver's choice between a rest density calibrated to its initial lattice
+ * (calibrate_rest_density) and the one it was given (rest_density): a
+ * rest_density the user gave is used, never silently replaced, and given with
+ * calibrate_rest_density = true it is refused.  1: calibrate; 0: use
+ * rest_density; -1 with err set (owner names the solver in the message). */
+int params_calibrate_rest_density(const pfb_params *p, const char *owner, pfb_err *err);
+
 /* Format the value of parameter i as text ("0.001", "true", "vtp"). */
 void params_format(const pfb_params *p, size_t i, char *buf, size_t len);
 

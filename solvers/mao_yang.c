@@ -144,8 +144,8 @@
 
 static const pfb_param_spec mao_yang_params[] = {
     {"h_factor", PFB_PARAM_DOUBLE, 2.5, 1.2, 6.0, "1", "support radius h of both kernels in particle spacings (cubic spline q = 2r/h)", NULL},
-    {"rest_density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e7, "kg/m^3", "rest density rho_0 (when not calibrated)", NULL},
-    {"calibrate_rest_density", PFB_PARAM_BOOL, 1, 0, 1, "", "rho_0 := cubic-spline density of the initial lattice", NULL},
+    {"rest_density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e7, "kg/m^3", "rest density rho_0; given, it turns calibrate_rest_density off", NULL},
+    {"calibrate_rest_density", PFB_PARAM_BOOL, 1, 0, 1, "", "rho_0 := cubic-spline density of the initial lattice (unless rest_density is given)", NULL},
     {"mu_e", PFB_PARAM_DOUBLE, 1000.0, 0.0, 1e9, "Pa", "elasticity constant mu_e of eq. 9 (a particle field mu_e overrides)", NULL},
     {"lambda", PFB_PARAM_DOUBLE, 0.02, 1e-9, 1e9, "s", "relaxation time lambda of eq. 9 (a particle field lambda overrides)", NULL},
     {"yield", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e12, "Pa", "von Mises yield value gamma of eq. 17 (0: plain Maxwell)", NULL},
@@ -835,10 +835,12 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     s->f_lam = particles_find_field(&sim->p, "lambda");
     s->w0 = kernel_cubic_w(&s->cubic, 0.0);
     s->w_d = kernel_cubic_w(&s->cubic, D);
-    if (params_get_int(pp, "calibrate_rest_density"))
-        s->rho0 = lattice_density(&s->cubic, D, s->m0);
-    else
-        s->rho0 = params_get(pp, "rest_density");
+    const int calibrate = params_calibrate_rest_density(pp, "mao_yang", err);
+    if (calibrate < 0) {
+        mao_yang_destroy(s);
+        return PFB_EINVAL;
+    }
+    s->rho0 = calibrate ? lattice_density(&s->cubic, D, s->m0) : params_get(pp, "rest_density");
     if (s->mu < 0)
         s->mu = params_get(pp, "viscosity_alpha") * s->rho0 * sim->v_ref * s->h;
     if (!(s->rho0 > 0) || !(s->m0 > 0)) {

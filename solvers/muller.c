@@ -44,8 +44,8 @@
  *    particles); grad W(0) = 0 so the gradients do not.
  *  - rho0 is by default calibrated to the initial lattice: the poly6 density of an
  *    interior lattice particle, so the initial state is at rest (calibrate_rest_density;
- *    off: rest_density is used).  k = 0 selects k = (10 v_ref)^2, a speed of sound ten
- *    times the scene's characteristic speed (density variation ~1%).
+ *    off, or rest_density given: rest_density is used).  k = 0 selects k = (10 v_ref)^2,
+ *    a speed of sound ten times the scene's characteristic speed (density variation ~1%).
  *  - Periodic axes (core/periodic.h; the paper has none): the rows take the
  *    minimum image of each pair's displacement (muller_rows.inc, compiled apart
  *    from the open rows, which stay as they were); core/halflist.h lists the
@@ -172,8 +172,8 @@
 
 static const pfb_param_spec muller_params[] = {
     {"h_factor", PFB_PARAM_DOUBLE, 2.0, 1.01, 6.0, "1", "support radius h in particle spacings", NULL},
-    {"rest_density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e7, "kg/m^3", "rest density rho0 (when not calibrated)", NULL},
-    {"calibrate_rest_density", PFB_PARAM_BOOL, 1, 0, 1, "", "rho0 := poly6 density of the initial lattice", NULL},
+    {"rest_density", PFB_PARAM_DOUBLE, 1000.0, 1e-6, 1e7, "kg/m^3", "rest density rho0; given, it turns calibrate_rest_density off", NULL},
+    {"calibrate_rest_density", PFB_PARAM_BOOL, 1, 0, 1, "", "rho0 := poly6 density of the initial lattice (unless rest_density is given)", NULL},
     {"k", PFB_PARAM_DOUBLE, 0.0, 0.0, 1e12, "m^2/s^2", "gas constant of p = k (rho - rho0); 0 = (10 v_ref)^2", NULL},
     {"clamp_pressure", PFB_PARAM_BOOL, 1, 0, 1, "", "p = max(k (rho - rho0), 0); false: the paper's unclamped eq. 12", NULL},
     {"viscosity", PFB_PARAM_DOUBLE, -1.0, -1.0, 1e6, "Pa s", "dynamic viscosity mu; -1 = viscosity_alpha rho0 c h (water: 1.0e-3)", NULL},
@@ -308,7 +308,12 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->wsurf0 = s->wsurf * pow(s->h, 6);
     s->ds = -3.0 * s->spiky.norm;
     s->lv = (sim->dim == 3 ? 6.0 : 1.0) * s->visc.norm / (s->h * s->h * s->h);
-    if (params_get_int(p, "calibrate_rest_density")) {
+    const int calibrate = params_calibrate_rest_density(p, "muller", err);
+    if (calibrate < 0) {
+        muller_destroy(s);
+        return PFB_EINVAL;
+    }
+    if (calibrate) {
         double m = sim->p.n ? particles_total_mass(&sim->p) / (double)sim->p.n : 0.0;
         s->rho0 = lattice_density(&s->poly6, sim->spacing, m);
     } else {

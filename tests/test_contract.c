@@ -269,6 +269,52 @@ START_TEST(test_walls_slip_by_default)
 }
 END_TEST
 
+/* A rest density the user gives is the one the solver uses, never replaced by
+ * the lattice's calibration (STYLE: a parameter given is never silently
+ * replaced); given with calibrate_rest_density = true it is refused with one
+ * line naming it.  Each solver that has both parameters, checked through its
+ * rho0 diagnostic (exact: the value is copied). */
+START_TEST(test_rest_density_given_is_used)
+{
+    const pfb_solver_ops *so = registry[_i];
+    pfb_params probe;
+    tu_solver_params(&probe, so, NULL);
+    const int has = params_find(&probe, "rest_density") >= 0 && params_find(&probe, "calibrate_rest_density") >= 0;
+    params_free(&probe);
+    if (!has)
+        return;
+    const double x[6] = {0, 0, 0, 0.01, 0, 0}, v[6] = {0};
+    const char *const given[] = {"rest_density=700", NULL};
+    const char *const both[] = {"rest_density=700", "calibrate_rest_density=true", NULL};
+    for (int k = 0; k < 2; k++) {
+        pfb_sim sim;
+        tu_bare_sim(&sim, 2, 0.01, 2, x, v);
+        pfb_params p;
+        tu_solver_params(&p, so, k ? both : given);
+        void *st = NULL;
+        pfb_err err;
+        const int rc = so->create(&p, &sim, &st, &err);
+        if (k) {
+            ck_assert_msg(rc != 0 && !st, "%s: rest_density with calibrate_rest_density = true accepted", so->name);
+            ck_assert_msg(strstr(err.msg, "rest_density") && strstr(err.msg, "valid:"), "%s", err.msg);
+        } else {
+            ck_assert_msg(rc == 0, "%s: %s", so->name, err.msg);
+            int c = -1;
+            for (int q = 0; so->diag_names && so->diag_names[q]; q++)
+                if (strcmp(so->diag_names[q], "rho0") == 0)
+                    c = q;
+            ck_assert_msg(c >= 0, "%s: no rho0 diagnostic", so->name);
+            double vals[32];
+            so->diag(st, &sim, vals);
+            ck_assert_msg(vals[c] == 700.0, "%s: rho0 %g, not the rest_density given", so->name, vals[c]);
+            so->destroy(st);
+        }
+        params_free(&p);
+        sim_free(&sim);
+    }
+}
+END_TEST
+
 /* The measurement above tells no slip from slip (so the test can fail). */
 START_TEST(test_no_slip_is_seen)
 {
@@ -566,6 +612,7 @@ int main(void)
     TCase *tw = tcase_create("walls");
     tcase_set_timeout(tw, 300);
     tcase_add_loop_test(tw, test_walls_slip_by_default, 0, (int)nsolvers);
+    tcase_add_loop_test(tw, test_rest_density_given_is_used, 0, (int)nsolvers);
     tcase_add_test(tw, test_no_slip_is_seen);
     tcase_add_loop_test(tw, test_sheared_box, 0, (int)nsolvers);
     suite_add_tcase(s, tw);
