@@ -732,7 +732,10 @@ static upsampled upsample_copy(pfb_sim *sim, my_resample_params rp, int whole)
 }
 
 /* A mao_yang dam break's particles after 0.3 s without re-sampling (its flow
- * has opened holes), and the solver's re-sampling parameters. */
+ * has opened holes), and the solver's re-sampling parameters.  The residual
+ * rule with the multigrid, as when the cases were chosen: under the density
+ * rule (the default) the 2D flow at 0.3 s happens to have no hole wider than
+ * r_min, and a case with nothing inserted tests nothing. */
 static void dam_state(int dim, pfb_sim *sim, void **st, tu_run *t, my_resample_params *rp)
 {
     extern const pfb_solver_ops pfb_solver_mao_yang;
@@ -740,7 +743,8 @@ static void dam_state(int dim, pfb_sim *sim, void **st, tu_run *t, my_resample_p
     char spacing[64];
     snprintf(spacing, sizeof spacing, "run.spacing=%g", sp);
     const char *const sets[] = {dim == 2 ? "run.dim=2" : "run.dim=3", spacing, "run.snapshots=none",
-                                "solver.resample_every=0", NULL};
+                                "solver.resample_every=0", "solver.pcg_stop=residual", "solver.pcg_operator=matrix",
+                                "solver.pcg_precond=amg", NULL};
     tu_run_init(t, "mao_yang", "dam_break", sets);
     double dt;
     long sub, frames;
