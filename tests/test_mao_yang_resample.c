@@ -733,9 +733,9 @@ static upsampled upsample_copy(pfb_sim *sim, my_resample_params rp, int whole)
 
 /* A mao_yang dam break's particles after 0.3 s without re-sampling (its flow
  * has opened holes), and the solver's re-sampling parameters.  The residual
- * rule with the multigrid, as when the cases were chosen: under the density
- * rule (the default) the 2D flow at 0.3 s happens to have no hole wider than
- * r_min, and a case with nothing inserted tests nothing. */
+ * rule with the multigrid (the defaults, pinned): under the density rule with
+ * Jacobi the 2D flow at 0.3 s happens to have no hole wider than r_min, and a
+ * case with nothing inserted tests nothing. */
 static void dam_state(int dim, pfb_sim *sim, void **st, tu_run *t, my_resample_params *rp)
 {
     extern const pfb_solver_ops pfb_solver_mao_yang;
