@@ -102,8 +102,8 @@
  *    direction: grad c tilts towards where the particles are denser, and a
  *    force along it pushes surface particles along the surface towards each
  *    other, which the clamped pressure (0 in the surface layer) does not
- *    resist (test_surface_direction_spacing: 0.7 rad off the radius against
- *    the fit's 0.012 on a shell moved by 0.2 spacings).  Eq. 19's V |n| per unit length is the
+ *    resist (test_surface_direction_spacing: 0.28 rad off the radius against
+ *    the fit's 0.011 on a shell moved by 0.2 spacings).  Eq. 19's V |n| per unit length is the
  *    surface layer's thickness over h, not 1: a mode-2 stretch, which the
  *    drop's own flow also makes, thins the layer along the axis it lengthens
  *    and bunches the surface particles at its tips, so the colour measure's
@@ -235,7 +235,7 @@ typedef struct muller_state {
     int vec_done;          /* density_done_avx2 and forces_done_avx2 (3D) for the done stages */
     /* kernel constants: poly6 c, spiky dW/dr = ds (h - r)^2, viscosity lap = lv (h - r) */
     double c6, ds, lv;
-    double wsurf, wsurf0; /* share: the (dim-1)-dimensional poly6's norm, and W(0) */
+    double wsurf;         /* share: the (dim-1)-dimensional poly6's norm */
 } muller_state;
 
 static void muller_destroy(void *state)
@@ -305,7 +305,6 @@ static int muller_create(const pfb_params *p, pfb_sim *sim, void **out, pfb_err 
     s->c6 = s->poly6.norm;
     /* poly6 in dim - 1 dimensions: 35 / (32 h^7) on a line, 4 / (pi h^8) on a plane */
     s->wsurf = sim->dim == 3 ? 4.0 / (M_PI * pow(s->h, 8)) : 35.0 / (32.0 * pow(s->h, 7));
-    s->wsurf0 = s->wsurf * pow(s->h, 6);
     s->ds = -3.0 * s->spiky.norm;
     s->lv = (sim->dim == 3 ? 6.0 : 1.0) * s->visc.norm / (s->h * s->h * s->h);
     const int calibrate = params_calibrate_rest_density(p, "muller", err);
@@ -947,13 +946,13 @@ static void surface_fit(muller_state *s, pfb_sim *sim, double *restrict nh)
         }
     }
     for (size_t i = 0; i < n; i++) {
+        nh[7 * i + 6] = f[10 * i] * s->wsurf; /* lambda_i (0 off the surface) */
         if (nh[7 * i + 3] == 0.0)
             continue;
         const double *g = f + 10 * i, W = g[0], m[3] = {g[1] / W, g[2] / W, g[3] / W};
         double c[6], e[3] = {0.0, 0.0, 0.0};
         for (int k = 0; k < 6; k++)
             c[k] = g[4 + k] / W - m[ia[k]] * m[ib[k]];
-        nh[7 * i + 6] = W * s->wsurf;
         if (!thin_direction(c, dim, e))
             continue;
         double dot = 0.0;
@@ -998,8 +997,7 @@ static int surface_divergence(muller_state *s, pfb_sim *sim, double half_dt, pfb
         for (int d = 0; d < 3; d++)
             nh[7 * i + (size_t)d] = valid ? c[d] / nn : 0.0;
         nh[7 * i + 3] = valid;
-        nh[7 * i + 4] = nh[7 * i + 5] = 0.0;
-        nh[7 * i + 6] = valid ? s->wsurf0 : 0.0; /* the self term */
+        nh[7 * i + 4] = nh[7 * i + 5] = 0.0; /* nh[7 i + 6]: surface_fit's (share only) */
     }
     const double hh = s->h * s->h;
     if (s->share)
