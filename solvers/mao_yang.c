@@ -728,6 +728,7 @@ static void mao_yang_destroy(void *state)
     free(s->mcw);
     free(s->mcs);
     free(s->mcv);
+    free(s->uf);
     free(s->b);
     free(s->x);
     free(s->b1);

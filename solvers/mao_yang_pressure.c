@@ -565,23 +565,142 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     return PFB_OK;
 }
 
+/* ---- every connected set of unknowns touches the air ---------------------------- */
+
+static uint32_t uf_find(uint32_t *par, uint32_t a)
+{
+    while (par[a] != a) {
+        par[a] = par[par[a]];
+        a = par[a];
+    }
+    return a;
+}
+
+static void uf_join(uint32_t *par, uint32_t a, uint32_t b)
+{
+    a = uf_find(par, a);
+    b = uf_find(par, b);
+    if (a != b) {
+        if (a < b)
+            par[b] = a;
+        else
+            par[a] = b;
+    }
+}
+
+/* Eq. 7 fixes the pressure of a connected set of unknowns only if the set
+ * couples to a particle held at air pressure (a surface particle, directly or
+ * through a mirror): otherwise its rows are a graph Laplacian with Neumann
+ * walls, singular, and its source is not in the range.  The density criterion
+ * can miss such a set's surface: a lone particle in a corner, or a few
+ * squeezed against a wall, reach beta rho_0 with their own mirrors (which add
+ * density but no coupling: p_mirror = p_i), and then form a row of zeros or a
+ * block with no path to the air (the 2D dam break at a/dx = 25: a lone
+ * particle at 969.5 kg/m^3, over beta rho_0 = 969.4, from t = 0.40 s; the
+ * solve then stalled at a residual of 0.28 and the run went non-finite).
+ * Such a set is a separate body of fluid, all of it at its free surface or
+ * walls, so its least dense particle (the lowest index on a tie) is held at
+ * air pressure, as the criterion would have held it.  Serial over the pairs,
+ * in index order: the same bits for any thread count.  *held is the number of
+ * particles held, after which the operator must be built again. */
+static int hold_ungrounded(my_state *s, const pfb_particles *p, size_t *held, pfb_err *err)
+{
+    const size_t n = p->n;
+    const size_t nu = s->matfree ? n : s->A.n;
+    const double *restrict rho = p->field[s->f_rho].data;
+    *held = 0;
+    if (nu == 0)
+        return PFB_OK;
+    if (2 * nu > s->cap_uf) {
+        size_t nc = 2 * nu + nu / 2 + 64;
+        uint32_t *u = realloc(s->uf, nc * sizeof *u);
+        if (!u)
+            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for the connected sets of %zu unknowns", nu);
+        s->uf = u;
+        s->cap_uf = nc;
+    }
+    uint32_t *par = s->uf, *own = s->uf + nu; /* own[root]: UINT32_MAX once grounded, else the set's candidate */
+    const uint32_t grounded = UINT32_MAX, none = UINT32_MAX - 1;
+    for (size_t u = 0; u < nu; u++) {
+        par[u] = (uint32_t)u;
+        own[u] = none;
+    }
+    /* the couplings between unknowns join sets; one to a held value grounds the row */
+    if (s->matfree) {
+        const pfb_halflist *L = &s->L;
+        for (size_t i = 0; i < n; i++) {
+            if (s->unk[i] >= 0 && s->mdiag[i] > 0.0)
+                own[i] = grounded;
+            for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++) {
+                const size_t j = L->lj[q];
+                if (!(s->op.c[q] > 0.0))
+                    continue;
+                const int ui = s->unk[i] >= 0, uj = s->unk[j] >= 0;
+                if (ui && uj)
+                    uf_join(par, (uint32_t)i, (uint32_t)j);
+                else if (ui)
+                    own[i] = grounded;
+                else if (uj)
+                    own[j] = grounded;
+            }
+            for (size_t q = s->mcs[i]; q < s->mcs[i + 1]; q++)
+                if (s->mcw[q] > 0.0)
+                    uf_join(par, (uint32_t)i, s->mcv[q]);
+        }
+    } else {
+        const pfb_csr *A = &s->A;
+        for (size_t u = 0; u < nu; u++) {
+            if (s->dsurf[u] > 0.0)
+                own[u] = grounded;
+            for (size_t a = A->start[u] + 1; a < A->start[u + 1]; a++)
+                if (A->val[a] != 0.0)
+                    uf_join(par, (uint32_t)u, (uint32_t)A->col[a]);
+        }
+    }
+    for (size_t u = 0; u < nu; u++)
+        if (own[u] == grounded)
+            own[uf_find(par, (uint32_t)u)] = grounded;
+    for (size_t u = 0; u < nu; u++) {
+        const size_t i = s->rows[u];
+        if (s->unk[i] < 0)
+            continue; /* a surface particle (pairs: every particle is a vector entry) */
+        const uint32_t r = uf_find(par, (uint32_t)u);
+        if (own[r] == grounded)
+            continue;
+        if (own[r] == none || rho[i] < rho[s->rows[own[r]]])
+            own[r] = (uint32_t)u;
+    }
+    for (size_t u = 0; u < nu; u++)
+        if (par[u] == u && own[u] != grounded && own[u] != none) {
+            s->surface[s->rows[own[u]]] = 1;
+            (*held)++;
+        }
+    return PFB_OK;
+}
+
 /* Solve for the pressure and store it in the pressure field (0 at the surface). */
 int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
 {
     int rc;
     size_t nvec, count;
+    for (int pass = 0;; pass++) { /* a second pass when hold_ungrounded held particles */
+        rc = s->matfree ? pressure_operator(s, sim, dt, err) : assemble_pressure(s, sim, dt, err);
+        if (rc)
+            return rc;
+        size_t held = 0;
+        if (pass == 0 && (rc = hold_ungrounded(s, &sim->p, &held, err)))
+            return rc;
+        if (held == 0)
+            break;
+    }
     if (s->matfree) {
-        rc = pressure_operator(s, sim, dt, err);
         nvec = sim->p.n;
         count = sim->p.n - s->n_surface;
     } else {
-        rc = assemble_pressure(s, sim, dt, err);
-        if (!rc && s->precond == PFB_PRECOND_AMG)
-            rc = amg_setup(&s->amg, &s->A, err);
+        if (s->precond == PFB_PRECOND_AMG && (rc = amg_setup(&s->amg, &s->A, err)))
+            return rc;
         nvec = count = s->A.n;
     }
-    if (rc)
-        return rc;
     s->nvec = nvec;
     s->count = count;
     const pfb_linop op = {nvec, pairop_apply, &s->op, s->op.diag};
