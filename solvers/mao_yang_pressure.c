@@ -65,10 +65,8 @@
  *    position shift it does the same correction without heating: the ball in
  *    free fall keeps |T| < 1e-9 Pa, and the scene settles.  The pressure field
  *    written out is p; "pressure_div" is p_div.
- *  - Eq. 8's operator.  pcg_operator = matrix (the default) stores the CSR
- *    matrix (assemble_pressure; its rows walk the list's full form,
- *    halflist_full, each row on one thread), which the multigrid needs.
- *    pcg_operator = pairs stores none: core/pairop.h keeps each pair's
+ *  - Eq. 8's operator.  pcg_operator = pairs (the default) stores no matrix:
+ *    core/pairop.h keeps each pair's
  *    coefficient kappa c_ij (8 bytes per entry of the half list, against the
  *    matrix's 16 per entry of both rows) and the diagonal, for Jacobi's
  *    preconditioner, and applies the operator as a pair pass on the blocked
@@ -76,10 +74,14 @@
  *    solve as the matrix's are (mirror_couplings) and handed to it as extra
  *    couplings (pressure_operator).  Its unknowns are all the particles, a
  *    surface particle's row the identity with source 0.  The two are the same
- *    operator to round-off (test_mao_yang).
+ *    operator to round-off (test_mao_yang).  pcg_operator = matrix stores the
+ *    CSR matrix (assemble_pressure; its rows walk the list's full form,
+ *    halflist_full, each row on one thread), which the multigrid needs; per
+ *    step the pairs take 0.86 of its time at rest and 0.84 in the flow (3D dam
+ *    break, 60k particles, the density rule and Jacobi; bench/README.md), and
+ *    about 1,070 bytes per particle less.
  *  - PCG: warm-started from the previous step's pressure.  The paper names no
- *    stopping rule.  pcg_stop = residual (the default): relative residual
- *    |b - A p| <= pcg_tol |b| (1e-6).  pcg_stop = density is DFSPH's rule, the
+ *    stopping rule.  pcg_stop = density (the default) is DFSPH's rule, the
  *    peers' (SPlisHSPlasH): eq. 7's residual r = b - A p is the density error
  *    the pressure leaves, rho_0 dt^2 r_i at particle i, so the solve stops when
  *    the mean |r| over the unknowns is at most eta / dt^2, with pcg_eta = 1e-4,
@@ -95,7 +97,9 @@
  *    eta_div = 1e-3 the kinetic energy at t = 0.02 s is 35% above the
  *    residual rule's and the run blows up at t = 0.048 s (most steps do not
  *    iterate: gravity's compression per step stays below 0.1%); with 1e-4 it
- *    is 0.2% above at 0.1 s, with 3e-5 and 1e-5 within 0.01%.  Both rules leave
+ *    is 0.2% above at 0.1 s, with 3e-5 and 1e-5 within 0.01%.  pcg_stop =
+ *    residual stops at the relative residual |b - A p| <= pcg_tol |b| (1e-6).
+ *    Both rules leave
  *    the same density error in the flow (0.29% mean at t = 0.1 s): eq. 8's
  *    Laplacian, which is not the density response of eq. 5's spiky-gradient
  *    correction, sets it, not the solve.  The settled pool of a square
@@ -109,15 +113,18 @@
  *    each other to t = 2.5 s.  So the rule only seeds it, and the validation's
  *    hydrostatic case starts displaced; with that start the validation agrees
  *    between the rules within its resolution steps (bench/README.md).  The
- *    density rule (with Jacobi over the pairs) is still not the default
- *    because of the volume experiment's long 2D dam break (a/dx = 25, 2 s):
- *    it blows up at every substep count, 1 to 16 (0.39-1.01 s), where the
- *    residual rule blows up at 8 and 16; with eta = eta_div = 1e-6, or with
- *    the multigrid on the matrix, the base step's run completes.  Parallel, with
+ *    volume experiment's long 2D dam break (a/dx = 25, 2 s) had blown up under
+ *    the density rule at every substep count, 1-16, and under the residual
+ *    rule at 8 and 16: a set of unknowns without a path to the air makes eq.
+ *    7 singular (hold_ungrounded, below).  With such sets held, the density
+ *    rule completes every count and the residual rule every count but 16
+ *    (energy growth at 1.24 s), and the volume errors of the two agree within
+ *    the spread over the substep counts (bench/README.md).  Parallel, with
  *    every sum formed over fixed blocks in a fixed order, so the bits do not
  *    depend on the thread count.
- *  - Preconditioner: an aggregation multigrid W-cycle by default (core/amg.c),
- *    rebuilt for each step's matrix, whose iterations do not grow with N (3D
+ *  - Preconditioner: Jacobi by default; pcg_precond = amg is an aggregation
+ *    multigrid W-cycle (core/amg.c, on the stored matrix), rebuilt for each
+ *    step's matrix, whose iterations do not grow with N (3D
  *    dam break, 8k to 524k particles: 16-18 per solve to the relative
  *    residual 1e-6; Jacobi's, 117 to 445, grew like N^0.32): per step,
  *    Jacobi's took 1.40 times the multigrid's in the flow at 60k particles,
@@ -652,8 +659,8 @@ static int hold_ungrounded(my_state *s, const pfb_particles *p, size_t *held, pf
         for (size_t u = 0; u < nu; u++) {
             if (s->dsurf[u] > 0.0)
                 own[u] = grounded;
-            for (size_t a = A->start[u] + 1; a < A->start[u + 1]; a++)
-                if (A->val[a] != 0.0)
+            for (size_t a = A->start[u] + 1; a < A->start[u + 1]; a++) /* each pair once: A is symmetric */
+                if (A->col[a] > u && A->val[a] != 0.0)
                     uf_join(par, (uint32_t)u, (uint32_t)A->col[a]);
         }
     }
