@@ -120,8 +120,8 @@
  *  - Re-sampling with the paper's thresholds keeps churning in splashing flows:
  *    the 2D dam break merges and inserts ~10^3 particles per second (count within
  *    3% of the initial).  qhull's Delaunay construction costs seconds per call at
- *    ~10^5 particles in 3D (delaunay_whole = false triangulates only the
- *    particles that can border a hole: mao_yang_resample.c). */
+ *    ~10^5 particles in 3D, of the particles that can border a hole only
+ *    (delaunay_whole = false, the default: mao_yang_resample.c). */
 #include "mao_yang.h"
 
 #include <math.h>
@@ -170,7 +170,7 @@ static const pfb_param_spec mao_yang_params[] = {
     {"eps_d", PFB_PARAM_DOUBLE, 0.6, 0.0, 10.0, "D", "down-sampling: merge pairs closer than eps_d spacings", NULL},
     {"r_min", PFB_PARAM_DOUBLE, 0.95, 0.0, 10.0, "D", "up-sampling: insert where a Delaunay circumradius exceeds r_min spacings", NULL},
     {"eps_m", PFB_PARAM_DOUBLE, 0.01, 0.0, 1.0, "m0", "up-sampling: no insertion below eps_m times the initial particle mass", NULL},
-    {"delaunay_whole", PFB_PARAM_BOOL, 1, 0, 1, "", "up-sampling: triangulate every particle (true) or only those that can border an empty circle wider than r_min (false: the same insertions; less time and memory at 60k particles, more instructions at 2k)", NULL},
+    {"delaunay_whole", PFB_PARAM_BOOL, 0, 0, 1, "", "up-sampling: triangulate every particle (true) or only those that can border an empty circle wider than r_min (false, the default: the same insertions, in less time and memory)", NULL},
     {"wall_margin", PFB_PARAM_DOUBLE, 0.25, 0.0, 1.0, "D", "position projection onto this distance from the walls (spacings)", NULL},
     {"wall_restitution", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "normal restitution of the wall projection", NULL},
     {"wall_friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "tangential velocity removed by the wall projection", NULL},
