@@ -102,8 +102,10 @@
  *    particles (every term is m_j X for i and -m_i X or, for the difference
  *    form's part, +m_i X for j), so the sums do not depend on the thread count.
  *    Mirrors act on real particles only: each particle's mirrors within h come
- *    from a search over the mirrors and the particles that can reach one
- *    (build_ghosts), added per particle after the real pairs.
+ *    from the kept list's pairs when every mirror is across a plane or a box
+ *    face (mirror_rows_from_list), else from a search over the mirrors and the
+ *    particles that can reach one (build_ghosts, mirror_rows), and are added
+ *    per particle after the real pairs.
  *  - Periodic axes (core/periodic.h; the paper has none): the lists are the
  *    minimum-image ones and every pair term takes the minimum-image
  *    displacement.  A fluid without a free surface (a periodic box) leaves eq. 7's
@@ -707,6 +709,8 @@ static void mao_yang_destroy(void *state)
         free(s->cx[k]);
     free(s->cidx);
     free(s->near);
+    free(s->gs);
+    free(s->me);
     free(s->ms);
     free(s->mj);
     free(s->acc);

@@ -58,6 +58,10 @@ typedef struct my_state {
     size_t cap_cx;
     pfb_grid grid;             /* the mirror search's grid and list */
     pfb_nlist nl;
+    int flat_inside;           /* build_ghosts: every mirror is across a plane or a box face with every particle on its fluid side */
+    uint32_t *gs;              /* n + 1: the mirrors of real particle i are g[gs[i] .. gs[i+1]-1] (flat_inside) */
+    uint64_t *me;              /* the (particle, mirror) pairs within h, gathered (mirror_rows_from_list) */
+    size_t cap_gs, cap_me;
     uint32_t *ms, *mj;
     size_t cap_ms, cap_mj;
     /* per-particle workspace */

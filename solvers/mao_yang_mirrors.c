@@ -99,6 +99,10 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
     s->ng = 0;
+    s->flat_inside = sim->bodies.n == 0 && !sim_periodic(sim);
+    for (size_t w = 0; w < sim->walls.n; w++)
+        s->flat_inside &= sim->walls.s[w].type == PFB_SHAPE_PLANE ||
+                          (sim->walls.s[w].type == PFB_SHAPE_BOX && sim->walls.s[w].inside);
     for (size_t i = 0; i < p->n; i++) {
         const double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
         const double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
@@ -116,6 +120,7 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
                     double dlo = x[k] - lo, dhi = hi - x[k];
                     double d = dlo <= dhi ? dlo : dhi;
                     near |= d < s->h;
+                    s->flat_inside &= d >= 0;
                     if (d >= 0 && d < s->h) {
                         face[k] = dlo <= dhi ? lo : hi;
                         axes[na++] = k;
@@ -142,6 +147,7 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
                 double gr[3] = {0, 0, 0};
                 double phi = shape_sdf(sh, dim, t, x, gr);
                 near |= phi < 4.0 * s->h;
+                s->flat_inside &= phi >= 0;
                 if (!(phi >= 0 && phi < s->h))
                     continue;
                 double M[9], xg[3] = {0, 0, 0}, vg[3] = {v[0], v[1], v[2]};
@@ -268,6 +274,92 @@ static int mirror_rows(my_state *s, pfb_sim *sim, pfb_err *err)
     return PFB_OK;
 }
 
+/* Each real particle's mirrors within h, from the kept list of the real pairs
+ * (s->flat_inside: every mirror across a plane wall or a face of a box
+ * container, singly or at a corner, and every particle on the fluid's side of
+ * each).  A reflection is an isometry, and for two points on the same side of
+ * a plane it moves one away from the other: |x_i - M x_j| >= |x_i - x_j| (at a
+ * box corner, per axis: |(x_i - f) + (x_j - f)| >= |x_i - x_j| when both
+ * offsets from the face f share their sign).  So mirror j' is within h of i
+ * only if j = i or (i, j) is within h, a pair of the kept list; its distance is
+ * tested as mirror_rows's search tests it (dx^2 + dy^2 (+ dz^2) < h^2 on the
+ * combined coordinates), and each row sorted ascending: the same rows, bit for
+ * bit.  Its work is the listed pairs of particles with mirrors, where the
+ * search built a grid and a full list of every particle near a wall and every
+ * mirror, most of whose pairs it then dropped. */
+static inline int mirror_within(const my_state *s, size_t i, size_t gq)
+{
+    const double dx = s->xc[0][i] - s->xc[0][gq], dy = s->xc[1][i] - s->xc[1][gq];
+    double r2 = dx * dx + dy * dy;
+    if (s->dim == 3) {
+        const double dz = s->xc[2][i] - s->xc[2][gq];
+        r2 += dz * dz;
+    }
+    return r2 < s->hh;
+}
+
+static int mirror_rows_from_list(my_state *s, pfb_sim *sim, pfb_err *err)
+{
+    const size_t n = sim->p.n, ng = s->ng;
+    int rc = pfb_grow((void **)&s->gs, &s->cap_gs, n + 1, sizeof *s->gs, err);
+    if (rc)
+        return rc;
+    memset(s->gs, 0, (n + 1) * sizeof *s->gs);
+    for (size_t q = 0; q < ng; q++) /* the mirrors come in their sources' order */
+        s->gs[s->g[q].src + 1]++;
+    for (size_t i = 0; i < n; i++)
+        s->gs[i + 1] += s->gs[i];
+    const uint32_t *gs = s->gs;
+    const pfb_halflist *L = &s->L;
+    size_t m = 0;
+#define MY_PUSH(row, q)                                                                                         \
+    do {                                                                                                        \
+        if (m == s->cap_me && (rc = pfb_grow((void **)&s->me, &s->cap_me, m + 1, sizeof *s->me, err)))          \
+            return rc;                                                                                          \
+        s->me[m++] = (uint64_t)(row) << 32 | (q);                                                               \
+    } while (0)
+    for (size_t i = 0; i < n; i++) { /* gathered as (row << 32 | mirror) */
+        const size_t gi0 = gs[i], gi1 = gs[i + 1];
+        for (size_t q = gi0; q < gi1; q++)
+            if (mirror_within(s, i, n + q))
+                MY_PUSH(i, q);
+        for (size_t e = L->ls[i]; e < L->ls[i + 1]; e++) {
+            const size_t j = L->lj[e], gj0 = gs[j], gj1 = gs[j + 1];
+            for (size_t q = gj0; q < gj1; q++)
+                if (mirror_within(s, i, n + q))
+                    MY_PUSH(i, q);
+            for (size_t q = gi0; q < gi1; q++)
+                if (mirror_within(s, j, n + q))
+                    MY_PUSH(j, q);
+        }
+    }
+#undef MY_PUSH
+    if ((rc = pfb_grow((void **)&s->mj, &s->cap_mj, m, sizeof *s->mj, err)))
+        return rc;
+    /* rows by a count, then each row ascending */
+    memset(s->ms, 0, (n + 1) * sizeof *s->ms);
+    for (size_t e = 0; e < m; e++)
+        s->ms[(s->me[e] >> 32) + 1]++;
+    for (size_t i = 0; i < n; i++)
+        s->ms[i + 1] += s->ms[i];
+    for (size_t e = 0; e < m; e++) {
+        const size_t i = (size_t)(s->me[e] >> 32);
+        s->mj[s->ms[i]++] = (uint32_t)s->me[e];
+    }
+    for (size_t i = n; i > 0; i--)
+        s->ms[i] = s->ms[i - 1];
+    s->ms[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t a = s->ms[i] + 1; a < s->ms[i + 1]; a++) {
+            const uint32_t v = s->mj[a];
+            size_t k = a;
+            for (; k > s->ms[i] && s->mj[k - 1] > v; k--)
+                s->mj[k] = s->mj[k - 1];
+            s->mj[k] = v;
+        }
+    return PFB_OK;
+}
+
 /* The pairs at the current positions: the kept list of the real particles (a
  * rebuild sorts the storage, so it comes first), then the mirrors and their
  * rows. */
@@ -284,7 +376,7 @@ int my_neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err)
     if (!rc)
         rc = build_ghosts(s, sim, t, err);
     if (!rc)
-        rc = mirror_rows(s, sim, err);
+        rc = s->flat_inside ? mirror_rows_from_list(s, sim, err) : mirror_rows(s, sim, err);
     return rc;
 }
 

@@ -147,6 +147,7 @@ static size_t check_mirror_pairs(void *st, pfb_sim *sim, long frame)
     for (size_t i = 0; i < n; i++) {
         for (size_t q = ms[i]; q < ms[i + 1]; q++) {
             ck_assert_msg(mj[q] < ng && !seen[mj[q]], "frame %ld: particle %zu lists mirror %u twice", frame, i, mj[q]);
+            ck_assert_msg(q == ms[i] || mj[q] > mj[q - 1], "frame %ld: particle %zu's mirrors do not ascend", frame, i);
             seen[mj[q]] = 1;
         }
         for (size_t q = 0; q < ng; q++) {
