@@ -683,6 +683,7 @@ static int mao_yang_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
 {
     my_state *s = state;
     const double t0 = pfb_now();
+    my_pressure_release(s); /* the solve's scratch, built again by the next step, beside the triangulation */
     int rc = resample_frame(state, sim, frame, err);
     s->seconds_resample += pfb_now() - t0;
     return rc;

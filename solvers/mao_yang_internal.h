@@ -285,6 +285,7 @@ void my_update_stress(my_state *s, pfb_sim *sim, double dt);
 
 /* mao_yang_pressure.c */
 int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err);
+void my_pressure_release(my_state *s);
 int my_pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr, const double *restrict pd,
                       pfb_err *err);
 void my_body_pressure_impulse(my_state *s, pfb_sim *sim, const double *restrict pr, double dt);
