@@ -27,6 +27,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Clears the upper halves of the vector registers (vzeroupper; a no-op
+ * without AVX).  Code that leaves them in use (which, in mao_yang's step and
+ * frame, was not found: not the solver's own C, compiled for SSE2) gives every
+ * later SSE instruction a false dependency on them until something clears
+ * them: mao_yang's pair passes ran 2.0-2.7 times slower, on 1 and 2 threads,
+ * once its mirrors no longer came from a grid search, whose AVX2 rows had
+ * cleared them twice a step.  Each thread calls it as it enters the pair
+ * passes (core/pairtasks.c), and mao_yang's step first: the step's time came
+ * back to the grid search's (3,700-4,030 against 3,750-3,980 ns per
+ * particle-step, alternating, 3D dam break at 60k, 2 threads). */
+static inline void lanes_clean_upper(void)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (__builtin_cpu_supports("avx"))
+        __asm__ volatile("vzeroupper" ::: "memory");
+#endif
+}
+
 /* portable: four lanes of plain C */
 /* portable: four lanes of plain C */
 typedef struct vd4 {

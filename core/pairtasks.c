@@ -1,6 +1,7 @@
 /* pairtasks.c — the blocked pair schedule (pairtasks.h says how it orders
  * the tasks and why the sums do not depend on the threads). */
 #include "pairtasks.h"
+#include "lanes.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -148,6 +149,7 @@ int pairtasks_run(pfb_pairtasks *T, const pfb_halflist *L, const pfb_stage *st, 
 #pragma omp parallel num_threads(threads) if (parallel && threads > 1)
     {
         const int t = pfb_thread_num(), m = pfb_team_size();
+        lanes_clean_upper(); /* each thread's vector registers (core/lanes.h) */
         if (m == 2) {
             /* the stages in turn, a pair stage's even blocks then its odd ones,
              * the blocks of each from both ends (pfb_claim) */

@@ -139,6 +139,7 @@
 #endif
 
 #include "../core/diag.h"
+#include "../core/lanes.h"
 #include "../core/checkpoint.h"
 #include "../core/timing.h"
 #include "mao_yang_internal.h"
@@ -590,6 +591,7 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     pfb_particles *p = &sim->p;
     const int dim = sim->dim;
     const double t1 = sim->t + dt;
+    lanes_clean_upper(); /* what library code left in the vector registers (core/lanes.h) */
     /* 1. at x_n: density, velocity gradient, non-pressure accelerations */
     s->elastic = stress_active(s, sim);
     int rc = my_neighbours(s, sim, sim->t, err);
