@@ -725,24 +725,13 @@ static void mao_yang_destroy(void *state)
     free(s->detached);
     free(s->unk);
     free(s->mark);
-    free(s->dsurf);
-    free(s->A.start);
+    my_pressure_release(s); /* the solve's scratch */
     free(s->A.col);
     free(s->A.val);
     amg_free(&s->amg);
-    pairop_free(&s->op);
-    free(s->mdiag);
     free(s->mcw);
-    free(s->mcs);
     free(s->mcv);
-    free(s->uf);
-    free(s->b);
-    free(s->x);
-    free(s->b1);
-    free(s->x1);
     free(s->rho_n);
-    free(s->work);
-    free(s->rows);
     free(s);
 }
 
