@@ -29,7 +29,7 @@ static void coef_pairs(void *ctx, size_t b)
     for (size_t i = L->blk[b]; i < L->blk[b + 1]; i++)
         for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++) {
             const size_t j = L->lj[q];
-            const double w = c->weight(c->ctx, i, j);
+            const double w = c->weight(c->ctx, i, j, q);
             op->c[q] = w;
             op->diag[i] += w;
             op->diag[j] += w;
@@ -55,11 +55,17 @@ static void coef_finish(void *ctx, size_t b)
 
 static const pfb_stage coef_stages[3] = {{0, coef_zero}, {1, coef_pairs}, {0, coef_finish}};
 
-int pairop_build(pfb_pairop *op, size_t n, pfb_pair_weight weight, void *ctx, pfb_err *err)
+int pairop_reserve(pfb_pairop *op, size_t n, pfb_err *err)
 {
     int rc = pfb_grow((void **)&op->c, &op->cap_c, op->L->ls[n], sizeof *op->c, err);
     if (!rc)
         rc = pfb_grow((void **)&op->diag, &op->cap_n, n, sizeof *op->diag, err);
+    return rc;
+}
+
+int pairop_build(pfb_pairop *op, size_t n, pfb_pair_weight weight, void *ctx, pfb_err *err)
+{
+    int rc = pairop_reserve(op, n, err);
     if (rc)
         return rc;
     op->rc = 0;

@@ -32,9 +32,12 @@
 #include "halflist.h"
 #include "pairtasks.h"
 
-/* The weight c_ij of the list's pair (i, j), or 0 for none; called once per
- * entry and build, from any thread, for i's block. */
-typedef double (*pfb_pair_weight)(void *ctx, size_t i, size_t j);
+/* The weight c_ij of the list's pair (i, j), its entry q (the index into
+ * op->c), or 0 for none; called once per entry and build, from any thread, for
+ * i's block.  op->c[q] holds what the caller left there (pairop_reserve) until
+ * the weight returns: a pass before the build may keep a per-entry value there
+ * for the weight to use. */
+typedef double (*pfb_pair_weight)(void *ctx, size_t i, size_t j, size_t q);
 
 typedef struct pfb_pairop {
     /* set by the caller before pairop_build */
@@ -56,8 +59,12 @@ typedef struct pfb_pairop {
     pfb_err err;
 } pfb_pairop;
 
-/* The coefficients of the n particles' list (weight(ctx, i, j) for each entry)
- * and the diagonal. */
+/* Room for the coefficients and the diagonal of the n particles' list (op->L
+ * set); op->c's contents are kept by pairop_build until each entry's weight. */
+int pairop_reserve(pfb_pairop *op, size_t n, pfb_err *err);
+
+/* The coefficients of the n particles' list (weight(ctx, i, j, q) for each
+ * entry q) and the diagonal. */
 int pairop_build(pfb_pairop *op, size_t n, pfb_pair_weight weight, void *ctx, pfb_err *err);
 
 /* y = A x (pfb_linop's apply, core/pcg.h; threads is ignored: the passes run on

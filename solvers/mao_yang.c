@@ -294,14 +294,18 @@ static void density_pairs(void *ctx, size_t b)
     const my_pass *c = ctx;
     my_state *s = c->s;
     const pfb_particles *p = &c->sim->p;
-    double *restrict rho = p->field[s->f_rho].data;
+    double *restrict rho = p->field[s->f_rho].data, *restrict wq = c->wq;
     for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
         for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
             const size_t j = s->L.lj[q];
             double r;
+            if (wq)
+                wq[q] = 0.0;
             if (!within(s, i, j, &r))
                 continue;
             const double w = kernel_cubic_w(&s->cubic, r), mi = p->m[i], mj = p->m[j];
+            if (wq)
+                wq[q] = w;
             rho[i] += mj * w;
             rho[j] += mi * w;
             if (!c->grad || !(r > 0))
@@ -362,8 +366,23 @@ static const pfb_stage density_stages[3] = {{0, density_zero}, {1, density_pairs
  * fields), and s->detached. */
 int my_compute_density(my_state *s, pfb_sim *sim, int grad, pfb_err *err)
 {
-    my_pass c = {s, sim, grad, NULL, NULL};
+    my_pass c = {s, sim, grad, NULL, NULL, NULL, NULL};
+    s->op_w = 0;
     return my_run_pass(s, sim, density_stages, &c, err);
+}
+
+int my_compute_density_w(my_state *s, pfb_sim *sim, pfb_err *err)
+{
+    if (!s->matfree)
+        return my_compute_density(s, sim, 0, err);
+    s->op.L = &s->L;
+    int rc = pairop_reserve(&s->op, sim->p.n, err);
+    if (rc)
+        return rc;
+    my_pass c = {s, sim, 0, NULL, NULL, NULL, s->op.c};
+    rc = my_run_pass(s, sim, density_stages, &c, err);
+    s->op_w = !rc;
+    return rc;
 }
 
 /* Surface particles, held at air pressure: rho*_i < beta rho_0, the MPS
@@ -522,7 +541,7 @@ static const pfb_stage nonpressure_stages[3] = {{0, my_acc_zero}, {1, nonpressur
 
 static int nonpressure_accel(my_state *s, pfb_sim *sim, pfb_err *err)
 {
-    my_pass c = {s, sim, 0, NULL, NULL};
+    my_pass c = {s, sim, 0, NULL, NULL, NULL, NULL};
     return my_run_pass(s, sim, nonpressure_stages, &c, err);
 }
 
@@ -625,7 +644,7 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     if (rc)
         return rc;
     memcpy(s->rho_n, p->field[s->f_rho].data, p->n * sizeof *s->rho_n);
-    rc = my_compute_density(s, sim, 0, err);
+    rc = my_compute_density_w(s, sim, err);
     if (rc)
         return rc;
     my_surface_flags(s, sim);

@@ -85,6 +85,7 @@ typedef struct my_state {
      * weights mcw) */
     int matfree;
     pfb_pairop op;              /* core/pairop.h: the coefficients and the diagonal */
+    int op_w;                   /* op.c holds each entry's W_ij at the current positions (my_compute_density_w) */
     double *mdiag, *mcw;
     uint32_t *mcs, *mcv;
     size_t cap_pd, cap_mc;
@@ -112,6 +113,8 @@ typedef struct my_pass {
     int grad;              /* the density pass also sums eq. 16's gradient and B */
     const double *pr;      /* the pressure pass's pressure */
     const double *pd;      /* the pressure pass's second pressure, or NULL (my_pressure_accel) */
+    const double *split;   /* pressure_form = split: each pressure's parts per particle (pressure_split) */
+    double *wq;            /* the density pass: each list entry's W_ij (0 beyond h), or NULL */
 } my_pass;
 
 /* A material field's value for particle i, or dflt where it has none or is not
@@ -272,6 +275,11 @@ int my_ensure_particles(my_state *s, size_t n, pfb_err *err);
 int my_run_pass(my_state *s, pfb_sim *sim, const pfb_stage st[3], my_pass *c, pfb_err *err);
 void my_acc_zero(void *ctx, size_t b);
 int my_compute_density(my_state *s, pfb_sim *sim, int grad, pfb_err *err);
+
+/* my_compute_density without the gradient, keeping each list entry's kernel
+ * value W_ij in s->op.c (pcg_operator = pairs) for eq. 8's weights at the same
+ * positions (s->op_w; any other density pass, or new lists, clear it). */
+int my_compute_density_w(my_state *s, pfb_sim *sim, pfb_err *err);
 void my_surface_flags(my_state *s, pfb_sim *sim);
 
 /* mao_yang_mirrors.c: the pairs at the current positions (the kept list of the

@@ -370,6 +370,7 @@ int my_neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err)
         period_le_at(&sim->period, t);
         s->per = sim->period;
     }
+    s->op_w = 0;
     int rc = halflist_ensure(&s->L, sim, -1.0, 0, &built, err);
     if (!rc)
         rc = my_ensure_particles(s, sim->p.n, err);

@@ -68,12 +68,16 @@
  *  - Eq. 8's operator.  pcg_operator = pairs (the default) stores no matrix:
  *    core/pairop.h keeps each pair's
  *    coefficient kappa c_ij (8 bytes per entry of the half list, against the
- *    matrix's 16 per entry of both rows) and the diagonal, for Jacobi's
+ *    matrix's 16 per entry of both rows; the density pass at x* leaves each
+ *    entry's W_ij there, my_compute_density_w, so the coefficients take no
+ *    second distance or kernel) and the diagonal, for Jacobi's
  *    preconditioner, and applies the operator as a pair pass on the blocked
  *    schedule; the mirrors' couplings, few, are gathered and symmetrised per
  *    solve as the matrix's are (mirror_couplings) and handed to it as extra
  *    couplings (pressure_operator).  Its unknowns are all the particles, a
- *    surface particle's row the identity with source 0.  The two are the same
+ *    surface particle's row the identity with source 0.  The mirrors'
+ *    couplings are found per row (the rows ascend, each sorted by column), not
+ *    by a search over all of them.  The two are the same
  *    operator to round-off (test_mao_yang).  pcg_operator = matrix stores the
  *    CSR matrix (assemble_pressure; its rows walk the list's full form,
  *    halflist_full, each row on one thread), which the multigrid needs; per
@@ -414,10 +418,13 @@ typedef struct my_coupling {
     double m;
 } my_coupling;
 
-static int coupling_cmp(const void *a, const void *b)
+/* The coupling (i, j) in row i, E[rs[i] .. rs[i + 1]) sorted by j, or NULL. */
+static const my_coupling *coupling_find(const my_coupling *E, const uint32_t *rs, size_t i, size_t j)
 {
-    const my_coupling *x = a, *y = b;
-    return x->i != y->i ? (x->i > y->i) - (x->i < y->i) : (x->j > y->j) - (x->j < y->j);
+    for (size_t k = rs[i]; k < rs[i + 1] && E[k].j <= j; k++)
+        if (E[k].j == j)
+            return &E[k];
+    return NULL;
 }
 
 /* mdiag and the symmetric couplings mcs/mcv/mcw of the mirrors (serial: the
@@ -427,11 +434,17 @@ static int mirror_couplings(my_state *s, const pfb_particles *p, pfb_err *err)
     const size_t n = p->n, nm = s->ms[n];
     const double *restrict rho = p->field[s->f_rho].data;
     my_coupling *E = nm ? malloc(2 * nm * sizeof *E) : NULL, *P = E ? E + nm : NULL;
-    if (nm && !E)
+    uint32_t *rs = nm ? malloc((n + 1) * sizeof *rs) : NULL; /* row i of E: rs[i] .. rs[i + 1] - 1 */
+    if (nm && (!E || !rs)) {
+        free(E);
+        free(rs);
         return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror couplings", nm);
+    }
     memset(s->mdiag, 0, n * sizeof *s->mdiag);
     size_t ne = 0, np = 0;
     for (size_t i = 0; i < n; i++) {
+        if (rs)
+            rs[i] = (uint32_t)ne;
         if (s->unk[i] < 0)
             continue;
         const size_t e0 = ne;
@@ -451,12 +464,18 @@ static int mirror_couplings(my_state *s, const pfb_particles *p, pfb_err *err)
                 E[ne++] = (my_coupling){i, js, 0.0};
             E[k].m += c;
         }
+        for (size_t a = e0 + 1; a < ne; a++) { /* the row by j (few entries): E sorted by (i, j) */
+            const my_coupling t = E[a];
+            size_t k = a;
+            for (; k > e0 && E[k - 1].j > t.j; k--)
+                E[k] = E[k - 1];
+            E[k] = t;
+        }
     }
-    if (ne > 1)
-        qsort(E, ne, sizeof *E, coupling_cmp);
+    if (rs)
+        rs[n] = (uint32_t)ne;
     for (size_t t = 0; t < ne; t++) {
-        const my_coupling key = {E[t].j, E[t].i, 0.0};
-        const my_coupling *back = bsearch(&key, E, ne, sizeof *E, coupling_cmp);
+        const my_coupling *back = coupling_find(E, rs, E[t].j, E[t].i);
         double r;
         if (back) {
             if (E[t].i < E[t].j)
@@ -477,6 +496,7 @@ static int mirror_couplings(my_state *s, const pfb_particles *p, pfb_err *err)
             s->mcw = w;
         if (!v || !w) {
             free(E);
+            free(rs);
             return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror couplings", np);
         }
         s->cap_mc = nc;
@@ -499,6 +519,7 @@ static int mirror_couplings(my_state *s, const pfb_particles *p, pfb_err *err)
         s->mcs[i] = s->mcs[i - 1];
     s->mcs[0] = 0;
     free(E);
+    free(rs);
     return PFB_OK;
 }
 
@@ -508,11 +529,23 @@ typedef struct my_weight_ctx {
 } my_weight_ctx;
 
 /* pfb_pair_weight: eq. 8's weight of a listed pair within h, else 0 */
-static double eq8_weight(void *ctx, size_t i, size_t j)
+static double eq8_weight(void *ctx, size_t i, size_t j, size_t q)
 {
     const my_weight_ctx *c = ctx;
     double r;
+    (void)q;
     return within(c->s, i, j, &r) ? eq8_coeff(c->s, c->p, c->p->field[c->s->f_rho].data, i, j, r) : 0.0;
+}
+
+/* eq8_weight from the W_ij the density pass left in the entry (s->op_w):
+ * eq8_coeff's product in its order, W_ij = 0 beyond h */
+static double eq8_weight_kept(void *ctx, size_t i, size_t j, size_t q)
+{
+    const my_weight_ctx *c = ctx;
+    const my_state *s = c->s;
+    const double *restrict rho = c->p->field[s->f_rho].data, *restrict m = c->p->m;
+    const double w = s->op.c[q];
+    return w != 0.0 ? s->kappa * (m[i] + m[j]) / (2.0 * (rho[i] + rho[j]) * (rho[i] + rho[j])) * w : 0.0;
 }
 
 /* The operator of eqs. 7-8 at the current density and surface flags (the
@@ -560,7 +593,8 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     op->xv = s->mcv;
     op->xw = s->mcw;
     my_weight_ctx wc = {s, p};
-    rc = pairop_build(op, n, eq8_weight, &wc, err);
+    rc = pairop_build(op, n, s->op_w ? eq8_weight_kept : eq8_weight, &wc, err);
+    s->op_w = 0; /* op.c now holds the weights */
     if (rc)
         return rc;
     const double src = 1.0 / (s->rho0 * dt * dt); /* eq. 7 */
@@ -693,6 +727,7 @@ static int hold_ungrounded(my_state *s, const pfb_particles *p, size_t *held, pf
 void my_pressure_release(my_state *s)
 {
     pairop_free(&s->op);
+    s->op_w = 0;
     free(s->b);
     free(s->x);
     free(s->b1);
@@ -835,6 +870,36 @@ static void pressure_pairs(void *ctx, size_t b)
     const int dim = s->dim;
     const double *restrict rho = p->field[s->f_rho].data, *restrict pr = c->pr, *restrict pd = c->pd;
     double *restrict acc = s->acc, *restrict acc2 = s->acc2;
+    if (c->split) { /* pressure_form = split: pressure_coeffs_at's terms from each particle's parts */
+        const size_t n = p->n;
+        const double *restrict pp = c->split, *restrict pm = pp + n, *restrict qp = pp + 2 * n, *restrict qm = pp + 3 * n;
+        for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
+            for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
+                const size_t j = s->L.lj[q];
+                double r;
+                if (!within(s, i, j, &r) || !(r > 0))
+                    continue;
+                const double dw = kernel_spiky_dw(&s->spiky, r) / r, rr = rho[i] * rho[j];
+                const double A = 0.0 - (pp[i] + pp[j]) * dw, D = -(pm[j] - pm[i]) / rr * dw;
+                const double fi = p->m[j] * (A + D), fj = p->m[i] * (A - D);
+                double fi2 = 0.0, fj2 = 0.0;
+                if (pd) {
+                    const double A2 = 0.0 - (qp[i] + qp[j]) * dw, D2 = -(qm[j] - qm[i]) / rr * dw;
+                    fi2 = p->m[j] * (A2 + D2);
+                    fj2 = p->m[i] * (A2 - D2);
+                }
+                for (int k = 0; k < dim; k++) {
+                    const double d = pair_d(s, k, i, j);
+                    acc[3 * i + (size_t)k] += fi * d;
+                    acc[3 * j + (size_t)k] -= fj * d;
+                    if (pd) {
+                        acc2[3 * i + (size_t)k] += fi2 * d;
+                        acc2[3 * j + (size_t)k] -= fj2 * d;
+                    }
+                }
+            }
+        return;
+    }
     for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
         for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
             const size_t j = s->L.lj[q];
@@ -890,10 +955,32 @@ static void pressure_finish(void *ctx, size_t b)
 
 static const pfb_stage pressure_stages[3] = {{0, pressure_zero}, {1, pressure_pairs}, {0, pressure_finish}};
 
+/* pressure_form = split: each pressure's parts, max(p_i, 0) / rho_i^2 and
+ * min(p_i, 0), per particle (pressure_coeffs_at's operands, the same values),
+ * into split[0 .. 4n): pr's two, then pd's.  Into the solve's scratch, free
+ * after the solve; NULL (each pair computes them) when it is too small. */
+static const double *pressure_split(my_state *s, const pfb_particles *p, const double *restrict pr,
+                                    const double *restrict pd)
+{
+    const size_t n = p->n;
+    if (s->pform != MY_PFORM_SPLIT || !s->work || pcg_work(s->A.cap_n) < 4 * n)
+        return NULL;
+    const double *restrict rho = p->field[s->f_rho].data;
+    double *restrict out = s->work;
+    for (size_t i = 0; i < n; i++) {
+        const double r2 = rho[i] * rho[i];
+        out[i] = fmax(pr[i], 0.0) / r2;
+        out[n + i] = fmin(pr[i], 0.0);
+        out[2 * n + i] = pd ? fmax(pd[i], 0.0) / r2 : 0.0;
+        out[3 * n + i] = pd ? fmin(pd[i], 0.0) : 0.0;
+    }
+    return out;
+}
+
 int my_pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr, const double *restrict pd,
                       pfb_err *err)
 {
-    my_pass c = {s, sim, 0, pr, pd};
+    my_pass c = {s, sim, 0, pr, pd, pressure_split(s, &sim->p, pr, pd), NULL};
     return my_run_pass(s, sim, pressure_stages, &c, err);
 }
 

@@ -461,8 +461,9 @@ typedef struct pw_ctx {
     double h;
 } pw_ctx;
 
-static double pw_weight(void *ctx, size_t i, size_t j)
+static double pw_weight(void *ctx, size_t i, size_t j, size_t q)
 {
+    (void)q;
     const pw_ctx *c = ctx;
     const double r = sqrt(dist2(c->sim, i, j));
     return r < c->h ? (c->h - r) * (c->h - r) : 0.0;
@@ -510,7 +511,7 @@ START_TEST(test_pairop_is_its_definition)
     pw_ctx wc = {&sim, h};
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++) {
-            const double t = pw_weight(&wc, i, j) * (x[i] - x[j]);
+            const double t = pw_weight(&wc, i, j, 0) * (x[i] - x[j]);
             ref[i] += t;
             ref[j] -= t;
             scale[i] = fmax(scale[i], fabs(t));
