@@ -234,10 +234,17 @@ static size_t count_row(const my_state *s, size_t i, uint32_t *mark)
 
 /* Eq. 8's weight of the pair (i, j) at distance r, times kappa:
  * kappa (m_i + m_j) / (2 (rho_i + rho_j)^2) W(r); symmetric in i and j bit for bit. */
+/* kappa c_ij / W_ij of eq. 8 */
+static inline double eq8_factor(const my_state *s, const pfb_particles *p, const double *restrict rho, size_t i,
+                                size_t j)
+{
+    return s->kappa * (p->m[i] + p->m[j]) / (2.0 * (rho[i] + rho[j]) * (rho[i] + rho[j]));
+}
+
 static inline double eq8_coeff(const my_state *s, const pfb_particles *p, const double *restrict rho, size_t i,
                                size_t j, double r)
 {
-    return s->kappa * (p->m[i] + p->m[j]) / (2.0 * (rho[i] + rho[j]) * (rho[i] + rho[j])) * kernel_cubic_w(&s->cubic, r);
+    return eq8_factor(s, p, rho, i, j) * kernel_cubic_w(&s->cubic, r);
 }
 
 /* A box without a free surface (s->pinned) leaves eq. 8's system singular (p up
@@ -434,8 +441,8 @@ static int mirror_couplings(my_state *s, const pfb_particles *p, pfb_err *err)
     const size_t n = p->n, nm = s->ms[n];
     const double *restrict rho = p->field[s->f_rho].data;
     my_coupling *E = nm ? malloc(2 * nm * sizeof *E) : NULL, *P = E ? E + nm : NULL;
-    uint32_t *rs = nm ? malloc((n + 1) * sizeof *rs) : NULL; /* row i of E: rs[i] .. rs[i + 1] - 1 */
-    if (nm && (!E || !rs)) {
+    uint32_t *rs = malloc((n + 1) * sizeof *rs); /* row i of E: rs[i] .. rs[i + 1] - 1 */
+    if (!rs || (nm && !E)) {
         free(E);
         free(rs);
         return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror couplings", nm);
@@ -443,8 +450,7 @@ static int mirror_couplings(my_state *s, const pfb_particles *p, pfb_err *err)
     memset(s->mdiag, 0, n * sizeof *s->mdiag);
     size_t ne = 0, np = 0;
     for (size_t i = 0; i < n; i++) {
-        if (rs)
-            rs[i] = (uint32_t)ne;
+        rs[i] = (uint32_t)ne;
         if (s->unk[i] < 0)
             continue;
         const size_t e0 = ne;
@@ -472,8 +478,7 @@ static int mirror_couplings(my_state *s, const pfb_particles *p, pfb_err *err)
             E[k] = t;
         }
     }
-    if (rs)
-        rs[n] = (uint32_t)ne;
+    rs[n] = (uint32_t)ne;
     for (size_t t = 0; t < ne; t++) {
         const my_coupling *back = coupling_find(E, rs, E[t].j, E[t].i);
         double r;
@@ -537,15 +542,13 @@ static double eq8_weight(void *ctx, size_t i, size_t j, size_t q)
     return within(c->s, i, j, &r) ? eq8_coeff(c->s, c->p, c->p->field[c->s->f_rho].data, i, j, r) : 0.0;
 }
 
-/* eq8_weight from the W_ij the density pass left in the entry (s->op_w):
- * eq8_coeff's product in its order, W_ij = 0 beyond h */
+/* eq8_weight from the W_ij the density pass left in the entry (s->op_w),
+ * W_ij = 0 beyond h */
 static double eq8_weight_kept(void *ctx, size_t i, size_t j, size_t q)
 {
     const my_weight_ctx *c = ctx;
-    const my_state *s = c->s;
-    const double *restrict rho = c->p->field[s->f_rho].data, *restrict m = c->p->m;
-    const double w = s->op.c[q];
-    return w != 0.0 ? s->kappa * (m[i] + m[j]) / (2.0 * (rho[i] + rho[j]) * (rho[i] + rho[j])) * w : 0.0;
+    const double w = c->s->op.c[q];
+    return w != 0.0 ? eq8_factor(c->s, c->p, c->p->field[c->s->f_rho].data, i, j) * w : 0.0;
 }
 
 /* The operator of eqs. 7-8 at the current density and surface flags (the
@@ -862,64 +865,61 @@ static void pressure_zero(void *ctx, size_t b)
         memset(s->acc2 + 3 * lo, 0, 3 * (hi - lo) * sizeof(double));
 }
 
+/* The pair's eq. 5 coefficients for i and j, f[0] = m_j (A + D) and f[1] =
+ * m_i (A - D) with pressure_coeffs_at's A and D, and f[2], f[3] the same for
+ * the second pressure (0 without it): from the particles' parts (c->split)
+ * or per pair. */
+static inline void pressure_pair_coeffs(const my_pass *c, const double *restrict rho, size_t i, size_t j,
+                                        double r, double f[4])
+{
+    const my_state *s = c->s;
+    const double *restrict m = c->sim->p.m;
+    double A, D, A2 = 0.0, D2 = 0.0;
+    if (c->split) {
+        const size_t n = c->sim->p.n;
+        const double *restrict pp = c->split, *restrict pm = pp + n, *restrict qp = pp + 2 * n, *restrict qm = pp + 3 * n;
+        const double dw = kernel_spiky_dw(&s->spiky, r) / r, rr = rho[i] * rho[j];
+        A = 0.0 - (pp[i] + pp[j]) * dw;
+        D = -(pm[j] - pm[i]) / rr * dw;
+        if (c->pd) {
+            A2 = 0.0 - (qp[i] + qp[j]) * dw;
+            D2 = -(qm[j] - qm[i]) / rr * dw;
+        }
+    } else {
+        double dw, fr;
+        pressure_kernels(s, r, &dw, &fr);
+        pressure_coeffs_at(s, rho, c->pr, i, j, dw, fr, &A, &D);
+        if (c->pd)
+            pressure_coeffs_at(s, rho, c->pd, i, j, dw, fr, &A2, &D2);
+    }
+    f[0] = m[j] * (A + D);
+    f[1] = m[i] * (A - D);
+    f[2] = m[j] * (A2 + D2);
+    f[3] = m[i] * (A2 - D2);
+}
+
 static void pressure_pairs(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
     my_state *s = c->s;
     const pfb_particles *p = &c->sim->p;
     const int dim = s->dim;
-    const double *restrict rho = p->field[s->f_rho].data, *restrict pr = c->pr, *restrict pd = c->pd;
+    const double *restrict rho = p->field[s->f_rho].data, *restrict pd = c->pd;
     double *restrict acc = s->acc, *restrict acc2 = s->acc2;
-    if (c->split) { /* pressure_form = split: pressure_coeffs_at's terms from each particle's parts */
-        const size_t n = p->n;
-        const double *restrict pp = c->split, *restrict pm = pp + n, *restrict qp = pp + 2 * n, *restrict qm = pp + 3 * n;
-        for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
-            for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
-                const size_t j = s->L.lj[q];
-                double r;
-                if (!within(s, i, j, &r) || !(r > 0))
-                    continue;
-                const double dw = kernel_spiky_dw(&s->spiky, r) / r, rr = rho[i] * rho[j];
-                const double A = 0.0 - (pp[i] + pp[j]) * dw, D = -(pm[j] - pm[i]) / rr * dw;
-                const double fi = p->m[j] * (A + D), fj = p->m[i] * (A - D);
-                double fi2 = 0.0, fj2 = 0.0;
-                if (pd) {
-                    const double A2 = 0.0 - (qp[i] + qp[j]) * dw, D2 = -(qm[j] - qm[i]) / rr * dw;
-                    fi2 = p->m[j] * (A2 + D2);
-                    fj2 = p->m[i] * (A2 - D2);
-                }
-                for (int k = 0; k < dim; k++) {
-                    const double d = pair_d(s, k, i, j);
-                    acc[3 * i + (size_t)k] += fi * d;
-                    acc[3 * j + (size_t)k] -= fj * d;
-                    if (pd) {
-                        acc2[3 * i + (size_t)k] += fi2 * d;
-                        acc2[3 * j + (size_t)k] -= fj2 * d;
-                    }
-                }
-            }
-        return;
-    }
     for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
         for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
             const size_t j = s->L.lj[q];
-            double r;
+            double r, f[4];
             if (!within(s, i, j, &r) || !(r > 0))
                 continue;
-            double dw, fr, A, D, A2 = 0.0, D2 = 0.0;
-            pressure_kernels(s, r, &dw, &fr);
-            pressure_coeffs_at(s, rho, pr, i, j, dw, fr, &A, &D);
-            if (pd)
-                pressure_coeffs_at(s, rho, pd, i, j, dw, fr, &A2, &D2);
-            const double fi = p->m[j] * (A + D), fj = p->m[i] * (A - D);
-            const double fi2 = p->m[j] * (A2 + D2), fj2 = p->m[i] * (A2 - D2);
+            pressure_pair_coeffs(c, rho, i, j, r, f);
             for (int k = 0; k < dim; k++) {
                 const double d = pair_d(s, k, i, j);
-                acc[3 * i + (size_t)k] += fi * d;
-                acc[3 * j + (size_t)k] -= fj * d;
+                acc[3 * i + (size_t)k] += f[0] * d;
+                acc[3 * j + (size_t)k] -= f[1] * d;
                 if (pd) {
-                    acc2[3 * i + (size_t)k] += fi2 * d;
-                    acc2[3 * j + (size_t)k] -= fj2 * d;
+                    acc2[3 * i + (size_t)k] += f[2] * d;
+                    acc2[3 * j + (size_t)k] -= f[3] * d;
                 }
             }
         }
