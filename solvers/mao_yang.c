@@ -289,29 +289,42 @@ static inline void grad_products(const my_state *s, size_t i, size_t j, double r
  * division by rho_i: G_i += m_j (v_j - v_i) (x) grad_i W_ij and B_i += m_j (x_j
  * - x_i) (x) grad_i W_ij; for j both products are the same (each factor
  * changes sign), times m_i. */
-static void density_pairs(void *ctx, size_t b)
+MY_INLINE void density_rows(const my_pass *c, size_t b, const int dim, const int per)
 {
-    const my_pass *c = ctx;
     my_state *s = c->s;
     const pfb_particles *p = &c->sim->p;
+    const double *const x[3] = {s->xc[0], s->xc[1], s->xc[2]};
+    const double hh = s->hh, *restrict m = p->m;
+    const pfb_kernel cubic = s->cubic;
+    const uint32_t *restrict ls = s->L.ls, *restrict lj = s->L.lj;
     double *restrict rho = p->field[s->f_rho].data, *restrict wq = c->wq;
-    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
-        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
-            const size_t j = s->L.lj[q];
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
+        const double mi = m[i];
+        double rho_i = rho[i]; /* (no entry of row i is i: its sum is local until the row ends) */
+        for (size_t q = ls[i]; q < ls[i + 1]; q++) {
+            const size_t j = lj[q];
             double r;
             if (wq)
                 wq[q] = 0.0;
-            if (!within(s, i, j, &r))
+            if (!within_g(s, x, hh, i, j, &r, dim, per))
                 continue;
-            const double w = kernel_cubic_w(&s->cubic, r), mi = p->m[i], mj = p->m[j];
+            const double w = kernel_cubic_w(&cubic, r), mj = m[j];
             if (wq)
                 wq[q] = w;
-            rho[i] += mj * w;
+            rho_i += mj * w;
             rho[j] += mi * w;
             if (!c->grad || !(r > 0))
                 continue;
             grad_products(s, i, j, r, mj, s->gradv + 9 * i, s->binv + 9 * i, mi, s->gradv + 9 * j, s->binv + 9 * j);
         }
+        rho[i] = rho_i;
+    }
+}
+
+static void density_pairs(void *ctx, size_t b)
+{
+    const my_pass *c = ctx;
+    MY_GEOMETRY_DISPATCH(c->s, density_rows, c, b);
 }
 
 /* The self term and the mirrors' terms; with grad, then B_i and G_i divided by
@@ -457,34 +470,36 @@ void my_acc_zero(void *ctx, size_t b)
     memset(s->acc + 3 * lo, 0, 3 * (hi - lo) * sizeof(double));
 }
 
-/* nonpressure_pair for a real pair, added to both: every term is m_j X for i
- * and -m_i X for j (X antisymmetric in i and j: the velocity difference, and
- * the symmetric stress and artificial-stress sums times grad_i W = -grad_j W). */
-static void nonpressure_pairs(void *ctx, size_t b)
+MY_INLINE void nonpressure_rows(const my_pass *c, size_t b, const int dim, const int per)
 {
-    const my_pass *c = ctx;
     my_state *s = c->s;
     const pfb_particles *p = &c->sim->p;
-    const int dim = s->dim;
+    const double *const x[3] = {s->xc[0], s->xc[1], s->xc[2]}, *const v[3] = {s->vc[0], s->vc[1], s->vc[2]};
+    const double hh = s->hh, *restrict m = p->m, mu = s->mu, rho0 = s->rho0;
+    const pfb_kernel visc = s->visc;
+    const int elastic = s->elastic;
+    const uint32_t *restrict ls = s->L.ls, *restrict lj = s->L.lj;
     const double *restrict rho = p->field[s->f_rho].data, *restrict T = p->field[s->f_T].data;
     double *restrict acc = s->acc;
-    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
-        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
-            const size_t j = s->L.lj[q];
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
+        const double mi = m[i];
+        double ai[3] = {acc[3 * i], acc[3 * i + 1], acc[3 * i + 2]}; /* (local until the row ends) */
+        for (size_t q = ls[i]; q < ls[i + 1]; q++) {
+            const size_t j = lj[q];
             double r;
-            if (!within(s, i, j, &r))
+            if (!within_g(s, x, hh, i, j, &r, dim, per))
                 continue;
-            const double mi = p->m[i], mj = p->m[j];
+            const double mj = m[j];
             double X[3] = {0, 0, 0};
-            const double cv = s->mu * 2.0 / (rho[i] + rho[j]) / s->rho0 * kernel_viscosity_lap(&s->visc, r);
+            const double cv = mu * 2.0 / (rho[i] + rho[j]) / rho0 * kernel_viscosity_lap(&visc, r);
             for (int k = 0; k < dim; k++)
-                X[k] = cv * pair_dv(s, k, i, j);
-            if (r > 0 && s->elastic) {
+                X[k] = cv * pair_dv_g(s, v, k, i, j, per);
+            if (r > 0 && elastic) {
                 const double *Ti = T + 9 * i, *Tj = T + 9 * j, *Bi = s->binv + 9 * i, *Bj = s->binv + 9 * j;
                 const double f = kernel_cubic_dw(&s->cubic, r) / r;
                 double gw[3], gi[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
                 for (int e = 0; e < 3; e++)
-                    gw[e] = e < dim ? f * pair_d(s, e, i, j) : 0.0;
+                    gw[e] = e < dim ? f * pair_d_g(s, x, e, i, j, per) : 0.0;
                 for (int e = 0; e < dim; e++)
                     for (int h = 0; h < dim; h++) {
                         gi[e] += Bi[3 * e + h] * gw[h]; /* corrected gradients, B symmetric */
@@ -503,10 +518,22 @@ static void nonpressure_pairs(void *ctx, size_t b)
                 }
             }
             for (int k = 0; k < dim; k++) {
-                acc[3 * i + (size_t)k] += mj * X[k];
+                ai[k] += mj * X[k];
                 acc[3 * j + (size_t)k] -= mi * X[k];
             }
         }
+        for (int k = 0; k < dim; k++)
+            acc[3 * i + (size_t)k] = ai[k];
+    }
+}
+
+/* nonpressure_pair for a real pair, added to both: every term is m_j X for i
+ * and -m_i X for j (X antisymmetric in i and j: the velocity difference, and
+ * the symmetric stress and artificial-stress sums times grad_i W = -grad_j W). */
+static void nonpressure_pairs(void *ctx, size_t b)
+{
+    const my_pass *c = ctx;
+    MY_GEOMETRY_DISPATCH(c->s, nonpressure_rows, c, b);
 }
 
 /* The mirrors' terms (nonpressure_pair) and gravity. */

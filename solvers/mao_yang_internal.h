@@ -170,6 +170,52 @@ static inline int within(const my_state *s, size_t i, size_t j, double *r)
     return 1;
 }
 
+/* The pair passes' geometry fixed at compile time (issue 47): dim 2 or 3 on
+ * open axes (per = 0: the plain differences), or any periodic axis (per = 1:
+ * the helpers above).  A pass writes its rows once as an always-inlined body
+ * over these and dispatches on (dim, per) (MY_GEOMETRY_DISPATCH), so that the
+ * open case has no per-pair tests of the axes and keeps its constants in
+ * registers; each form does the operations of pair_d, pair_dv and within, in
+ * their order, so the bits are the same. */
+#define MY_INLINE static inline __attribute__((always_inline))
+MY_INLINE int within_g(const my_state *s, const double *const x[3], double hh, size_t i, size_t j, double *r,
+                       const int dim, const int per)
+{
+    double r2;
+    if (per) {
+        r2 = period_dist2(&s->per, dim, x, i, j);
+    } else {
+        const double dx = x[0][i] - x[0][j], dy = x[1][i] - x[1][j];
+        r2 = dx * dx + dy * dy;
+        if (dim == 3) {
+            const double dz = x[2][i] - x[2][j];
+            r2 += dz * dz;
+        }
+    }
+    if (!(r2 < hh))
+        return 0;
+    *r = sqrt(r2);
+    return 1;
+}
+MY_INLINE double pair_d_g(const my_state *s, const double *const x[3], int b, size_t i, size_t j, const int per)
+{
+    return per ? pair_d(s, b, i, j) : x[b][i] - x[b][j];
+}
+MY_INLINE double pair_dv_g(const my_state *s, const double *const v[3], int a, size_t i, size_t j, const int per)
+{
+    return per ? pair_dv(s, a, i, j) : v[a][j] - v[a][i];
+}
+/* rows(ctx, b, dim, per) for the pass's geometry */
+#define MY_GEOMETRY_DISPATCH(s, rows, ctx, b)                                                                   \
+    do {                                                                                                        \
+        if (period_any(&(s)->per, (s)->dim))                                                                    \
+            rows(ctx, b, (s)->dim, 1);                                                                          \
+        else if ((s)->dim == 3)                                                                                 \
+            rows(ctx, b, 3, 0);                                                                                 \
+        else                                                                                                    \
+            rows(ctx, b, 2, 0);                                                                                 \
+    } while (0)
+
 /* The body (a statement list, which may `continue`) for every neighbour of real
  * particle i within h, as combined index j at distance r: the real ones in the
  * row's order, then the mirrors in theirs (n the real particles). */

@@ -869,8 +869,8 @@ static void pressure_zero(void *ctx, size_t b)
  * m_i (A - D) with pressure_coeffs_at's A and D, and f[2], f[3] the same for
  * the second pressure (0 without it): from the particles' parts (c->split)
  * or per pair. */
-static inline void pressure_pair_coeffs(const my_pass *c, const double *restrict rho, size_t i, size_t j,
-                                        double r, double f[4])
+MY_INLINE void pressure_pair_coeffs(const my_pass *c, const pfb_kernel *spiky, const double *restrict rho, size_t i,
+                                    size_t j, double r, double f[4])
 {
     const my_state *s = c->s;
     const double *restrict m = c->sim->p.m;
@@ -878,7 +878,7 @@ static inline void pressure_pair_coeffs(const my_pass *c, const double *restrict
     if (c->split) {
         const size_t n = c->sim->p.n;
         const double *restrict pp = c->split, *restrict pm = pp + n, *restrict qp = pp + 2 * n, *restrict qm = pp + 3 * n;
-        const double dw = kernel_spiky_dw(&s->spiky, r) / r, rr = rho[i] * rho[j];
+        const double dw = kernel_spiky_dw(spiky, r) / r, rr = rho[i] * rho[j];
         A = 0.0 - (pp[i] + pp[j]) * dw;
         D = -(pm[j] - pm[i]) / rr * dw;
         if (c->pd) {
@@ -898,31 +898,50 @@ static inline void pressure_pair_coeffs(const my_pass *c, const double *restrict
     f[3] = m[i] * (A2 - D2);
 }
 
-static void pressure_pairs(void *ctx, size_t b)
+MY_INLINE void pressure_rows(const my_pass *c, size_t b, const int dim, const int per)
 {
-    const my_pass *c = ctx;
     my_state *s = c->s;
     const pfb_particles *p = &c->sim->p;
-    const int dim = s->dim;
+    const double *const x[3] = {s->xc[0], s->xc[1], s->xc[2]};
+    const double hh = s->hh;
+    const pfb_kernel spiky = s->spiky;
+    const uint32_t *restrict ls = s->L.ls, *restrict lj = s->L.lj;
     const double *restrict rho = p->field[s->f_rho].data, *restrict pd = c->pd;
     double *restrict acc = s->acc, *restrict acc2 = s->acc2;
-    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++)
-        for (size_t q = s->L.ls[i]; q < s->L.ls[i + 1]; q++) {
-            const size_t j = s->L.lj[q];
+    for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
+        /* i's sums, local until the row ends (no entry of row i is i) */
+        double ai[3] = {acc[3 * i], acc[3 * i + 1], acc[3 * i + 2]}, bi[3] = {0, 0, 0};
+        if (pd)
+            for (int k = 0; k < dim; k++)
+                bi[k] = acc2[3 * i + (size_t)k];
+        for (size_t q = ls[i]; q < ls[i + 1]; q++) {
+            const size_t j = lj[q];
             double r, f[4];
-            if (!within(s, i, j, &r) || !(r > 0))
+            if (!within_g(s, x, hh, i, j, &r, dim, per) || !(r > 0))
                 continue;
-            pressure_pair_coeffs(c, rho, i, j, r, f);
+            pressure_pair_coeffs(c, &spiky, rho, i, j, r, f);
             for (int k = 0; k < dim; k++) {
-                const double d = pair_d(s, k, i, j);
-                acc[3 * i + (size_t)k] += f[0] * d;
+                const double d = pair_d_g(s, x, k, i, j, per);
+                ai[k] += f[0] * d;
                 acc[3 * j + (size_t)k] -= f[1] * d;
                 if (pd) {
-                    acc2[3 * i + (size_t)k] += f[2] * d;
+                    bi[k] += f[2] * d;
                     acc2[3 * j + (size_t)k] -= f[3] * d;
                 }
             }
         }
+        for (int k = 0; k < dim; k++) {
+            acc[3 * i + (size_t)k] = ai[k];
+            if (pd)
+                acc2[3 * i + (size_t)k] = bi[k];
+        }
+    }
+}
+
+static void pressure_pairs(void *ctx, size_t b)
+{
+    const my_pass *c = ctx;
+    MY_GEOMETRY_DISPATCH(c->s, pressure_rows, c, b);
 }
 
 static void pressure_finish(void *ctx, size_t b)
