@@ -14,6 +14,9 @@
  * 1, 2, 3.  tests/test_lanes.c checks each operation bit for bit (a NaN's
  * sign and payload excepted: C lets the compiler commute operands).
  *
+ * V_GATHER(a, j) loads a[j[0..3]] from a plain array, V_STORE(t, v) writes
+ * the lanes to t[0..3], and V_NEG flips the signs (a zero's too), as C's -x.
+ *
  * V_COMPACT4(src, keep, dst) copies src[p] for each bit p of keep, in order,
  * to dst and returns how many; it reads all four of src and may write four.
  *
@@ -26,6 +29,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Clears the upper halves of the vector registers (vzeroupper; a no-op
  * without AVX).  Code that leaves them in use (which, in mao_yang's step and
@@ -134,6 +138,24 @@ static inline vd4 vd4_sel_ne(vd4 a, vd4 b, vd4 x)
     for (int k = 0; k < 4; k++)
         x.l[k] = a.l[k] < b.l[k] || a.l[k] > b.l[k] ? x.l[k] : 0.0;
     return x;
+}
+/* -a (the sign flipped, as the scalar unary minus: -0 from +0) */
+static inline vd4 vd4_neg(vd4 a)
+{
+    for (int k = 0; k < 4; k++)
+        a.l[k] = -a.l[k];
+    return a;
+}
+/* a[j[0..3]]: four values of a plain array */
+static inline vd4 vd4_gather(const double *a, const uint32_t *j)
+{
+    vd4 r = {{a[j[0]], a[j[1]], a[j[2]], a[j[3]]}};
+    return r;
+}
+/* t[0..3] = the four lanes */
+static inline void vd4_store(double *t, vd4 a)
+{
+    memcpy(t, a.l, sizeof a.l);
 }
 static inline double vd4_hsum(vd4 a)
 {

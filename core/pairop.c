@@ -10,7 +10,8 @@
 
 typedef struct build_ctx {
     pfb_pairop *op;
-    pfb_pair_weight weight;
+    pfb_pair_weight weight;  /* per entry, or */
+    pfb_pair_weight_row row; /* per row */
     void *ctx;
 } build_ctx;
 
@@ -26,14 +27,17 @@ static void coef_pairs(void *ctx, size_t b)
     const build_ctx *c = ctx;
     const pfb_pairop *op = c->op;
     const pfb_halflist *L = op->L;
-    for (size_t i = L->blk[b]; i < L->blk[b + 1]; i++)
+    for (size_t i = L->blk[b]; i < L->blk[b + 1]; i++) {
+        if (c->row)
+            c->row(c->ctx, i, op->c);
         for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++) {
             const size_t j = L->lj[q];
-            const double w = c->weight(c->ctx, i, j, q);
+            const double w = c->row ? op->c[q] : c->weight(c->ctx, i, j, q);
             op->c[q] = w;
             op->diag[i] += w;
             op->diag[j] += w;
         }
+    }
 }
 
 static void coef_finish(void *ctx, size_t b)
@@ -63,14 +67,24 @@ int pairop_reserve(pfb_pairop *op, size_t n, pfb_err *err)
     return rc;
 }
 
-int pairop_build(pfb_pairop *op, size_t n, pfb_pair_weight weight, void *ctx, pfb_err *err)
+static int build(pfb_pairop *op, size_t n, pfb_pair_weight weight, pfb_pair_weight_row row, void *ctx, pfb_err *err)
 {
     int rc = pairop_reserve(op, n, err);
     if (rc)
         return rc;
     op->rc = 0;
-    build_ctx c = {op, weight, ctx};
+    build_ctx c = {op, weight, row, ctx};
     return pairtasks_run(op->T, op->L, coef_stages, 3, &c, op->threads, op->parallel, err);
+}
+
+int pairop_build(pfb_pairop *op, size_t n, pfb_pair_weight weight, void *ctx, pfb_err *err)
+{
+    return build(op, n, weight, NULL, ctx, err);
+}
+
+int pairop_build_rows(pfb_pairop *op, size_t n, pfb_pair_weight_row row, void *ctx, pfb_err *err)
+{
+    return build(op, n, NULL, row, ctx, err);
 }
 
 static void op_zero(void *ctx, size_t b)
@@ -116,7 +130,45 @@ static void op_finish(void *ctx, size_t b)
     }
 }
 
+#include "lanes.h"
+#include "lanes_portable.inc"
+#define PAIROP_ROW_TARGET
+#define PAIROP_ROW(name) name##_base
+#include "pairop_rows.inc"
+#undef PAIROP_ROW_TARGET
+#undef PAIROP_ROW
+#include "lanes_undef.inc"
+#ifdef PFB_LANES_AVX2
+#include "lanes_avx2.inc"
+#define PAIROP_ROW_TARGET __attribute__((target("avx2,fma")))
+#define PAIROP_ROW(name) name##_avx2
+#include "pairop_rows.inc"
+#undef PAIROP_ROW_TARGET
+#undef PAIROP_ROW
+#define PAIROP_ROW_TARGET __attribute__((target("avx2,fma,avx512f,avx512vl")))
+#define PAIROP_ROW(name) name##_avx512
+#include "pairop_rows.inc"
+#undef PAIROP_ROW_TARGET
+#undef PAIROP_ROW
+#include "lanes_undef.inc"
+#endif
+
+/* the pairs of block b in four lanes at level op->lanes - 1 */
+static void op_lanes(void *ctx, size_t b)
+{
+    const pfb_pairop *op = ctx;
+#ifdef PFB_LANES_AVX2
+    if (op->lanes == 3)
+        op_rows_avx512(op, b);
+    else if (op->lanes == 2)
+        op_rows_avx2(op, b);
+    else
+#endif
+        op_rows_base(op, b);
+}
+
 static const pfb_stage op_stages[3] = {{0, op_zero}, {1, op_pairs}, {0, op_finish}};
+static const pfb_stage op_lane_stages[3] = {{0, op_zero}, {1, op_lanes}, {0, op_finish}};
 
 void pairop_apply(void *vop, const double *x, double *y, int threads)
 {
@@ -124,7 +176,8 @@ void pairop_apply(void *vop, const double *x, double *y, int threads)
     (void)threads;
     op->x = x;
     op->y = y;
-    const int rc = pairtasks_run(op->T, op->L, op_stages, 3, op, op->threads, op->parallel, &op->err);
+    const int rc = pairtasks_run(op->T, op->L, op->lanes ? op_lane_stages : op_stages, 3, op, op->threads,
+                                 op->parallel, &op->err);
     if (rc && !op->rc)
         op->rc = rc;
 }

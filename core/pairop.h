@@ -38,6 +38,10 @@
  * the weight returns: a pass before the build may keep a per-entry value there
  * for the weight to use. */
 typedef double (*pfb_pair_weight)(void *ctx, size_t i, size_t j, size_t q);
+/* The weights of particle i's row at once: c[q] for its entries ls[i] <= q <
+ * ls[i+1], each what pfb_pair_weight would give it (the same contract); for
+ * a solver that computes a row's weights together (in lanes, say). */
+typedef void (*pfb_pair_weight_row)(void *ctx, size_t i, double *c);
 
 typedef struct pfb_pairop {
     /* set by the caller before pairop_build */
@@ -48,6 +52,10 @@ typedef struct pfb_pairop {
     const double *d;             /* per particle: the extra diagonal (NULL: none) */
     const uint32_t *xs, *xv;     /* the extra couplings: row i is xv[xs[i] .. xs[i+1]-1] (xs NULL: none) */
     const double *xw;            /* their weights */
+    int lanes;                   /* the product's pairs: 0 one at a time, or 1 + a lane level of
+                                  * core/lanes.h (lanes_level): four at a time, the row sums in
+                                  * four lanes (pairop_rows.inc; other bits than 0's, the same
+                                  * at every level) */
     /* made by pairop_build */
     double *c;                   /* per entry of L */
     double *diag;                /* per particle: A's diagonal (1 at a fixed particle) */
@@ -66,6 +74,9 @@ int pairop_reserve(pfb_pairop *op, size_t n, pfb_err *err);
 /* The coefficients of the n particles' list (weight(ctx, i, j, q) for each
  * entry q) and the diagonal. */
 int pairop_build(pfb_pairop *op, size_t n, pfb_pair_weight weight, void *ctx, pfb_err *err);
+/* pairop_build with the weights by rows: the same coefficients and diagonal,
+ * bit for bit, as pairop_build with the per-entry weights the rows equal. */
+int pairop_build_rows(pfb_pairop *op, size_t n, pfb_pair_weight_row row, void *ctx, pfb_err *err);
 
 /* y = A x (pfb_linop's apply, core/pcg.h; threads is ignored: the passes run on
  * op->threads).  A failure (out of memory in the schedule) is kept in op->rc

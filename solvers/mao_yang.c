@@ -101,6 +101,12 @@
  *    real pair once on the blocked schedule of core/pairtasks.h and add to both
  *    particles (every term is m_j X for i and -m_i X or, for the difference
  *    form's part, +m_i X for j), so the sums do not depend on the thread count.
+ *    Each pass's rows are written once with the geometry as constants (2D or
+ *    3D on open axes, or the minimum image), and on open axes the density
+ *    without the gradient, the viscosity of a fluid without elastic stress and
+ *    eq. 5's split form compute each pair's terms in four lanes
+ *    (mao_yang_rows.inc, solver.simd), then add them pair by pair in the
+ *    row's order: the scalar rows' bits at every level.
  *    Mirrors act on real particles only: each particle's mirrors within h come
  *    from the kept list's pairs when every mirror is across a plane or a box
  *    face (mirror_rows_from_list), else from a search over the mirrors and the
@@ -124,11 +130,6 @@
  *    3% of the initial).  qhull's Delaunay construction costs seconds per call at
  *    ~10^5 particles in 3D, of the particles that can border a hole only
  *    (delaunay_whole = false, the default: mao_yang_resample.c). */
-#include "mao_yang.h"
-
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
 #include "mao_yang.h"
 
 #include <math.h>
@@ -179,6 +180,7 @@ static const pfb_param_spec mao_yang_params[] = {
     {"wall_friction", PFB_PARAM_DOUBLE, 0.0, 0.0, 1.0, "1", "tangential velocity removed by the wall projection", NULL},
     {"cfl", PFB_PARAM_DOUBLE, 0.25, 0.01, 2.0, "1", "CFL number of the suggested time step", NULL},
     {"list_skin", PFB_PARAM_DOUBLE, 0.1, 0.01, 1.0, "1", "neighbour list radius h (1 + skin), kept until the moves since its build could bring a pair from beyond it within h (core/halflist.h)", NULL},
+    {"simd", PFB_PARAM_INT, 2, 0, 2, "1", "the pair rows' arithmetic in four lanes up to this level, where the CPU has it: 0 portable C, 1 AVX2, 2 AVX2 compiled for AVX-512VL; the same bits at every level", NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 /* ---- small helpers ----------------------------------------------------------- */
 
@@ -321,9 +323,21 @@ MY_INLINE void density_rows(const my_pass *c, size_t b, const int dim, const int
     }
 }
 
+/* the density rows without the gradient and the non-pressure rows without
+ * the elastic terms in lanes (mao_yang_rows.inc), at every level */
+#define MY_ROWS_DENSITY
+#define MY_ROWS_NONPRESSURE
+#include "mao_yang_rows_levels.inc"
+#undef MY_ROWS_DENSITY
+#undef MY_ROWS_NONPRESSURE
+
 static void density_pairs(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
+    if (c->s->lanes >= 0 && !c->grad && !period_any(&c->s->per, c->s->dim)) { /* the same bits as density_rows */
+        MY_LEVEL(c->s, density_block, c, b);
+        return;
+    }
     MY_GEOMETRY_DISPATCH(c->s, density_rows, c, b);
 }
 
@@ -530,9 +544,18 @@ MY_INLINE void nonpressure_rows(const my_pass *c, size_t b, const int dim, const
 /* nonpressure_pair for a real pair, added to both: every term is m_j X for i
  * and -m_i X for j (X antisymmetric in i and j: the velocity difference, and
  * the symmetric stress and artificial-stress sums times grad_i W = -grad_j W). */
+void my_set_rows(void *state, int level)
+{
+    ((my_state *)state)->lanes = level < 0 ? -1 : lanes_level(level);
+}
+
 static void nonpressure_pairs(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
+    if (c->s->lanes >= 0 && !c->s->elastic && !period_any(&c->s->per, c->s->dim)) { /* the same bits as nonpressure_rows */
+        MY_LEVEL(c->s, viscosity_block, c, b);
+        return;
+    }
     MY_GEOMETRY_DISPATCH(c->s, nonpressure_rows, c, b);
 }
 
@@ -839,6 +862,7 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     s->cfl = params_get(pp, "cfl");
     s->pform = params_get_int(pp, "pressure_form");
     s->pos_only = params_get_int(pp, "density_correction");
+    s->lanes = lanes_level(params_get_int(pp, "simd"));
     s->margin = params_get(pp, "wall_margin") * D;
     s->m0 = sim->p.n ? particles_total_mass(&sim->p) / (double)sim->p.n : 0.0;
     /* a tolerance given for the rule not in force would be silently ignored */

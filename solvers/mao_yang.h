@@ -54,4 +54,9 @@ int my_last_apply(void *state, pfb_sim *sim, const double *x, double *y, pfb_err
  * operator on the particles not at the surface. */
 int my_pressure_operator(void *state, pfb_sim *sim, double dt, const double *x, double *y, pfb_err *err);
 
+/* The pair rows' level from now on: -1 the scalar rows everywhere (the
+ * reference of mao_yang_rows.inc's lanes), or a lane level of core/lanes.h as
+ * solver.simd gives it (lanes_level), for the tests. */
+void my_set_rows(void *state, int level);
+
 #endif

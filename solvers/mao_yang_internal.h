@@ -12,6 +12,7 @@
 
 #include "../core/halflist.h"
 #include "../core/kernels.h"
+#include "../core/lanes.h"
 #include "../core/pairop.h"
 #include "../core/pairtasks.h"
 #include "mao_yang.h"
@@ -29,6 +30,7 @@ typedef struct my_state {
     int dim;
     double h, hh, rho0, m0, mu, mu_e, lambda, gamma, kappa, beta, tol, e, fric, margin, cfl;
     int rot, corr, no_slip, max_iter, precond, pform, pos_only, stop;
+    int lanes;                 /* the pair rows' lane level (core/lanes.h; solver simd), -1: the scalar rows */
     int elastic;               /* this step carries an elastic stress (stress_active): else T = 0 stays 0 */
     double eta, eta_div;       /* pcg_stop = density: the mean density errors left */
     double corr_min, eps_art, w_d; /* w_d: W_cubic(D), the artificial stress's reference */
@@ -216,6 +218,21 @@ MY_INLINE double pair_dv_g(const my_state *s, const double *const v[3], int a, s
             rows(ctx, b, 2, 0);                                                                                 \
     } while (0)
 
+/* fn at s's lane level (mao_yang_rows.inc, included at each level as fn_base,
+ * fn_avx2 and fn_avx512) */
+#ifdef PFB_LANES_AVX2
+#define MY_LEVEL(s, fn, ...)                                                                                    \
+    do {                                                                                                        \
+        if ((s)->lanes == 2)                                                                                    \
+            fn##_avx512(__VA_ARGS__);                                                                           \
+        else if ((s)->lanes == 1)                                                                               \
+            fn##_avx2(__VA_ARGS__);                                                                             \
+        else                                                                                                    \
+            fn##_base(__VA_ARGS__);                                                                             \
+    } while (0)
+#else
+#define MY_LEVEL(s, fn, ...) fn##_base(__VA_ARGS__)
+#endif
 /* The body (a statement list, which may `continue`) for every neighbour of real
  * particle i within h, as combined index j at distance r: the real ones in the
  * row's order, then the mirrors in theirs (n the real particles). */

@@ -323,6 +323,11 @@ static int mirror_rows_from_list(my_state *s, pfb_sim *sim, pfb_err *err)
         for (size_t q = gi0; q < gi1; q++)
             if (mirror_within(s, i, n + q))
                 MY_PUSH(i, q);
+        /* a pair's mirror is within h of i only if i is near (build_ghosts),
+         * and of j only if i has mirrors: most rows, away from the walls,
+         * have neither */
+        if (!s->near[i] && gi0 == gi1)
+            continue;
         for (size_t e = L->ls[i]; e < L->ls[i + 1]; e++) {
             const size_t j = L->lj[e], gj0 = gs[j], gj1 = gs[j + 1];
             for (size_t q = gj0; q < gj1; q++)

@@ -551,6 +551,21 @@ static double eq8_weight_kept(void *ctx, size_t i, size_t j, size_t q)
     return w != 0.0 ? eq8_factor(c->s, c->p, c->p->field[c->s->f_rho].data, i, j) * w : 0.0;
 }
 
+/* eq. 8's weights from the kept W_ij and the split form's rows in lanes
+ * (mao_yang_rows.inc), at every level: the bits of eq8_weight_kept and
+ * pressure_rows */
+#define MY_ROWS_PRESSURE
+#include "mao_yang_rows_levels.inc"
+#undef MY_ROWS_PRESSURE
+
+/* pfb_pair_weight_row: eq8_weight_kept's weights for row i (on open axes, in
+ * lanes) */
+static void eq8_weights_kept_row(void *ctx, size_t i, double *c)
+{
+    const my_weight_ctx *wc = ctx;
+    MY_LEVEL(wc->s, eq8_kept_row, wc->s, wc->p, i, c);
+}
+
 /* The operator of eqs. 7-8 at the current density and surface flags (the
  * surface particles' rows the identity), and the right-hand side and warm
  * start over the particles (pcg_operator = pairs). */
@@ -596,7 +611,10 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     op->xv = s->mcv;
     op->xw = s->mcw;
     my_weight_ctx wc = {s, p};
-    rc = pairop_build(op, n, s->op_w ? eq8_weight_kept : eq8_weight, &wc, err);
+    if (s->op_w && s->lanes >= 0) /* (eq8_kept_row does eq8_weight_kept's operations) */
+        rc = pairop_build_rows(op, n, eq8_weights_kept_row, &wc, err);
+    else
+        rc = pairop_build(op, n, s->op_w ? eq8_weight_kept : eq8_weight, &wc, err);
     s->op_w = 0; /* op.c now holds the weights */
     if (rc)
         return rc;
@@ -611,7 +629,7 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
 
 /* ---- every connected set of unknowns touches the air ---------------------------- */
 
-static uint32_t uf_find(uint32_t *par, uint32_t a)
+static inline uint32_t uf_find(uint32_t *par, uint32_t a)
 {
     while (par[a] != a) {
         par[a] = par[par[a]];
@@ -620,8 +638,10 @@ static uint32_t uf_find(uint32_t *par, uint32_t a)
     return a;
 }
 
-static void uf_join(uint32_t *par, uint32_t a, uint32_t b)
+static inline void uf_join(uint32_t *par, uint32_t a, uint32_t b)
 {
+    if (par[a] == par[b]) /* one set already (most pairs: the sets are the roots' stars) */
+        return;
     a = uf_find(par, a);
     b = uf_find(par, b);
     if (a != b) {
@@ -941,6 +961,10 @@ MY_INLINE void pressure_rows(const my_pass *c, size_t b, const int dim, const in
 static void pressure_pairs(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
+    if (c->s->lanes >= 0 && c->split && !period_any(&c->s->per, c->s->dim)) { /* the same bits as pressure_rows */
+        MY_LEVEL(c->s, pressure_split_block, c, b);
+        return;
+    }
     MY_GEOMETRY_DISPATCH(c->s, pressure_rows, c, b);
 }
 

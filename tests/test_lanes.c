@@ -14,7 +14,7 @@
 #include "../core/rng.h"
 
 /* results per call of ops: */
-#define NOUT 64
+#define NOUT 76
 
 /* The operations on a = x[0..3], b = x[4..7], c = x[8..11] into out[], the
  * scatters into t (16 x 4 doubles) at indices j; SFX names the level, ATTR is
@@ -29,10 +29,11 @@
         const vd r[] = {V_ADD(a, b),         V_SUB(a, b),          V_MUL(a, b),          V_DIV(a, b),     \
                         V_FMA(a, b, c),      V_SQRT(a),            V_RINT(a),            V_MIN(a, b),     \
                         V_MAX(a, b),         V_SEL_LT(a, b, c),    V_SEL_GT(a, b, c),    V_SEL_NE(a, b, c), \
-                        V_SET1(x[1]),        V_INDEX(j)};                                                \
+                        V_SET1(x[1]),        V_INDEX(j),           V_NEG(a),             V_GATHER(t, j)};                                                \
         for (size_t k = 0; k < sizeof r / sizeof r[0]; k++)                                              \
             memcpy(out + 4 * k, &r[k], sizeof r[k]);                                                     \
-        out[4 * 14] = V_HSUM(a);                                                                         \
+        out[4 * 16] = V_HSUM(a);                                                                         \
+        V_STORE(out + 4 * 17, b);                                                                         \
         cmp[0] = V_POS_BITS(a);                                                                          \
         V_ADD1(t, j, a);                                                                                 \
         V_ADD3(t + 16, j, a, b, c);                                                                      \
@@ -114,8 +115,8 @@ END_TEST
 
 /* The portable lanes are what they claim: V_FMA rounds once (a b + c with a
  * b inexact), V_RINT ties to even, V_SEL gives +0 where the test fails (NaN
- * included), V_HSUM is (l0 + l1) + (l2 + l3), V_ROW_QUAD pads with i and
- * V_COMPACT4 keeps the bits' entries in order. */
+ * included), V_HSUM is (l0 + l1) + (l2 + l3), V_NEG gives -0 from +0,
+ * V_ROW_QUAD pads with i and V_COMPACT4 keeps the bits' entries in order. */
 START_TEST(test_portable_semantics)
 {
     const double e = DBL_EPSILON;
@@ -128,6 +129,8 @@ START_TEST(test_portable_semantics)
     ck_assert(s.l[3] == 0.0 && !signbit(s.l[3]));
     const vd4 h = {{1e16, 1.0, -1e16, 1.0}};
     ck_assert(vd4_hsum(h) == (1e16 + 1.0) + (-1e16 + 1.0));
+    const vd4 z = vd4_neg(c); /* -(+0) is -0, as C's -x (0 - x would give +0) */
+    ck_assert(z.l[1] == 0.0 && signbit(z.l[1]) && z.l[0] == 1.0);
     const uint32_t row[3] = {4, 9, 11};
     uint32_t tail[4], dst[8];
     const uint32_t *q = lanes_row_quad(row, 3, 0, 7, tail);
