@@ -546,7 +546,9 @@ MY_INLINE void nonpressure_rows(const my_pass *c, size_t b, const int dim, const
  * the symmetric stress and artificial-stress sums times grad_i W = -grad_j W). */
 void my_set_rows(void *state, int level)
 {
-    ((my_state *)state)->lanes = level < 0 ? -1 : lanes_level(level);
+    my_state *s = state;
+    s->lanes = level < 0 ? -1 : lanes_level(level);
+    s->op_lanes = 1 + lanes_level(level < 0 ? 2 : level); /* (the same bits at every level) */
 }
 
 static void nonpressure_pairs(void *ctx, size_t b)
@@ -863,6 +865,7 @@ static int mao_yang_create(const pfb_params *pp, pfb_sim *sim, void **out, pfb_e
     s->pform = params_get_int(pp, "pressure_form");
     s->pos_only = params_get_int(pp, "density_correction");
     s->lanes = lanes_level(params_get_int(pp, "simd"));
+    s->op_lanes = 1 + s->lanes;
     s->margin = params_get(pp, "wall_margin") * D;
     s->m0 = sim->p.n ? particles_total_mass(&sim->p) / (double)sim->p.n : 0.0;
     /* a tolerance given for the rule not in force would be silently ignored */

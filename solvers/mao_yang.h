@@ -56,7 +56,8 @@ int my_pressure_operator(void *state, pfb_sim *sim, double dt, const double *x, 
 
 /* The pair rows' level from now on: -1 the scalar rows everywhere (the
  * reference of mao_yang_rows.inc's lanes), or a lane level of core/lanes.h as
- * solver.simd gives it (lanes_level), for the tests. */
+ * solver.simd gives it (lanes_level), for the tests.  Eq. 8's product stays
+ * in lanes (core/pairop.h), at that level or, for -1, the highest. */
 void my_set_rows(void *state, int level);
 
 #endif

@@ -31,6 +31,7 @@ typedef struct my_state {
     double h, hh, rho0, m0, mu, mu_e, lambda, gamma, kappa, beta, tol, e, fric, margin, cfl;
     int rot, corr, no_slip, max_iter, precond, pform, pos_only, stop;
     int lanes;                 /* the pair rows' lane level (core/lanes.h; solver simd), -1: the scalar rows */
+    int op_lanes;              /* eq. 8's product: 1 + its lane level (core/pairop.h) */
     int elastic;               /* this step carries an elastic stress (stress_active): else T = 0 stays 0 */
     double eta, eta_div;       /* pcg_stop = density: the mean density errors left */
     double corr_min, eps_art, w_d; /* w_d: W_cubic(D), the artificial stress's reference */

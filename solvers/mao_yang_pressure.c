@@ -72,7 +72,9 @@
  *    entry's W_ij there, my_compute_density_w, so the coefficients take no
  *    second distance or kernel) and the diagonal, for Jacobi's
  *    preconditioner, and applies the operator as a pair pass on the blocked
- *    schedule; the mirrors' couplings, few, are gathered and symmetrised per
+ *    schedule, each row's sum in four lanes (core/pairop_rows.inc: the same
+ *    bits at every solver.simd level; a row's sum as one chain of additions
+ *    waited an addition's latency per entry); the mirrors' couplings, few, are gathered and symmetrised per
  *    solve as the matrix's are (mirror_couplings) and handed to it as extra
  *    couplings (pressure_operator).  Its unknowns are all the particles, a
  *    surface particle's row the identity with source 0.  The mirrors'
@@ -603,6 +605,7 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     pfb_pairop *op = &s->op;
     op->L = &s->L;
     op->T = &s->T;
+    op->lanes = s->op_lanes; /* the product in lanes (core/pairop.h) */
     op->threads = pairtasks_threads(sim);
     op->parallel = sim_parallel_pairs(sim, n);
     op->fixed = s->surface;
