@@ -899,14 +899,13 @@ MY_INLINE void pressure_pair_coeffs(const my_pass *c, const pfb_kernel *spiky, c
     const double *restrict m = c->sim->p.m;
     double A, D, A2 = 0.0, D2 = 0.0;
     if (c->split) {
-        const size_t n = c->sim->p.n;
-        const double *restrict pp = c->split, *restrict pm = pp + n, *restrict qp = pp + 2 * n, *restrict qm = pp + 3 * n;
+        const double *restrict si = c->split + 4 * i, *restrict sj = c->split + 4 * j; /* (pressure_split) */
         const double dw = kernel_spiky_dw(spiky, r) / r, rr = rho[i] * rho[j];
-        A = 0.0 - (pp[i] + pp[j]) * dw;
-        D = -(pm[j] - pm[i]) / rr * dw;
+        A = 0.0 - (si[0] + sj[0]) * dw;
+        D = -(sj[1] - si[1]) / rr * dw;
         if (c->pd) {
-            A2 = 0.0 - (qp[i] + qp[j]) * dw;
-            D2 = -(qm[j] - qm[i]) / rr * dw;
+            A2 = 0.0 - (si[2] + sj[2]) * dw;
+            D2 = -(sj[3] - si[3]) / rr * dw;
         }
     } else {
         double dw, fr;
@@ -1003,22 +1002,23 @@ static const pfb_stage pressure_stages[3] = {{0, pressure_zero}, {1, pressure_pa
 
 /* pressure_form = split: each pressure's parts, max(p_i, 0) / rho_i^2 and
  * min(p_i, 0), per particle (pressure_coeffs_at's operands, the same values),
- * into split[0 .. 4n): pr's two, then pd's.  Into the solve's scratch, free
+ * into split[4 i .. 4 i + 3]: pr's two, then pd's (one cache line's half per
+ * particle, which a pair's row reads at once).  Into the solve's scratch, free
  * after the solve; NULL (each pair computes them) when it is too small. */
 static const double *pressure_split(my_state *s, const pfb_particles *p, const double *restrict pr,
                                     const double *restrict pd)
 {
     const size_t n = p->n;
-    if (s->pform != MY_PFORM_SPLIT || !s->work || pcg_work(s->A.cap_n) < 4 * n)
+    if (s->pform != MY_PFORM_SPLIT || !s->work || pcg_work(s->A.cap_n) < 4 * n || 4 * n > UINT32_MAX)
         return NULL;
     const double *restrict rho = p->field[s->f_rho].data;
     double *restrict out = s->work;
     for (size_t i = 0; i < n; i++) {
         const double r2 = rho[i] * rho[i];
-        out[i] = fmax(pr[i], 0.0) / r2;
-        out[n + i] = fmin(pr[i], 0.0);
-        out[2 * n + i] = pd ? fmax(pd[i], 0.0) / r2 : 0.0;
-        out[3 * n + i] = pd ? fmin(pd[i], 0.0) : 0.0;
+        out[4 * i] = fmax(pr[i], 0.0) / r2;
+        out[4 * i + 1] = fmin(pr[i], 0.0);
+        out[4 * i + 2] = pd ? fmax(pd[i], 0.0) / r2 : 0.0;
+        out[4 * i + 3] = pd ? fmin(pd[i], 0.0) : 0.0;
     }
     return out;
 }
