@@ -427,13 +427,19 @@ typedef struct my_coupling {
     double m;
 } my_coupling;
 
-/* The coupling (i, j) in row i, E[rs[i] .. rs[i + 1]) sorted by j, or NULL. */
+/* The coupling (i, j) in row i, E[rs[i] .. rs[i + 1]) sorted by j, or NULL
+ * (a bisection: rows near a wall hold tens of couplings). */
 static const my_coupling *coupling_find(const my_coupling *E, const uint32_t *rs, size_t i, size_t j)
 {
-    for (size_t k = rs[i]; k < rs[i + 1] && E[k].j <= j; k++)
-        if (E[k].j == j)
-            return &E[k];
-    return NULL;
+    size_t lo = rs[i], hi = rs[i + 1];
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (E[mid].j < j)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < rs[i + 1] && E[lo].j == j ? &E[lo] : NULL;
 }
 
 /* mdiag and the symmetric couplings mcs/mcv/mcw of the mirrors (serial: the
@@ -443,12 +449,16 @@ static int mirror_couplings(my_state *s, const pfb_particles *p, pfb_err *err)
     const size_t n = p->n, nm = s->ms[n];
     const double *restrict rho = p->field[s->f_rho].data;
     my_coupling *E = nm ? malloc(2 * nm * sizeof *E) : NULL, *P = E ? E + nm : NULL;
-    uint32_t *rs = malloc((n + 1) * sizeof *rs); /* row i of E: rs[i] .. rs[i + 1] - 1 */
+    uint32_t *rs = malloc((2 * n + 1) * sizeof *rs); /* row i of E: rs[i] .. rs[i + 1] - 1 */
     if (!rs || (nm && !E)) {
         free(E);
         free(rs);
         return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror couplings", nm);
     }
+    /* slot[js]: where the row being gathered keeps source js's coupling (an
+     * index below the row's start is an earlier row's: none yet) */
+    uint32_t *slot = rs + n + 1;
+    memset(slot, 0xff, n * sizeof *slot);
     memset(s->mdiag, 0, n * sizeof *s->mdiag);
     size_t ne = 0, np = 0;
     for (size_t i = 0; i < n; i++) {
@@ -465,11 +475,12 @@ static int mirror_couplings(my_state *s, const pfb_particles *p, pfb_err *err)
                 s->mdiag[i] += c; /* p_j = 0 (air pressure) */
                 continue;
             }
-            size_t k = e0;
-            while (k < ne && E[k].j != js)
-                k++;
-            if (k == ne)
+            size_t k = slot[js];
+            if (!(k >= e0 && k < ne)) { /* (the first coupling to js in the row, as a scan would find) */
+                k = ne;
+                slot[js] = (uint32_t)ne;
                 E[ne++] = (my_coupling){i, js, 0.0};
+            }
             E[k].m += c;
         }
         for (size_t a = e0 + 1; a < ne; a++) { /* the row by j (few entries): E sorted by (i, j) */
