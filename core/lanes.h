@@ -14,8 +14,9 @@
  * 1, 2, 3.  tests/test_lanes.c checks each operation bit for bit (a NaN's
  * sign and payload excepted: C lets the compiler commute operands).
  *
- * V_GATHER(a, j) loads a[j[0..3]] from a plain array, V_STORE(t, v) writes
- * the lanes to t[0..3], and V_NEG flips the signs (a zero's too), as C's -x.
+ * V_GATHER(a, j) loads a[j[0..3]] from a plain array, V_LOADU(a) a[0..3],
+ * V_STORE(t, v) writes the lanes to t[0..3], and V_NEG flips the signs (a
+ * zero's too), as C's -x.
  *
  * V_COMPACT4(src, keep, dst) copies src[p] for each bit p of keep, in order,
  * to dst and returns how many; it reads all four of src and may write four.
@@ -150,6 +151,13 @@ static inline vd4 vd4_neg(vd4 a)
 static inline vd4 vd4_gather(const double *a, const uint32_t *j)
 {
     vd4 r = {{a[j[0]], a[j[1]], a[j[2]], a[j[3]]}};
+    return r;
+}
+/* a[0..3]: four consecutive values */
+static inline vd4 vd4_loadu(const double *a)
+{
+    vd4 r;
+    memcpy(r.l, a, sizeof r.l);
     return r;
 }
 /* t[0..3] = the four lanes */

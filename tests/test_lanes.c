@@ -14,7 +14,7 @@
 #include "../core/rng.h"
 
 /* results per call of ops: */
-#define NOUT 76
+#define NOUT 80
 
 /* The operations on a = x[0..3], b = x[4..7], c = x[8..11] into out[], the
  * scatters into t (16 x 4 doubles) at indices j; SFX names the level, ATTR is
@@ -29,11 +29,11 @@
         const vd r[] = {V_ADD(a, b),         V_SUB(a, b),          V_MUL(a, b),          V_DIV(a, b),     \
                         V_FMA(a, b, c),      V_SQRT(a),            V_RINT(a),            V_MIN(a, b),     \
                         V_MAX(a, b),         V_SEL_LT(a, b, c),    V_SEL_GT(a, b, c),    V_SEL_NE(a, b, c), \
-                        V_SET1(x[1]),        V_INDEX(j),           V_NEG(a),             V_GATHER(t, j)};                                                \
+                        V_SET1(x[1]),        V_INDEX(j),           V_NEG(a),             V_GATHER(t, j),       V_LOADU(x + 5)};                                                \
         for (size_t k = 0; k < sizeof r / sizeof r[0]; k++)                                              \
             memcpy(out + 4 * k, &r[k], sizeof r[k]);                                                     \
-        out[4 * 16] = V_HSUM(a);                                                                         \
-        V_STORE(out + 4 * 17, b);                                                                         \
+        out[4 * 17] = V_HSUM(a);                                                                         \
+        V_STORE(out + 4 * 18, b);                                                                         \
         cmp[0] = V_POS_BITS(a);                                                                          \
         V_ADD1(t, j, a);                                                                                 \
         V_ADD3(t + 16, j, a, b, c);                                                                      \
