@@ -363,4 +363,20 @@ static inline int lanes_level(int max)
     return 0;
 }
 
+/* fn at lane level level (0, 1, 2): fn_base, fn_avx2 or fn_avx512, the rows a
+ * file compiled at each level by core/lanes_levels.inc */
+#ifdef PFB_LANES_AVX2
+#define LANES_AT(level, fn, ...)                                                                                \
+    do {                                                                                                        \
+        if ((level) == 2)                                                                                       \
+            fn##_avx512(__VA_ARGS__);                                                                           \
+        else if ((level) == 1)                                                                                  \
+            fn##_avx2(__VA_ARGS__);                                                                             \
+        else                                                                                                    \
+            fn##_base(__VA_ARGS__);                                                                             \
+    } while (0)
+#else
+#define LANES_AT(level, fn, ...) fn##_base(__VA_ARGS__)
+#endif
+
 #endif

@@ -30,12 +30,13 @@ static void coef_pairs(void *ctx, size_t b)
     for (size_t i = L->blk[b]; i < L->blk[b + 1]; i++) {
         if (c->row)
             c->row(c->ctx, i, op->c);
+        else
+            for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++)
+                op->c[q] = c->weight(c->ctx, i, L->lj[q], q);
         for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++) {
-            const size_t j = L->lj[q];
-            const double w = c->row ? op->c[q] : c->weight(c->ctx, i, j, q);
-            op->c[q] = w;
+            const double w = op->c[q];
             op->diag[i] += w;
-            op->diag[j] += w;
+            op->diag[L->lj[q]] += w;
         }
     }
 }
@@ -131,40 +132,15 @@ static void op_finish(void *ctx, size_t b)
 }
 
 #include "lanes.h"
-#include "lanes_portable.inc"
-#define PAIROP_ROW_TARGET
-#define PAIROP_ROW(name) name##_base
-#include "pairop_rows.inc"
-#undef PAIROP_ROW_TARGET
-#undef PAIROP_ROW
-#include "lanes_undef.inc"
-#ifdef PFB_LANES_AVX2
-#include "lanes_avx2.inc"
-#define PAIROP_ROW_TARGET __attribute__((target("avx2,fma")))
-#define PAIROP_ROW(name) name##_avx2
-#include "pairop_rows.inc"
-#undef PAIROP_ROW_TARGET
-#undef PAIROP_ROW
-#define PAIROP_ROW_TARGET __attribute__((target("avx2,fma,avx512f,avx512vl")))
-#define PAIROP_ROW(name) name##_avx512
-#include "pairop_rows.inc"
-#undef PAIROP_ROW_TARGET
-#undef PAIROP_ROW
-#include "lanes_undef.inc"
-#endif
+#define LANES_ROWS "pairop_rows.inc"
+#include "lanes_levels.inc"
+#undef LANES_ROWS
 
 /* the pairs of block b in four lanes at level op->lanes - 1 */
 static void op_lanes(void *ctx, size_t b)
 {
     const pfb_pairop *op = ctx;
-#ifdef PFB_LANES_AVX2
-    if (op->lanes == 3)
-        op_rows_avx512(op, b);
-    else if (op->lanes == 2)
-        op_rows_avx2(op, b);
-    else
-#endif
-        op_rows_base(op, b);
+    LANES_AT(op->lanes - 1, op_rows, op, b);
 }
 
 static const pfb_stage op_stages[3] = {{0, op_zero}, {1, op_pairs}, {0, op_finish}};

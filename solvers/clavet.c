@@ -758,18 +758,8 @@ typedef struct {
 #undef CL_ROW_TARGET
 #undef CL_ROW
 #include "../core/lanes_undef.inc"
-#define CL_LEVEL(c, fn, ...)                                                                             \
-    do {                                                                                                 \
-        if ((c)->level == 2)                                                                             \
-            fn##_avx512(__VA_ARGS__);                                                                    \
-        else if ((c)->level == 1)                                                                        \
-            fn##_avx2(__VA_ARGS__);                                                                      \
-        else                                                                                             \
-            fn##_base(__VA_ARGS__);                                                                      \
-    } while (0)
-#else
-#define CL_LEVEL(c, fn, ...) fn##_base(__VA_ARGS__)
 #endif
+#define CL_LEVEL(c, fn, ...) LANES_AT((c)->level, fn, __VA_ARGS__)
 
 /* Block b's records (positions and velocities; P and P_near 0 until
  * stage_pressures) and its sums zeroed: dx (the velocity changes or the

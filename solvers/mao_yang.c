@@ -327,7 +327,9 @@ MY_INLINE void density_rows(const my_pass *c, size_t b, const int dim, const int
  * the elastic terms in lanes (mao_yang_rows.inc), at every level */
 #define MY_ROWS_DENSITY
 #define MY_ROWS_NONPRESSURE
-#include "mao_yang_rows_levels.inc"
+#define LANES_ROWS "../solvers/mao_yang_rows.inc"
+#include "../core/lanes_levels.inc"
+#undef LANES_ROWS
 #undef MY_ROWS_DENSITY
 #undef MY_ROWS_NONPRESSURE
 
@@ -335,7 +337,7 @@ static void density_pairs(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
     if (c->s->lanes >= 0 && !c->grad && !period_any(&c->s->per, c->s->dim)) { /* the same bits as density_rows */
-        MY_LEVEL(c->s, density_block, c, b);
+        LANES_AT(c->s->lanes, density_block, c, b);
         return;
     }
     MY_GEOMETRY_DISPATCH(c->s, density_rows, c, b);
@@ -484,6 +486,9 @@ void my_acc_zero(void *ctx, size_t b)
     memset(s->acc + 3 * lo, 0, 3 * (hi - lo) * sizeof(double));
 }
 
+/* nonpressure_pair for a real pair, added to both: every term is m_j X for i
+ * and -m_i X for j (X antisymmetric in i and j: the velocity difference, and
+ * the symmetric stress and artificial-stress sums times grad_i W = -grad_j W). */
 MY_INLINE void nonpressure_rows(const my_pass *c, size_t b, const int dim, const int per)
 {
     my_state *s = c->s;
@@ -541,9 +546,6 @@ MY_INLINE void nonpressure_rows(const my_pass *c, size_t b, const int dim, const
     }
 }
 
-/* nonpressure_pair for a real pair, added to both: every term is m_j X for i
- * and -m_i X for j (X antisymmetric in i and j: the velocity difference, and
- * the symmetric stress and artificial-stress sums times grad_i W = -grad_j W). */
 void my_set_rows(void *state, int level)
 {
     my_state *s = state;
@@ -555,7 +557,7 @@ static void nonpressure_pairs(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
     if (c->s->lanes >= 0 && !c->s->elastic && !period_any(&c->s->per, c->s->dim)) { /* the same bits as nonpressure_rows */
-        MY_LEVEL(c->s, viscosity_block, c, b);
+        LANES_AT(c->s->lanes, viscosity_block, c, b);
         return;
     }
     MY_GEOMETRY_DISPATCH(c->s, nonpressure_rows, c, b);

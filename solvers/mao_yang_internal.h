@@ -162,16 +162,6 @@ static inline double pair_r(const my_state *s, int dim, size_t i, size_t j)
     return sqrt(period_dist2(&s->per, dim, (const double *const *)s->xc, i, j));
 }
 
-/* Whether real particles i and j are within h (the kept list also holds the
- * pairs of its skin), with their distance in *r. */
-static inline int within(const my_state *s, size_t i, size_t j, double *r)
-{
-    const double r2 = period_dist2(&s->per, s->dim, (const double *const *)s->xc, i, j);
-    if (!(r2 < s->hh))
-        return 0;
-    *r = sqrt(r2);
-    return 1;
-}
 
 /* The pair passes' geometry fixed at compile time (issue 47): dim 2 or 3 on
  * open axes (per = 0: the plain differences), or any periodic axis (per = 1:
@@ -200,6 +190,12 @@ MY_INLINE int within_g(const my_state *s, const double *const x[3], double hh, s
     *r = sqrt(r2);
     return 1;
 }
+/* Whether real particles i and j are within h (the kept list also holds the
+ * pairs of its skin), with their distance in *r. */
+static inline int within(const my_state *s, size_t i, size_t j, double *r)
+{
+    return within_g(s, (const double *const *)s->xc, s->hh, i, j, r, s->dim, 1);
+}
 MY_INLINE double pair_d_g(const my_state *s, const double *const x[3], int b, size_t i, size_t j, const int per)
 {
     return per ? pair_d(s, b, i, j) : x[b][i] - x[b][j];
@@ -219,21 +215,6 @@ MY_INLINE double pair_dv_g(const my_state *s, const double *const v[3], int a, s
             rows(ctx, b, 2, 0);                                                                                 \
     } while (0)
 
-/* fn at s's lane level (mao_yang_rows.inc, included at each level as fn_base,
- * fn_avx2 and fn_avx512) */
-#ifdef PFB_LANES_AVX2
-#define MY_LEVEL(s, fn, ...)                                                                                    \
-    do {                                                                                                        \
-        if ((s)->lanes == 2)                                                                                    \
-            fn##_avx512(__VA_ARGS__);                                                                           \
-        else if ((s)->lanes == 1)                                                                               \
-            fn##_avx2(__VA_ARGS__);                                                                             \
-        else                                                                                                    \
-            fn##_base(__VA_ARGS__);                                                                             \
-    } while (0)
-#else
-#define MY_LEVEL(s, fn, ...) fn##_base(__VA_ARGS__)
-#endif
 /* The body (a statement list, which may `continue`) for every neighbour of real
  * particle i within h, as combined index j at distance r: the real ones in the
  * row's order, then the mirrors in theirs (n the real particles). */

@@ -568,7 +568,9 @@ static double eq8_weight_kept(void *ctx, size_t i, size_t j, size_t q)
  * (mao_yang_rows.inc), at every level: the bits of eq8_weight_kept and
  * pressure_rows */
 #define MY_ROWS_PRESSURE
-#include "mao_yang_rows_levels.inc"
+#define LANES_ROWS "../solvers/mao_yang_rows.inc"
+#include "../core/lanes_levels.inc"
+#undef LANES_ROWS
 #undef MY_ROWS_PRESSURE
 
 /* pfb_pair_weight_row: eq8_weight_kept's weights for row i (on open axes, in
@@ -576,7 +578,7 @@ static double eq8_weight_kept(void *ctx, size_t i, size_t j, size_t q)
 static void eq8_weights_kept_row(void *ctx, size_t i, double *c)
 {
     const my_weight_ctx *wc = ctx;
-    MY_LEVEL(wc->s, eq8_kept_row, wc->s, wc->p, i, c);
+    LANES_AT(wc->s->lanes, eq8_kept_row, wc->s, wc->p, i, c);
 }
 
 /* The operator of eqs. 7-8 at the current density and surface flags (the
@@ -975,7 +977,7 @@ static void pressure_pairs(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
     if (c->s->lanes >= 0 && c->split && !period_any(&c->s->per, c->s->dim)) { /* the same bits as pressure_rows */
-        MY_LEVEL(c->s, pressure_split_block, c, b);
+        LANES_AT(c->s->lanes, pressure_split_block, c, b);
         return;
     }
     MY_GEOMETRY_DISPATCH(c->s, pressure_rows, c, b);

@@ -618,14 +618,7 @@ static void stage_lane_rows(void *ctx, size_t b)
     const mp_ctx *c = ctx;
     const int per = sim_sheared(c->sim) ? 2 : sim_periodic(c->sim), thermal = c->s->material == MAT_THERMAL;
     const size_t lo = c->s->L.blk[b], hi = c->s->L.blk[b + 1];
-#ifdef PFB_LANES_AVX2
-    if (c->level == 2)
-        mp_rows_avx512(c->s, lo, hi, per, thermal);
-    else if (c->level == 1)
-        mp_rows_avx2(c->s, lo, hi, per, thermal);
-    else
-#endif
-        mp_rows_base(c->s, lo, hi, per, thermal);
+    LANES_AT(c->level, mp_rows, c->s, lo, hi, per, thermal);
 }
 
 static void stage_accel(void *ctx, size_t b)
