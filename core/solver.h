@@ -58,7 +58,9 @@ typedef struct pfb_solver_ops {
      * when it has none (used to compare drop frequencies with Rayleigh's; may be NULL). */
     double (*surface_tension)(const void *state);
     /* Called by the run loop after the steps of every frame (frame = 1, 2, ...),
-     * before diagnostics; may add and remove particles (re-sampling).  May be NULL. */
+     * before diagnostics; may add and remove particles (re-sampling).  frame = 0
+     * is the benchmarks' timed call (core/timing.c): the whole of a frame's work,
+     * as at a frame that every cadence of the hook reaches.  May be NULL. */
     int (*frame)(void *state, pfb_sim *sim, long frame, pfb_err *err);
     /* Names of phase timers, NULL-terminated (may be NULL), and their cumulative
      * wall seconds since create, in that order (may be NULL). */

@@ -35,7 +35,8 @@ typedef struct my_state {
     int elastic;               /* this step carries an elastic stress (stress_active): else T = 0 stays 0 */
     double eta, eta_div;       /* pcg_stop = density: the mean density errors left */
     double corr_min, eps_art, w_d; /* w_d: W_cubic(D), the artificial stress's reference */
-    long resample_every;
+    long resample_every;       /* 0: never re-sample */
+    double resample_interval;  /* s of simulated time between re-samplings (0: every resample_every-th frame) */
     my_resample_params rp;
     my_resample_stats rs;
     double seconds_pressure, seconds_resample; /* phase timers (observed only) */

@@ -1466,6 +1466,98 @@ START_TEST(test_laplacian_calibration)
 }
 END_TEST
 
+/* ---- re-sampling: the simulated time sets it, not the output rate ---------------- */
+
+/* The last frame's particles: count, positions and masses. */
+typedef struct {
+    size_t n;
+    double *x; /* x, y and m of each particle, in storage order */
+} end_state;
+
+static int end_frame(void *ctx, const pfb_sim *sim, const void *state, long frame, const pfb_diag *d, pfb_err *err)
+{
+    (void)state;
+    (void)frame;
+    (void)d;
+    (void)err;
+    end_state *e = ctx;
+    const pfb_particles *p = &sim->p;
+    free(e->x);
+    e->n = p->n;
+    e->x = malloc(3 * p->n * sizeof *e->x);
+    ck_assert_ptr_nonnull(e->x);
+    memcpy(e->x, p->x[0], p->n * sizeof *e->x);
+    memcpy(e->x + p->n, p->x[1], p->n * sizeof *e->x);
+    memcpy(e->x + 2 * p->n, p->m, p->n * sizeof *e->x);
+    return PFB_OK;
+}
+
+/* A 2D dam break to t = 0.25 s in steps of 1/512 s with `frames` output frames
+ * (sorting the storage every `sort` frames) and resample_interval = interval;
+ * the final particles into *e. */
+static void resample_run(const char *frames, const char *sort, const char *interval, end_state *e)
+{
+    const char *const sets[] = {"run.dim=2", "run.spacing=0.02", "run.t_end=0.25", "run.dt=0.001953125", frames,
+                                sort, interval, "run.snapshots=none", NULL};
+    tu_run t;
+    tu_run_init(&t, "mao_yang", "dam_break", sets);
+    memset(e, 0, sizeof *e);
+    t.cfg.on_frame = end_frame;
+    t.cfg.frame_ctx = e;
+    pfb_run_result res;
+    pfb_err err;
+    ck_assert_msg(run_execute(&t.cfg, &res, &err) == 0, "%s", err.msg);
+    ck_assert_msg(!res.unstable, "%s", res.reason);
+    tu_run_free(&t);
+}
+
+static int same_state(const end_state *a, const end_state *b)
+{
+    return a->n == b->n && !memcmp(a->x, b->x, 3 * a->n * sizeof *a->x);
+}
+
+/* Section 5 re-samples once per (animation) frame; the harness re-samples once
+ * per resample_interval of simulated time, so an output rate chosen for a
+ * measurement does not change the method.  Output at 32 and at 128 frames per
+ * second, with the interval 1/32 s (the frames, the steps of 1/512 s and the
+ * interval are exact in binary, and the storage is sorted at the same times:
+ * every frame at 32, every 4th at 128), must end in the same particles, bit for
+ * bit.  The control: re-sampling every output frame (resample_interval = 0) at
+ * 128 frames per second ends elsewhere, so the flow does re-sample within the
+ * run and the test can fail. */
+START_TEST(test_resample_interval_not_output_rate)
+{
+    end_state a, b, c;
+    resample_run("run.frames=8", "run.sort_every=1", "solver.resample_interval=0.03125", &a);
+    resample_run("run.frames=32", "run.sort_every=4", "solver.resample_interval=0.03125", &b);
+    resample_run("run.frames=32", "run.sort_every=4", "solver.resample_interval=0", &c);
+    ck_assert_msg(same_state(&a, &b), "32 and 128 frames per second end in other particles (n %zu and %zu)", a.n,
+                  b.n);
+    ck_assert_msg(!same_state(&a, &c), "re-sampling at every output frame ends where the interval's does: the "
+                  "dam break no longer re-samples before 0.25 s (n %zu)", a.n);
+    free(a.x);
+    free(b.x);
+    free(c.x);
+}
+END_TEST
+
+/* resample_every counts frames: with an interval it is refused, not ignored. */
+START_TEST(test_resample_every_needs_no_interval)
+{
+    const char *const sets[] = {"run.dim=2", "run.spacing=0.05", "solver.resample_every=4", NULL};
+    tu_run t;
+    tu_run_init(&t, "mao_yang", "dam_break", sets);
+    pfb_sim sim;
+    memset(&sim, 0, sizeof sim);
+    void *state = NULL;
+    pfb_err err;
+    ck_assert_int_eq(run_setup(&t.cfg, &sim, &state, &err), PFB_EINVAL);
+    ck_assert_msg(strstr(err.msg, "resample_every = 4") && strstr(err.msg, "resample_interval"), "%s", err.msg);
+    sim_free(&sim);
+    tu_run_free(&t);
+}
+END_TEST
+
 /* ---- the method: balls in free fall --------------------------------------------- */
 
 static int fall_frame(void *ctx, const pfb_sim *sim, const void *state, long frame, const pfb_diag *d, pfb_err *err)
@@ -1643,6 +1735,8 @@ int main(void)
     tcase_add_test(tc, test_amg_symmetric_positive);
     tcase_add_test(tc, test_laplacian_calibration);
     tcase_add_test(tc, test_free_fall_stays_stress_free);
+    tcase_add_test(tc, test_resample_interval_not_output_rate);
+    tcase_add_test(tc, test_resample_every_needs_no_interval);
     tcase_add_loop_test(tc, test_stress_free_path, 0, 2);
     tcase_add_test(tc, test_pool_at_rest);
     suite_add_tcase(s, tc);
