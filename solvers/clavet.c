@@ -738,27 +738,9 @@ typedef struct {
     int level; /* the rows' lane level (core/lanes.h) */
 } jacobi_ctx;
 
-#include "../core/lanes_portable.inc"
-#define CL_ROW_TARGET
-#define CL_ROW(name) name##_base
-#include "clavet_rows.inc"
-#undef CL_ROW_TARGET
-#undef CL_ROW
-#include "../core/lanes_undef.inc"
-#ifdef PFB_LANES_AVX2
-#include "../core/lanes_avx2.inc"
-#define CL_ROW_TARGET __attribute__((target("avx2,fma")))
-#define CL_ROW(name) name##_avx2
-#include "clavet_rows.inc"
-#undef CL_ROW_TARGET
-#undef CL_ROW
-#define CL_ROW_TARGET __attribute__((target("avx2,fma,avx512f,avx512vl")))
-#define CL_ROW(name) name##_avx512
-#include "clavet_rows.inc"
-#undef CL_ROW_TARGET
-#undef CL_ROW
-#include "../core/lanes_undef.inc"
-#endif
+#define LANES_ROWS "../solvers/clavet_rows.inc"
+#include "../core/lanes_levels.inc"
+#undef LANES_ROWS
 #define CL_LEVEL(c, fn, ...) LANES_AT((c)->level, fn, __VA_ARGS__)
 
 /* Block b's records (positions and velocities; P and P_near 0 until

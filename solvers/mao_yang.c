@@ -746,7 +746,7 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
  * resample_every-th frame. */
 static int resample_due(const my_state *s, const pfb_sim *sim, long frame)
 {
-    if (s->resample_every <= 0 || frame < 0)
+    if (s->resample_every <= 0)
         return 0;
     if (frame == 0)
         return 1;
@@ -759,11 +759,9 @@ static int resample_due(const my_state *s, const pfb_sim *sim, long frame)
 /* §5: re-sampling at the end of a frame that resample_due picks.  Eq. 7 keeps
  * rho_0 as every particle's rest density, also for the merged and inserted
  * particles (see the header). */
-static int resample_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
+static int resample_frame(void *state, pfb_sim *sim, pfb_err *err)
 {
     my_state *s = state;
-    if (!resample_due(s, sim, frame))
-        return PFB_OK;
     /* densities for eq. 19 at the current positions */
     int rc = my_neighbours(s, sim, sim->t, err);
     if (!rc)
@@ -784,9 +782,11 @@ static int resample_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
 static int mao_yang_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
 {
     my_state *s = state;
+    if (!resample_due(s, sim, frame))
+        return PFB_OK;
     const double t0 = pfb_now();
     my_pressure_release(s); /* the solve's scratch, built again by the next step, beside the triangulation */
-    int rc = resample_frame(state, sim, frame, err);
+    int rc = resample_frame(state, sim, err);
     s->seconds_resample += pfb_now() - t0;
     return rc;
 }

@@ -163,7 +163,6 @@ static inline double pair_r(const my_state *s, int dim, size_t i, size_t j)
     return sqrt(period_dist2(&s->per, dim, (const double *const *)s->xc, i, j));
 }
 
-
 /* The pair passes' geometry fixed at compile time (issue 47): dim 2 or 3 on
  * open axes (per = 0: the plain differences), or any periodic axis (per = 1:
  * the helpers above).  A pass writes its rows once as an always-inlined body

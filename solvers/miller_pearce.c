@@ -590,27 +590,9 @@ static void stage_rows(void *ctx, size_t b)
     }
 }
 
-#include "../core/lanes_portable.inc"
-#define MP_ROW_TARGET
-#define MP_ROW(name) name##_base
-#include "miller_pearce_rows.inc"
-#undef MP_ROW_TARGET
-#undef MP_ROW
-#include "../core/lanes_undef.inc"
-#ifdef PFB_LANES_AVX2
-#include "../core/lanes_avx2.inc"
-#define MP_ROW_TARGET __attribute__((target("avx2,fma")))
-#define MP_ROW(name) name##_avx2
-#include "miller_pearce_rows.inc"
-#undef MP_ROW_TARGET
-#undef MP_ROW
-#define MP_ROW_TARGET __attribute__((target("avx2,fma,avx512f,avx512vl")))
-#define MP_ROW(name) name##_avx512
-#include "miller_pearce_rows.inc"
-#undef MP_ROW_TARGET
-#undef MP_ROW
-#include "../core/lanes_undef.inc"
-#endif
+#define LANES_ROWS "../solvers/miller_pearce_rows.inc"
+#include "../core/lanes_levels.inc"
+#undef LANES_ROWS
 
 /* The rows of block b in lanes, at the run's level (mp_ctx.level). */
 static void stage_lane_rows(void *ctx, size_t b)
