@@ -8,6 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* row i's entries: q from *q0 to *q1 - 1 of lj (L's rows, or the subset rj, rn) */
+static inline const uint32_t *op_row(const pfb_pairop *op, size_t i, size_t *q0, size_t *q1)
+{
+    const pfb_halflist *L = op->L;
+    *q0 = L->ls[i];
+    *q1 = op->rj ? *q0 + op->rn[i] : L->ls[i + 1];
+    return op->rj ? op->rj : L->lj;
+}
+
 typedef struct build_ctx {
     pfb_pairop *op;
     pfb_pair_weight weight;  /* per entry, or */
@@ -28,15 +37,17 @@ static void coef_pairs(void *ctx, size_t b)
     const pfb_pairop *op = c->op;
     const pfb_halflist *L = op->L;
     for (size_t i = L->blk[b]; i < L->blk[b + 1]; i++) {
+        size_t q0, q1;
+        const uint32_t *lj = op_row(op, i, &q0, &q1);
         if (c->row)
             c->row(c->ctx, i, op->c);
         else
-            for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++)
-                op->c[q] = c->weight(c->ctx, i, L->lj[q], q);
-        for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++) {
+            for (size_t q = q0; q < q1; q++)
+                op->c[q] = c->weight(c->ctx, i, lj[q], q);
+        for (size_t q = q0; q < q1; q++) {
             const double w = op->c[q];
             op->diag[i] += w;
-            op->diag[L->lj[q]] += w;
+            op->diag[lj[q]] += w;
         }
     }
 }
@@ -103,8 +114,10 @@ static void op_pairs(void *ctx, size_t b)
     for (size_t i = L->blk[b]; i < L->blk[b + 1]; i++) {
         const double xi = x[i];
         double yi = 0.0;
-        for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++) {
-            const size_t j = L->lj[q];
+        size_t q0, q1;
+        const uint32_t *lj = op_row(op, i, &q0, &q1);
+        for (size_t q = q0; q < q1; q++) {
+            const size_t j = lj[q];
             const double t = c[q] * (xi - x[j]);
             yi += t;
             y[j] -= t;

@@ -16,6 +16,10 @@
  * at the fixed particles must be 0 in x (as a solve keeps them: identity rows
  * with source 0), else they would enter their neighbours' rows.
  *
+ * The rows may be a subset of the list's (rj, rn): the pairs within the
+ * solver's reach at the current positions, which a pass before the build
+ * (a density pass, say) lists, so that the product skips the list's skin.
+ *
  * Memory: 8 bytes per entry of the half list and 8 per particle, against a
  * stored CSR matrix's 16 per entry of both rows.  Both passes (the
  * coefficients with the diagonal, and each product) run on the blocked
@@ -52,6 +56,10 @@ typedef struct pfb_pairop {
     const double *d;             /* per particle: the extra diagonal (NULL: none) */
     const uint32_t *xs, *xv;     /* the extra couplings: row i is xv[xs[i] .. xs[i+1]-1] (xs NULL: none) */
     const double *xw;            /* their weights */
+    const uint32_t *rj, *rn;     /* rows: L's (rj NULL), or row i the rn[i] entries rj[ls[i] ..] (L's
+                                  * row i's partners within the solver's reach, in L's blocks: a
+                                  * subset of L's row, so L's schedule holds; op->c is then indexed
+                                  * alike, and rj has 3 readable entries past its last row's) */
     int lanes;                   /* the product's pairs: 0 one at a time, or 1 + a lane level of
                                   * core/lanes.h (lanes_level): four at a time, the row sums in
                                   * four lanes (pairop_rows.inc; other bits than 0's, the same

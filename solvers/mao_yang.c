@@ -106,7 +106,12 @@
  *    without the gradient, the viscosity of a fluid without elastic stress and
  *    eq. 5's split form compute each pair's terms in four lanes
  *    (mao_yang_rows.inc, solver.simd), then add them pair by pair in the
- *    row's order: the scalar rows' bits at every level.
+ *    row's order: the scalar rows' bits at every level.  With pcg_operator =
+ *    pairs each density pass also lists the pairs it found within h (hj, hn),
+ *    and the passes after it at the same positions (the viscosity; eq. 8's
+ *    coefficients and product, eq. 5) run over those, not over the list's skin
+ *    (mao_yang_pressure.c): a pair beyond h adds nothing to their sums, so
+ *    they keep their bits.
  *    Mirrors act on real particles only: each particle's mirrors within h come
  *    from the kept list's pairs when every mirror is across a plane or a box
  *    face (mirror_rows_from_list), else from a search over the mirrors and the
@@ -230,10 +235,13 @@ int my_ensure_particles(my_state *s, size_t n, pfb_err *err)
     long *u = realloc(s->unk, nc * sizeof *u);
     if (u)
         s->unk = u;
+    uint32_t *hn = realloc(s->hn, nc * sizeof *hn);
+    if (hn)
+        s->hn = hn;
     free(s->mark); /* made again by assemble_pressure */
     s->mark = NULL;
     s->mark_threads = 0;
-    if (!a || !a2 || !gv || !bv || !ra || !rn || !sf || !dt || !nr || !ms || !u)
+    if (!a || !a2 || !gv || !bv || !ra || !rn || !sf || !dt || !nr || !ms || !u || !hn)
         return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu particles", n);
     s->cap_n = nc;
     return PFB_OK;
@@ -308,19 +316,22 @@ MY_INLINE void density_rows(const my_pass *c, size_t b, const int dim, const int
     const pfb_kernel cubic = s->cubic;
     const uint32_t *restrict ls = s->L.ls, *restrict lj = s->L.lj;
     double *restrict rho = p->field[s->f_rho].data, *restrict wq = c->wq;
+    uint32_t *restrict hj = c->part ? s->hj : NULL;
     for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
         const double mi = m[i];
         double rho_i = rho[i]; /* (no entry of row i is i: its sum is local until the row ends) */
+        size_t at = ls[i]; /* the next pair within h's place in hj */
         for (size_t q = ls[i]; q < ls[i + 1]; q++) {
             const size_t j = lj[q];
             double r;
-            if (wq)
-                wq[q] = 0.0;
             if (!within_g(s, x, hh, i, j, &r, dim, per))
                 continue;
             const double w = kernel_cubic_w(&cubic, r), mj = m[j];
-            if (wq)
-                wq[q] = w;
+            if (hj) {
+                if (wq)
+                    wq[at] = w;
+                hj[at++] = (uint32_t)j;
+            }
             rho_i += mj * w;
             rho[j] += mi * w;
             if (!c->grad || !(r > 0))
@@ -328,6 +339,8 @@ MY_INLINE void density_rows(const my_pass *c, size_t b, const int dim, const int
             grad_products(s, i, j, r, mj, s->gradv + 9 * i, s->binv + 9 * i, mi, s->gradv + 9 * j, s->binv + 9 * j);
         }
         rho[i] = rho_i;
+        if (hj)
+            s->hn[i] = (uint32_t)(at - ls[i]);
     }
 }
 
@@ -401,11 +414,27 @@ static const pfb_stage density_stages[3] = {{0, density_zero}, {1, density_pairs
  * included; with grad also eq. 16's velocity gradient G_i into s->gradv, times
  * B_i^-1 (s->binv) when grad_correction is on (exact for linear velocity
  * fields), and s->detached. */
+/* The density pass c; with pcg_operator = pairs it lists the pairs within h
+ * as it finds them (hj, hn: s->compact until the positions change). */
+static int density_pass(my_state *s, pfb_sim *sim, my_pass *c, pfb_err *err)
+{
+    s->compact = 0;
+    if (s->matfree) {
+        int rc = pfb_grow((void **)&s->hj, &s->cap_hj, (size_t)s->L.ls[sim->p.n] + 4, sizeof *s->hj, err);
+        if (rc)
+            return rc;
+        c->part = 1;
+    }
+    const int rc = my_run_pass(s, sim, density_stages, c, err);
+    s->compact = !rc && c->part;
+    return rc;
+}
+
 int my_compute_density(my_state *s, pfb_sim *sim, int grad, pfb_err *err)
 {
-    my_pass c = {s, sim, grad, NULL, NULL, NULL, NULL};
+    my_pass c = {s, sim, grad, NULL, NULL, NULL, NULL, 0};
     s->op_w = 0;
-    return my_run_pass(s, sim, density_stages, &c, err);
+    return density_pass(s, sim, &c, err);
 }
 
 int my_compute_density_w(my_state *s, pfb_sim *sim, pfb_err *err)
@@ -416,8 +445,8 @@ int my_compute_density_w(my_state *s, pfb_sim *sim, pfb_err *err)
     int rc = pairop_reserve(&s->op, sim->p.n, err);
     if (rc)
         return rc;
-    my_pass c = {s, sim, 0, NULL, NULL, NULL, s->op.c};
-    rc = my_run_pass(s, sim, density_stages, &c, err);
+    my_pass c = {s, sim, 0, NULL, NULL, NULL, s->op.c, 0};
+    rc = density_pass(s, sim, &c, err);
     s->op_w = !rc;
     return rc;
 }
@@ -505,14 +534,15 @@ MY_INLINE void nonpressure_rows(const my_pass *c, size_t b, const int dim, const
     const double hh = s->hh, *restrict m = p->m, mu = s->mu, rho0 = s->rho0;
     const pfb_kernel visc = s->visc;
     const int elastic = s->elastic;
-    const uint32_t *restrict ls = s->L.ls, *restrict lj = s->L.lj;
     const double *restrict rho = p->field[s->f_rho].data, *restrict T = p->field[s->f_T].data;
     double *restrict acc = s->acc;
     for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
         const double mi = m[i];
         double ai[3] = {acc[3 * i], acc[3 * i + 1], acc[3 * i + 2]}; /* (local until the row ends) */
-        for (size_t q = ls[i]; q < ls[i + 1]; q++) {
-            const size_t j = lj[q];
+        size_t len;
+        const uint32_t *restrict row = my_row(s, i, &len);
+        for (size_t q = 0; q < len; q++) {
+            const size_t j = row[q];
             double r;
             if (!within_g(s, x, hh, i, j, &r, dim, per))
                 continue;
@@ -603,7 +633,7 @@ static const pfb_stage nonpressure_stages[3] = {{0, my_acc_zero}, {1, nonpressur
 
 static int nonpressure_accel(my_state *s, pfb_sim *sim, pfb_err *err)
 {
-    my_pass c = {s, sim, 0, NULL, NULL, NULL, NULL};
+    my_pass c = {s, sim, 0, NULL, NULL, NULL, NULL, 0};
     return my_run_pass(s, sim, nonpressure_stages, &c, err);
 }
 
@@ -768,6 +798,9 @@ static int resample_frame(void *state, pfb_sim *sim, pfb_err *err)
         rc = my_compute_density(s, sim, 0, err);
     if (rc)
         return rc;
+    /* the solve's scratch, built again by the next step, and the pairs the
+     * density listed: not beside the triangulation */
+    my_pressure_release(s);
     rc = my_downsample(sim, &s->rp, &s->rs, err);
     if (!rc)
         rc = my_upsample(sim, &s->rp, &s->rs, err);
@@ -785,7 +818,6 @@ static int mao_yang_frame(void *state, pfb_sim *sim, long frame, pfb_err *err)
     if (!resample_due(s, sim, frame))
         return PFB_OK;
     const double t0 = pfb_now();
-    my_pressure_release(s); /* the solve's scratch, built again by the next step, beside the triangulation */
     int rc = resample_frame(state, sim, err);
     s->seconds_resample += pfb_now() - t0;
     return rc;
@@ -824,6 +856,7 @@ static void mao_yang_destroy(void *state)
     free(s->surface);
     free(s->detached);
     free(s->unk);
+    free(s->hn);
     free(s->mark);
     my_pressure_release(s); /* the solve's scratch */
     free(s->A.col);

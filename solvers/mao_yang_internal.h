@@ -48,6 +48,13 @@ typedef struct my_state {
     pfb_halflist L;
     pfb_fulllist F;
     pfb_pairtasks T;           /* the symmetric passes' schedule over L (core/pairtasks.h) */
+    /* the pairs within h at the current positions, listed by the last density
+     * pass (pcg_operator = pairs; compact set): row i's hn[i] partners at hj[L.ls[i] ..], in
+     * the list's order, so that the passes after it at the same positions and
+     * eq. 8's product skip the list's skin (my_compute_density) */
+    uint32_t *hj, *hn;
+    size_t cap_hj;
+    int compact;
     /* mirrors, and each real particle's mirrors within h (rows ms[i] .. ms[i+1]-1
      * of mj, mirror indices ascending) */
     my_ghost *g;
@@ -118,7 +125,8 @@ typedef struct my_pass {
     const double *pr;      /* the pressure pass's pressure */
     const double *pd;      /* the pressure pass's second pressure, or NULL (my_pressure_accel) */
     const double *split;   /* pressure_form = split: each pressure's parts per particle (pressure_split) */
-    double *wq;            /* the density pass: each list entry's W_ij (0 beyond h), or NULL */
+    double *wq;            /* the density pass: the W_ij of each pair within h, at its place in hj, or NULL */
+    int part;              /* the density pass lists the pairs within h (hj, hn) */
 } my_pass;
 
 /* A material field's value for particle i, or dflt where it has none or is not
@@ -171,6 +179,18 @@ static inline double pair_r(const my_state *s, int dim, size_t i, size_t j)
  * registers; each form does the operations of pair_d, pair_dv and within, in
  * their order, so the bits are the same. */
 #define MY_INLINE static inline __attribute__((always_inline))
+/* Row i's partners for a pass at the positions of the last density pass: the
+ * pairs within h it listed (s->compact), else the list's row (*len of them). */
+MY_INLINE const uint32_t *my_row(const my_state *s, size_t i, size_t *len)
+{
+    const size_t q0 = s->L.ls[i];
+    if (s->compact) {
+        *len = s->hn[i];
+        return s->hj + q0;
+    }
+    *len = s->L.ls[i + 1] - q0;
+    return s->L.lj + q0;
+}
 MY_INLINE int within_g(const my_state *s, const double *const x[3], double hh, size_t i, size_t j, double *r,
                        const int dim, const int per)
 {

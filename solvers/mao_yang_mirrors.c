@@ -376,6 +376,7 @@ int my_neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err)
         s->per = sim->period;
     }
     s->op_w = 0;
+    s->compact = 0; /* (the positions have moved since the density pass listed the pairs) */
     int rc = halflist_ensure(&s->L, sim, -1.0, 0, &built, err);
     if (!rc)
         rc = my_ensure_particles(s, sim->p.n, err);

@@ -69,7 +69,7 @@
  *    core/pairop.h keeps each pair's
  *    coefficient kappa c_ij (8 bytes per entry of the half list, against the
  *    matrix's 16 per entry of both rows; the density pass at x* leaves each
- *    entry's W_ij there, my_compute_density_w, so the coefficients take no
+ *    pair's W_ij there, my_compute_density_w, so the coefficients take no
  *    second distance or kernel) and the diagonal, for Jacobi's
  *    preconditioner, and applies the operator as a pair pass on the blocked
  *    schedule, each row's sum in four lanes (core/pairop_rows.inc: the same
@@ -80,7 +80,17 @@
  *    surface particle's row the identity with source 0.  The mirrors'
  *    couplings are found per row (the rows ascend, each sorted by column), not
  *    by a search over all of them.  The two are the same
- *    operator to round-off (test_mao_yang).  pcg_operator = matrix stores the
+ *    operator to round-off (test_mao_yang).  The operator's rows are the
+ *    pairs within h that the density pass at x* listed as it found them (hj,
+ *    hn; 4 bytes per entry of the list), not the list's rows: the list keeps
+ *    every pair within h (1 + skin), and in the 3D dam break's flow 17% of its
+ *    entries are beyond h at t = 0.1 s (none on the initial lattice, where no
+ *    lattice distance falls between h and 1.1 h).  The coefficients, each
+ *    product and the pressure pass after the solve skip them; the product's
+ *    lanes then hold other pairs, so its bits are those of the listed rows
+ *    (the same at every level and thread count).  The passes before the
+ *    prediction (the viscosity) run over the pairs the density at x_n listed.
+ *    pcg_operator = matrix stores the
  *    CSR matrix (assemble_pressure; its rows walk the list's full form,
  *    halflist_full, each row on one thread), which the multigrid needs; per
  *    step the pairs take 0.86 of its time at rest and 0.84 in the flow (3D dam
@@ -617,6 +627,8 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         return rc;
     pfb_pairop *op = &s->op;
     op->L = &s->L;
+    op->rj = s->compact ? s->hj : NULL; /* the pairs within h (my_compute_density) */
+    op->rn = s->compact ? s->hn : NULL;
     op->T = &s->T;
     op->lanes = s->op_lanes; /* the product in lanes (core/pairop.h) */
     op->threads = pairtasks_threads(sim);
@@ -707,12 +719,13 @@ static int hold_ungrounded(my_state *s, const pfb_particles *p, size_t *held, pf
     }
     /* the couplings between unknowns join sets; one to a held value grounds the row */
     if (s->matfree) {
-        const pfb_halflist *L = &s->L;
         for (size_t i = 0; i < n; i++) {
             if (s->unk[i] >= 0 && s->mdiag[i] > 0.0)
                 own[i] = grounded;
-            for (size_t q = L->ls[i]; q < L->ls[i + 1]; q++) {
-                const size_t j = L->lj[q];
+            const size_t q0 = s->L.ls[i], q1 = s->op.rj ? q0 + s->op.rn[i] : s->L.ls[i + 1]; /* the operator's rows */
+            const uint32_t *lj = s->op.rj ? s->op.rj : s->L.lj;
+            for (size_t q = q0; q < q1; q++) {
+                const size_t j = lj[q];
                 if (!(s->op.c[q] > 0.0))
                     continue;
                 const int ui = s->unk[i] >= 0, uj = s->unk[j] >= 0;
@@ -767,6 +780,11 @@ void my_pressure_release(my_state *s)
 {
     pairop_free(&s->op);
     s->op_w = 0;
+    s->op.rj = s->op.rn = NULL;
+    free(s->hj);
+    s->hj = NULL;
+    s->cap_hj = 0;
+    s->compact = 0;
     free(s->b);
     free(s->x);
     free(s->b1);
@@ -940,7 +958,6 @@ MY_INLINE void pressure_rows(const my_pass *c, size_t b, const int dim, const in
     const double *const x[3] = {s->xc[0], s->xc[1], s->xc[2]};
     const double hh = s->hh;
     const pfb_kernel spiky = s->spiky;
-    const uint32_t *restrict ls = s->L.ls, *restrict lj = s->L.lj;
     const double *restrict rho = p->field[s->f_rho].data, *restrict pd = c->pd;
     double *restrict acc = s->acc, *restrict acc2 = s->acc2;
     for (size_t i = s->L.blk[b]; i < s->L.blk[b + 1]; i++) {
@@ -949,8 +966,10 @@ MY_INLINE void pressure_rows(const my_pass *c, size_t b, const int dim, const in
         if (pd)
             for (int k = 0; k < dim; k++)
                 bi[k] = acc2[3 * i + (size_t)k];
-        for (size_t q = ls[i]; q < ls[i + 1]; q++) {
-            const size_t j = lj[q];
+        size_t len;
+        const uint32_t *restrict row = my_row(s, i, &len);
+        for (size_t q = 0; q < len; q++) {
+            const size_t j = row[q];
             double r, f[4];
             if (!within_g(s, x, hh, i, j, &r, dim, per) || !(r > 0))
                 continue;
@@ -1039,7 +1058,7 @@ static const double *pressure_split(my_state *s, const pfb_particles *p, const d
 int my_pressure_accel(my_state *s, pfb_sim *sim, const double *restrict pr, const double *restrict pd,
                       pfb_err *err)
 {
-    my_pass c = {s, sim, 0, pr, pd, pressure_split(s, &sim->p, pr, pd), NULL};
+    my_pass c = {s, sim, 0, pr, pd, pressure_split(s, &sim->p, pr, pd), NULL, 0};
     return my_run_pass(s, sim, pressure_stages, &c, err);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/halflist.h"
+#include "../core/lanes.h"
 #include "../core/pairop.h"
 #include "../core/pairtasks.h"
 #include "../core/rng.h"
@@ -455,7 +456,11 @@ END_TEST
  * an extra diagonal d_i = i mod 3, and extra symmetric couplings (i, i + 7)
  * of weight 0.5 for every tenth particle; open and periodic, 2D and 3D, on 1
  * to 3 threads with the same bits.  The brute-force sum adds the same terms
- * in another order: at most 64 roundings of the largest term's size. */
+ * in another order: at most 64 roundings of the largest term's size.  The
+ * same three ways: the list's rows; the rows cut to the pairs within h (rj,
+ * rn, as a solver's density pass lists them), one pair at a time, whose
+ * products equal the whole rows' (a pair left out adds a zero); and those
+ * rows in four lanes at the best level. */
 typedef struct pw_ctx {
     const pfb_sim *sim;
     double h;
@@ -524,42 +529,71 @@ START_TEST(test_pairop_is_its_definition)
         if (fixed[i])
             ref[i] = x[i];
     }
+    /* the rows cut to the pairs within h, each at its row's place */
+    uint32_t *rj = calloc((size_t)hl.ls[n] + 4, sizeof *rj), *rn = calloc(n, sizeof *rn);
+    ck_assert(rj && rn);
+    size_t cut = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t q = hl.ls[i]; q < hl.ls[i + 1]; q++)
+            if (pw_weight(&wc, i, hl.lj[q], q) > 0.0)
+                rj[hl.ls[i] + rn[i]++] = hl.lj[q];
+        cut += hl.ls[i + 1] - hl.ls[i] - rn[i];
+    }
+    ck_assert_msg(cut > hl.ls[n] / 10, "%zu of %u entries beyond h: too few to test the cut rows", cut, hl.ls[n]);
     pfb_pairtasks T;
     memset(&T, 0, sizeof T);
-    double *first = NULL;
+    double *whole = NULL;
     size_t ncoupled = 0;
-    for (int threads = 1; threads <= 3; threads++) {
-        pfb_pairop op;
-        memset(&op, 0, sizeof op);
-        op.L = &hl;
-        op.T = &T;
-        op.threads = threads;
-        op.parallel = 1;
-        op.fixed = fixed;
-        op.d = d;
-        op.xs = xs;
-        op.xv = xv;
-        op.xw = xw;
-        ck_assert_msg(pairop_build(&op, n, pw_weight, &wc, &err) == 0, "%s", err.msg);
-        double *y = calloc(n, sizeof *y);
-        ck_assert_ptr_nonnull(y);
-        pairop_apply(&op, x, y, threads);
-        ck_assert_int_eq(op.rc, 0);
-        for (size_t i = 0; i < n; i++) {
-            ck_assert_msg(fabs(y[i] - ref[i]) <= 64.0 * DBL_EPSILON * (scale[i] + 1.0), "particle %zu: %.17g, %.17g",
-                          i, y[i], ref[i]);
-            ncoupled += threads == 1 && !fixed[i] && op.diag[i] > d[i];
+    for (int way = 0; way < 3; way++) {
+        double *first = NULL;
+        for (int threads = 1; threads <= 3; threads++) {
+            pfb_pairop op;
+            memset(&op, 0, sizeof op);
+            op.L = &hl;
+            op.T = &T;
+            op.threads = threads;
+            op.parallel = 1;
+            op.fixed = fixed;
+            op.d = d;
+            op.xs = xs;
+            op.xv = xv;
+            op.xw = xw;
+            if (way > 0) {
+                op.rj = rj;
+                op.rn = rn;
+            }
+            op.lanes = way == 2 ? 1 + lanes_level(2) : 0;
+            ck_assert_msg(pairop_build(&op, n, pw_weight, &wc, &err) == 0, "%s", err.msg);
+            double *y = calloc(n, sizeof *y);
+            ck_assert_ptr_nonnull(y);
+            pairop_apply(&op, x, y, threads);
+            ck_assert_int_eq(op.rc, 0);
+            for (size_t i = 0; i < n; i++) {
+                ck_assert_msg(fabs(y[i] - ref[i]) <= 64.0 * DBL_EPSILON * (scale[i] + 1.0),
+                              "way %d, particle %zu: %.17g, %.17g", way, i, y[i], ref[i]);
+                ncoupled += way == 0 && threads == 1 && !fixed[i] && op.diag[i] > d[i];
+                if (way == 1)
+                    ck_assert_msg(y[i] == whole[i], "particle %zu: cut rows %.17g, whole rows %.17g", i, y[i],
+                                  whole[i]);
+            }
+            if (threads == 1)
+                first = y;
+            else {
+                ck_assert_msg(memcmp(first, y, n * sizeof *y) == 0, "way %d, %d threads: other bits than 1", way,
+                              threads);
+                free(y);
+            }
+            pairop_free(&op);
         }
-        if (threads == 1)
-            first = y;
-        else {
-            ck_assert_msg(memcmp(first, y, n * sizeof *y) == 0, "%d threads: other bits than 1", threads);
-            free(y);
-        }
-        pairop_free(&op);
+        if (way == 0)
+            whole = first;
+        else
+            free(first);
     }
     ck_assert_msg(ncoupled > n / 2, "%zu coupled rows: too few to test anything", ncoupled);
-    free(first);
+    free(whole);
+    free(rj);
+    free(rn);
     pairtasks_free(&T);
     halflist_free(&hl);
     sim_free(&sim);
