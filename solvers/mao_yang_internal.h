@@ -100,8 +100,6 @@ typedef struct my_state {
     double *mdiag, *mcw;
     uint32_t *mcs, *mcv;
     size_t cap_pd, cap_mc;
-    uint32_t *uf;               /* 2 n: the unknowns' connected sets (hold_ungrounded) */
-    size_t cap_uf;
     size_t nvec, count;         /* the last solve's unknowns (particles or rows of A) and those not at the surface */
     double *b, *x, *work, *dsurf;
     double *b1, *x1;           /* the divergence part's right-hand side and solution */

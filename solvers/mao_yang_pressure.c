@@ -598,7 +598,8 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
 {
     const pfb_particles *p = &sim->p;
     const size_t n = p->n;
-    const double *restrict rho = p->field[s->f_rho].data, *restrict pr = p->field[s->f_p].data;
+    const double *restrict rho = p->field[s->f_rho].data;
+    double *restrict pr = p->field[s->f_p].data; /* the solve's iterate (my_solve_pressure) */
     size_t nsurf = 0;
     for (size_t i = 0; i < n; i++) {
         s->unk[i] = s->surface[i] ? -1 : (long)i;
@@ -649,7 +650,7 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     const double src = 1.0 / (s->rho0 * dt * dt); /* eq. 7 */
     for (size_t i = 0; i < n; i++) {
         s->b[i] = s->unk[i] >= 0 ? (rho[i] - s->rho0) * src : 0.0;
-        s->x[i] = s->unk[i] >= 0 ? pr[i] : 0.0; /* warm start */
+        pr[i] = s->unk[i] >= 0 ? pr[i] : 0.0; /* warm start */
     }
     consistent_source(s, s->b, n);
     return PFB_OK;
@@ -695,23 +696,16 @@ static inline void uf_join(uint32_t *par, uint32_t a, uint32_t b)
  * air pressure, as the criterion would have held it.  Serial over the pairs,
  * in index order: the same bits for any thread count.  *held is the number of
  * particles held, after which the operator must be built again. */
-static int hold_ungrounded(my_state *s, const pfb_particles *p, size_t *held, pfb_err *err)
+static void hold_ungrounded(my_state *s, const pfb_particles *p, size_t *held)
 {
     const size_t n = p->n;
     const size_t nu = s->matfree ? n : s->A.n;
     const double *restrict rho = p->field[s->f_rho].data;
     *held = 0;
     if (nu == 0)
-        return PFB_OK;
-    if (2 * nu > s->cap_uf) {
-        size_t nc = 2 * nu + nu / 2 + 64;
-        uint32_t *u = realloc(s->uf, nc * sizeof *u);
-        if (!u)
-            return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for the connected sets of %zu unknowns", nu);
-        s->uf = u;
-        s->cap_uf = nc;
-    }
-    uint32_t *par = s->uf, *own = s->uf + nu; /* own[root]: UINT32_MAX once grounded, else the set's candidate */
+        return;
+    /* in PCG's workspace, not yet in use (pcg_work(nu) doubles, at least 5 nu) */
+    uint32_t *par = (uint32_t *)(void *)s->work, *own = par + nu; /* own[root]: UINT32_MAX once grounded, else the set's candidate */
     const uint32_t grounded = UINT32_MAX, none = UINT32_MAX - 1;
     for (size_t u = 0; u < nu; u++) {
         par[u] = (uint32_t)u;
@@ -768,14 +762,14 @@ static int hold_ungrounded(my_state *s, const pfb_particles *p, size_t *held, pf
             s->surface[s->rows[own[u]]] = 1;
             (*held)++;
         }
-    return PFB_OK;
 }
 
 /* Frees the solve's scratch, which every solve builds again in full: the
- * operator's coefficients and diagonal, the right-hand sides, the iterates
- * (the warm start is the pressure field) and PCG's vectors, about 450 bytes
- * a particle in 3D.  The frame calls it before the re-sampling, whose
- * triangulation then does not add its memory to theirs (the run's peak). */
+ * operator's coefficients and diagonal, the pairs within h it runs over, the
+ * right-hand sides, the matrix's iterates (the warm start is the pressure
+ * field) and PCG's vectors, about 600 bytes a particle in 3D.  The frame's
+ * re-sampling calls it after its density pass, so that the triangulation does
+ * not add its memory to theirs (the run's peak). */
 void my_pressure_release(my_state *s)
 {
     pairop_free(&s->op);
@@ -802,9 +796,6 @@ void my_pressure_release(my_state *s)
     s->mdiag = NULL;
     s->mcs = NULL;
     s->cap_pd = 0;
-    free(s->uf);
-    s->uf = NULL;
-    s->cap_uf = 0;
     s->nvec = s->count = 0; /* the last system is gone (my_last_system) */
 }
 
@@ -818,8 +809,8 @@ int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         if (rc)
             return rc;
         size_t held = 0;
-        if (pass == 0 && (rc = hold_ungrounded(s, &sim->p, &held, err)))
-            return rc;
+        if (pass == 0)
+            hold_ungrounded(s, &sim->p, &held);
         if (held == 0)
             break;
     }
@@ -841,21 +832,24 @@ int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
      * |r| over the unknowns at most eta / dt^2 is DFSPH's rule (mean density
      * error at most eta; maxError 0.01% in SPlisHSPlasH).  The divergence
      * solve's residual is likewise the density change per step it leaves. */
+    double *pr = sim->p.field[s->f_p].data, *pd = sim->p.field[s->f_pd].data;
+    /* the iterates: with the pairs' operator, whose unknowns are the particles,
+     * the pressure fields themselves (pressure_operator warm-starts p there) */
+    double *x = s->matfree ? pr : s->x, *x1 = s->matfree ? pd : s->x1;
     const double dt2 = dt * dt;
     pfb_pcg_stop stop = {PFB_PCG_RELATIVE, s->tol, count};
     if (s->stop == MY_STOP_DENSITY)
         stop = (pfb_pcg_stop){PFB_PCG_MEAN_ABS, s->eta / dt2, count};
     int it = 0;
     double res = 0.0;
-    rc = s->matfree ? pcg_solve_op(&op, s->b, s->x, &stop, s->max_iter, s->precond, sim_threads(sim), s->work, &it,
-                                   &res, err)
-                    : pcg_solve_stop(&s->A, s->b, s->x, &stop, s->max_iter, s->precond, &s->amg, sim_threads(sim),
+    rc = s->matfree ? pcg_solve_op(&op, s->b, x, &stop, s->max_iter, s->precond, sim_threads(sim), s->work, &it, &res,
+                                   err)
+                    : pcg_solve_stop(&s->A, s->b, x, &stop, s->max_iter, s->precond, &s->amg, sim_threads(sim),
                                      s->work, &it, &res, err);
     if (!rc && s->matfree && s->op.rc)
         rc = pfb_err_set(err, s->op.rc, "mao_yang: %s", s->op.err.msg);
     if (rc)
         return rc;
-    double *pr = sim->p.field[s->f_p].data, *pd = sim->p.field[s->f_pd].data;
     const double *rho = sim->p.field[s->f_rho].data;
     if (s->pos_only) {
         /* the divergence part: the same operator, the density change of this
@@ -864,7 +858,7 @@ int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         for (size_t u = 0; u < nvec; u++) {
             size_t i = s->rows[u];
             s->b1[u] = s->unk[i] >= 0 ? (rho[i] - s->rho_n[i]) * src : 0.0;
-            s->x1[u] = s->unk[i] >= 0 ? pd[i] : 0.0;
+            x1[u] = s->unk[i] >= 0 ? pd[i] : 0.0;
         }
         /* (a sheared periodic lattice changes its SPH density uniformly, to
          * second order in the strain: unremoved, that part made the singular
@@ -874,9 +868,9 @@ int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
         double res1 = 0.0;
         if (s->stop == MY_STOP_DENSITY)
             stop.tol = s->eta_div / dt2;
-        rc = s->matfree ? pcg_solve_op(&op, s->b1, s->x1, &stop, s->max_iter, s->precond, sim_threads(sim), s->work,
+        rc = s->matfree ? pcg_solve_op(&op, s->b1, x1, &stop, s->max_iter, s->precond, sim_threads(sim), s->work,
                                        &it1, &res1, err)
-                        : pcg_solve_stop(&s->A, s->b1, s->x1, &stop, s->max_iter, s->precond, &s->amg,
+                        : pcg_solve_stop(&s->A, s->b1, x1, &stop, s->max_iter, s->precond, &s->amg,
                                          sim_threads(sim), s->work, &it1, &res1, err);
         if (!rc && s->matfree && s->op.rc)
             rc = pfb_err_set(err, s->op.rc, "mao_yang: %s", s->op.err.msg);
@@ -891,8 +885,8 @@ int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     s->steps++;
     double mp = 0.0, md = 0.0;
     for (size_t i = 0; i < sim->p.n; i++) {
-        pr[i] = s->unk[i] >= 0 ? s->x[s->unk[i]] : 0.0;
-        pd[i] = !s->pos_only ? pr[i] : s->unk[i] >= 0 ? s->x1[s->unk[i]] : 0.0;
+        pr[i] = s->unk[i] >= 0 ? x[s->unk[i]] : 0.0;
+        pd[i] = !s->pos_only ? pr[i] : s->unk[i] >= 0 ? x1[s->unk[i]] : 0.0;
         mp += pr[i];
         md += pd[i];
     }
