@@ -126,8 +126,10 @@
  *    prediction) as rest length, so the initial shape is the rest shape (elastic
  *    blob scenes); later springs rest at h.
  *  - Springs (springs = true) are keyed by particle ids in an open-addressing hash
- *    table (O(1) add, remove, lookup), so the framework's reordering of storage
- *    does not disturb them; separate alpha and gamma for stretch and compression.
+ *    table (O(1) add, remove, lookup; made again without its deleted slots once
+ *    they and the springs fill 3/4 of it), so the framework's reordering of
+ *    storage does not disturb them; separate alpha and gamma for stretch and
+ *    compression.
  *  - Collisions with the shared boundaries: particles with phi < R (R =
  *    collision_radius spacings) get the eq. 11 impulse computed from their current
  *    velocity (x - x_prev) / dt relative to the wall; the normal part is cancelled
@@ -214,6 +216,7 @@ typedef struct spring_set {
     size_t n, cap;
     int64_t *table;  /* open addressing: index into s, -1 empty, -2 deleted */
     size_t tcap;     /* power of two */
+    size_t used;     /* slots not empty: the springs and the deleted */
 } spring_set;
 
 static uint64_t pair_hash(uint64_t a, uint64_t b)
@@ -255,6 +258,7 @@ static int springs_rehash(spring_set *ss, size_t tcap)
     free(ss->table);
     ss->table = t;
     ss->tcap = tcap;
+    ss->used = ss->n;
     for (size_t k = 0; k < ss->n; k++) {
         int found;
         size_t slot = springs_slot(ss, ss->s[k].a, ss->s[k].b, &found);
@@ -286,10 +290,18 @@ static int springs_add(spring_set *ss, uint64_t a, uint64_t b, double L)
     }
     if (2 * (ss->n + 1) > ss->tcap && springs_rehash(ss, ss->tcap ? 2 * ss->tcap : 2048))
         return -1;
+    /* deleted slots end no search: where springs form and break all the
+     * time (a sheared flow) they would fill the table, and every search for
+     * a pair without a spring would run over them; so at 3/4 of the slots
+     * not empty the table is made again without them (springs_rehash keeps
+     * the springs' order: their loops, and so the bits, are unchanged) */
+    if (4 * (ss->used + 1) > 3 * ss->tcap && springs_rehash(ss, ss->tcap))
+        return -1;
     int found;
     size_t slot = springs_slot(ss, a, b, &found);
     if (found)
         return 0;
+    ss->used += ss->table[slot] == -1;
     ss->s[ss->n] = (spring){a, b, L};
     ss->table[slot] = (int64_t)ss->n++;
     return 0;
