@@ -8,15 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* row i's entries: q from *q0 to *q1 - 1 of lj (L's rows, or the subset rj, rn) */
-static inline const uint32_t *op_row(const pfb_pairop *op, size_t i, size_t *q0, size_t *q1)
-{
-    const pfb_halflist *L = op->L;
-    *q0 = L->ls[i];
-    *q1 = op->rj ? *q0 + op->rn[i] : L->ls[i + 1];
-    return op->rj ? op->rj : L->lj;
-}
-
 typedef struct build_ctx {
     pfb_pairop *op;
     pfb_pair_weight weight;  /* per entry, or */
@@ -38,7 +29,7 @@ static void coef_pairs(void *ctx, size_t b)
     const pfb_halflist *L = op->L;
     for (size_t i = L->blk[b]; i < L->blk[b + 1]; i++) {
         size_t q0, q1;
-        const uint32_t *lj = op_row(op, i, &q0, &q1);
+        const uint32_t *lj = pairop_row(op, i, &q0, &q1);
         if (c->row)
             c->row(c->ctx, i, op->c);
         else
@@ -115,7 +106,7 @@ static void op_pairs(void *ctx, size_t b)
         const double xi = x[i];
         double yi = 0.0;
         size_t q0, q1;
-        const uint32_t *lj = op_row(op, i, &q0, &q1);
+        const uint32_t *lj = pairop_row(op, i, &q0, &q1);
         for (size_t q = q0; q < q1; q++) {
             const size_t j = lj[q];
             const double t = c[q] * (xi - x[j]);

@@ -75,6 +75,16 @@ typedef struct pfb_pairop {
     pfb_err err;
 } pfb_pairop;
 
+/* Row i of the operator: its entries q = *q0 .. *q1 - 1, partner lj[q] and
+ * weight op->c[q], with lj the returned array (L's rows, or the subset rj, rn). */
+static inline const uint32_t *pairop_row(const pfb_pairop *op, size_t i, size_t *q0, size_t *q1)
+{
+    const pfb_halflist *L = op->L;
+    *q0 = L->ls[i];
+    *q1 = op->rj ? *q0 + op->rn[i] : L->ls[i + 1];
+    return op->rj ? op->rj : L->lj;
+}
+
 /* Room for the coefficients and the diagonal of the n particles' list (op->L
  * set); op->c's contents are kept by pairop_build until each entry's weight. */
 int pairop_reserve(pfb_pairop *op, size_t n, pfb_err *err);

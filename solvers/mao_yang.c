@@ -410,10 +410,6 @@ static void density_finish(void *ctx, size_t b)
 
 static const pfb_stage density_stages[3] = {{0, density_zero}, {1, density_pairs}, {0, density_finish}};
 
-/* eq. 4: rho_i = sum_j m_j W(r_ij) with the cubic spline, self and mirrors
- * included; with grad also eq. 16's velocity gradient G_i into s->gradv, times
- * B_i^-1 (s->binv) when grad_correction is on (exact for linear velocity
- * fields), and s->detached. */
 /* The density pass c; with pcg_operator = pairs it lists the pairs within h
  * as it finds them (hj, hn: s->compact until the positions change). */
 static int density_pass(my_state *s, pfb_sim *sim, my_pass *c, pfb_err *err)
@@ -430,6 +426,10 @@ static int density_pass(my_state *s, pfb_sim *sim, my_pass *c, pfb_err *err)
     return rc;
 }
 
+/* eq. 4: rho_i = sum_j m_j W(r_ij) with the cubic spline, self and mirrors
+ * included; with grad also eq. 16's velocity gradient G_i into s->gradv, times
+ * B_i^-1 (s->binv) when grad_correction is on (exact for linear velocity
+ * fields), and s->detached. */
 int my_compute_density(my_state *s, pfb_sim *sim, int grad, pfb_err *err)
 {
     my_pass c = {s, sim, grad, NULL, NULL, NULL, NULL, 0};

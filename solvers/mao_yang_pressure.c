@@ -716,8 +716,8 @@ static void hold_ungrounded(my_state *s, const pfb_particles *p, size_t *held)
         for (size_t i = 0; i < n; i++) {
             if (s->unk[i] >= 0 && s->mdiag[i] > 0.0)
                 own[i] = grounded;
-            const size_t q0 = s->L.ls[i], q1 = s->op.rj ? q0 + s->op.rn[i] : s->L.ls[i + 1]; /* the operator's rows */
-            const uint32_t *lj = s->op.rj ? s->op.rj : s->L.lj;
+            size_t q0, q1;
+            const uint32_t *lj = pairop_row(&s->op, i, &q0, &q1);
             for (size_t q = q0; q < q1; q++) {
                 const size_t j = lj[q];
                 if (!(s->op.c[q] > 0.0))
