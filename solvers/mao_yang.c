@@ -105,13 +105,14 @@
  *    3D on open axes, or the minimum image), and on open axes the density
  *    without the gradient, the viscosity of a fluid without elastic stress and
  *    eq. 5's split form compute each pair's terms in four lanes
- *    (mao_yang_rows.inc, solver.simd), then add them pair by pair in the
- *    row's order: the scalar rows' bits at every level.  With pcg_operator =
- *    pairs each density pass also lists the pairs it found within h (hj, hn),
- *    and the passes after it at the same positions (the viscosity; eq. 8's
- *    coefficients and product, eq. 5) run over those, not over the list's skin
- *    (mao_yang_pressure.c): a pair beyond h adds nothing to their sums, so
- *    they keep their bits.
+ *    (mao_yang_rows.inc, solver.simd) with muller's engineering: row i's sums in
+ *    four lane sums, j's added in the vector loop, the same bits at every
+ *    level (they differ from the scalar rows' by the rounding of each row's
+ *    sum, test_rows_lanes_round_off).  With pcg_operator = pairs each density
+ *    pass also lists the pairs it found within h (hj, hn), and the passes
+ *    after it at the same positions (the viscosity; eq. 8's coefficients and
+ *    product, eq. 5) run over those, not over the list's skin
+ *    (mao_yang_pressure.c): a pair beyond h adds nothing to their sums.
  *    Mirrors act on real particles only: each particle's mirrors within h come
  *    from the kept list's pairs when every mirror is across a plane or a box
  *    face (mirror_rows_from_list), else from a search over the mirrors and the
@@ -357,7 +358,7 @@ MY_INLINE void density_rows(const my_pass *c, size_t b, const int dim, const int
 static void density_pairs(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
-    if (c->s->lanes >= 0 && !c->grad && !period_any(&c->s->per, c->s->dim)) { /* the same bits as density_rows */
+    if (c->s->lanes >= 0 && !c->grad && !period_any(&c->s->per, c->s->dim)) { /* (density_rows' sums, test_rows_lanes_round_off) */
         LANES_AT(c->s->lanes, density_block, c, b);
         return;
     }
@@ -594,7 +595,7 @@ void my_set_rows(void *state, int level)
 static void nonpressure_pairs(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
-    if (c->s->lanes >= 0 && !c->s->elastic && !period_any(&c->s->per, c->s->dim)) { /* the same bits as nonpressure_rows */
+    if (c->s->lanes >= 0 && !c->s->elastic && !period_any(&c->s->per, c->s->dim)) { /* (nonpressure_rows' sums) */
         LANES_AT(c->s->lanes, viscosity_block, c, b);
         return;
     }
@@ -635,6 +636,32 @@ static int nonpressure_accel(my_state *s, pfb_sim *sim, pfb_err *err)
 {
     my_pass c = {s, sim, 0, NULL, NULL, NULL, NULL, 0};
     return my_run_pass(s, sim, nonpressure_stages, &c, err);
+}
+
+int my_rows_sums(void *state, pfb_sim *sim, int level, double *rho, double *acc_v, double *acc_p, pfb_err *err)
+{
+    my_state *s = state;
+    const size_t n = sim->p.n;
+    const int lanes = s->lanes, op_lanes = s->op_lanes;
+    my_set_rows(s, level);
+    int rc = my_neighbours(s, sim, sim->t, err);
+    if (!rc)
+        rc = my_compute_density(s, sim, 0, err);
+    if (!rc) {
+        memcpy(rho, sim->p.field[s->f_rho].data, n * sizeof *rho);
+        rc = nonpressure_accel(s, sim, err);
+    }
+    if (!rc) {
+        memcpy(acc_v, s->acc, 3 * n * sizeof *acc_v);
+        rc = my_pressure_accel(s, sim, sim->p.field[s->f_p].data, sim->p.field[s->f_pd].data, err);
+    }
+    if (!rc) {
+        memcpy(acc_p, s->acc, 3 * n * sizeof *acc_p);
+        memcpy(acc_p + 3 * n, s->acc2, 3 * n * sizeof *acc_p);
+    }
+    s->lanes = lanes;
+    s->op_lanes = op_lanes;
+    return rc;
 }
 
 /* The bodies' share of the non-pressure forces: minus what every particle's

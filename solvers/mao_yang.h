@@ -60,4 +60,11 @@ int my_pressure_operator(void *state, pfb_sim *sim, double dt, const double *x, 
  * in lanes (core/pairop.h), at that level or, for -1, the highest. */
 void my_set_rows(void *state, int level);
 
+/* The pair passes' sums at the current positions, velocities and pressure
+ * fields, with the rows of `level` (as my_set_rows; the state's level is kept):
+ * the density (n values), the non-pressure accelerations (3 n, gravity
+ * included) and the pressure accelerations of both pressure fields (6 n: the
+ * pressure's, then the divergence pressure's), for the tests. */
+int my_rows_sums(void *state, pfb_sim *sim, int level, double *rho, double *acc_v, double *acc_p, pfb_err *err);
+
 #endif

@@ -574,9 +574,9 @@ static double eq8_weight_kept(void *ctx, size_t i, size_t j, size_t q)
     return w != 0.0 ? eq8_factor(c->s, c->p, c->p->field[c->s->f_rho].data, i, j) * w : 0.0;
 }
 
-/* eq. 8's weights from the kept W_ij and the split form's rows in lanes
- * (mao_yang_rows.inc), at every level: the bits of eq8_weight_kept and
- * pressure_rows */
+/* eq. 8's weights from the kept W_ij (eq8_weight_kept's bits) and the split
+ * form's rows (pressure_rows' sums) in lanes (mao_yang_rows.inc), the same
+ * bits at every level */
 #define MY_ROWS_PRESSURE
 #define LANES_ROWS "../solvers/mao_yang_rows.inc"
 #include "../core/lanes_levels.inc"
@@ -989,7 +989,7 @@ MY_INLINE void pressure_rows(const my_pass *c, size_t b, const int dim, const in
 static void pressure_pairs(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
-    if (c->s->lanes >= 0 && c->split && !period_any(&c->s->per, c->s->dim)) { /* the same bits as pressure_rows */
+    if (c->s->lanes >= 0 && c->split && !period_any(&c->s->per, c->s->dim)) { /* (pressure_rows' sums) */
         LANES_AT(c->s->lanes, pressure_split_block, c, b);
         return;
     }
