@@ -433,15 +433,16 @@ static int assemble_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
  * symmetrised mirror couplings w (as assemble_pressure: (M_iv + M_vi) / 2, or
  * on i's diagonal alone when neither v couples back nor is a real neighbour). */
 typedef struct my_coupling {
-    size_t i, j;
+    uint32_t i, j;
     double m;
 } my_coupling;
 
-/* The coupling (i, j) in row i, E[rs[i] .. rs[i + 1]) sorted by j, or NULL
- * (a bisection: rows near a wall hold tens of couplings). */
-static const my_coupling *coupling_find(const my_coupling *E, const uint32_t *rs, size_t i, size_t j)
+/* The coupling (i, j) in row i, E[rs[i] .. re[i]) sorted by j, or NULL (a
+ * bisection: rows near a wall hold tens of couplings). */
+static const my_coupling *coupling_find(const my_coupling *E, const uint32_t *rs, const uint32_t *re, size_t i,
+                                        size_t j)
 {
-    size_t lo = rs[i], hi = rs[i + 1];
+    size_t lo = rs[i], hi = re[i];
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
         if (E[mid].j < j)
@@ -449,105 +450,132 @@ static const my_coupling *coupling_find(const my_coupling *E, const uint32_t *rs
         else
             hi = mid;
     }
-    return lo < rs[i + 1] && E[lo].j == j ? &E[lo] : NULL;
+    return lo < re[i] && E[lo].j == j ? &E[lo] : NULL;
 }
 
-/* mdiag and the symmetric couplings mcs/mcv/mcw of the mirrors (serial: the
- * mirrors' pairs are few, the particles within h of a wall). */
-static int mirror_couplings(my_state *s, const pfb_particles *p, pfb_err *err)
+/* Row i of the mirror couplings into E[ms[i] ..] (its room: one place per
+ * mirror pair), *end past its last: each source js's couplings summed in the
+ * mirrors' order, the row sorted by js; a coupling to a surface particle onto
+ * mdiag_i (p_j = 0, air pressure). */
+static void coupling_row(my_state *s, const pfb_particles *p, size_t i, my_coupling *restrict E, uint32_t *end)
 {
-    const size_t n = p->n, nm = s->ms[n];
+    const size_t n = p->n, e0 = s->ms[i];
     const double *restrict rho = p->field[s->f_rho].data;
-    my_coupling *E = nm ? malloc(2 * nm * sizeof *E) : NULL, *P = E ? E + nm : NULL;
-    uint32_t *rs = malloc((2 * n + 1) * sizeof *rs); /* row i of E: rs[i] .. rs[i + 1] - 1 */
-    if (!rs || (nm && !E)) {
-        free(E);
-        free(rs);
-        return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror couplings", nm);
-    }
-    /* slot[js]: where the row being gathered keeps source js's coupling (an
-     * index below the row's start is an earlier row's: none yet) */
-    uint32_t *slot = rs + n + 1;
-    memset(slot, 0xff, n * sizeof *slot);
-    memset(s->mdiag, 0, n * sizeof *s->mdiag);
-    size_t ne = 0, np = 0;
-    for (size_t i = 0; i < n; i++) {
-        rs[i] = (uint32_t)ne;
-        if (s->unk[i] < 0)
-            continue;
-        const size_t e0 = ne;
+    size_t ne = e0;
+    s->mdiag[i] = 0.0;
+    if (s->unk[i] >= 0)
         for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
             const size_t js = s->g[s->mj[q]].src;
             if (js == i)
                 continue; /* i's own mirror: p_mirror = p_i */
             const double c = eq8_coeff(s, p, rho, i, js, pair_r(s, s->dim, i, n + s->mj[q]));
             if (s->unk[js] < 0) {
-                s->mdiag[i] += c; /* p_j = 0 (air pressure) */
+                s->mdiag[i] += c;
                 continue;
             }
-            size_t k = slot[js];
-            if (!(k >= e0 && k < ne)) { /* (the first coupling to js in the row, as a scan would find) */
-                k = ne;
-                slot[js] = (uint32_t)ne;
-                E[ne++] = (my_coupling){i, js, 0.0};
-            }
-            E[k].m += c;
-        }
-        for (size_t a = e0 + 1; a < ne; a++) { /* the row by j (few entries): E sorted by (i, j) */
-            const my_coupling t = E[a];
-            size_t k = a;
-            for (; k > e0 && E[k - 1].j > t.j; k--)
+            /* into the row by js, after its equal ones (insertion: few entries) */
+            size_t k = ne++;
+            for (; k > e0 && E[k - 1].j > js; k--)
                 E[k] = E[k - 1];
-            E[k] = t;
+            E[k] = (my_coupling){(uint32_t)i, (uint32_t)js, c};
         }
+    /* each js once: its couplings summed from 0 in the mirrors' order */
+    size_t out = e0;
+    for (size_t a = e0; a < ne;) {
+        double m = 0.0;
+        const uint32_t js = E[a].j;
+        for (; a < ne && E[a].j == js; a++)
+            m += E[a].m;
+        E[out++] = (my_coupling){(uint32_t)i, js, m};
     }
-    rs[n] = (uint32_t)ne;
-    for (size_t t = 0; t < ne; t++) {
-        const my_coupling *back = coupling_find(E, rs, E[t].j, E[t].i);
-        double r;
-        if (back) {
-            if (E[t].i < E[t].j)
-                P[np++] = (my_coupling){E[t].i, E[t].j, 0.5 * (E[t].m + back->m)};
-        } else if (within(s, E[t].i, E[t].j, &r)) {
-            P[np++] = (my_coupling){E[t].i, E[t].j, 0.5 * E[t].m}; /* the real pair's entry is the partner */
-        } else {
-            s->mdiag[E[t].i] += E[t].m; /* no partner: on the diagonal only */
+    *end = (uint32_t)out;
+}
+
+/* mdiag and the symmetric couplings mcs/mcv/mcw of the mirrors: the rows in
+ * parallel (each its own; the pairs of the mirrors are those of the particles
+ * within h of a wall, a tenth of a pool's), then each coupling with its
+ * partner's (M_iv + M_vi) / 2 (or, without one, on i's diagonal alone) in
+ * parallel, and the symmetric rows laid out in the couplings' order. */
+static int mirror_couplings(my_state *s, const pfb_sim *sim, pfb_err *err)
+{
+    const pfb_particles *p = &sim->p;
+    const size_t n = p->n, nm = s->ms[n];
+    const int nt = sim_threads(sim), par = sim_parallel_pairs(sim, n);
+    my_coupling *E = nm ? malloc(nm * sizeof *E) : NULL;
+    double *w = nm ? malloc(nm * sizeof *w) : NULL;        /* each coupling's symmetric weight */
+    unsigned char *kept = nm ? malloc(nm * sizeof *kept) : NULL; /* whether it has one */
+    uint32_t *re = malloc((n + 1) * sizeof *re);           /* row i of E: ms[i] .. re[i] - 1 */
+    if (!re || (nm && (!E || !w || !kept))) {
+        free(E);
+        free(w);
+        free(kept);
+        free(re);
+        return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror couplings", nm);
+    }
+#pragma omp parallel for schedule(dynamic, 512) num_threads(nt) if (par)
+    for (size_t i = 0; i < n; i++)
+        coupling_row(s, p, i, E, re + i);
+#pragma omp parallel for schedule(dynamic, 512) num_threads(nt) if (par)
+    for (size_t i = 0; i < n; i++)
+        for (size_t t = s->ms[i]; t < re[i]; t++) {
+            const my_coupling *back = coupling_find(E, s->ms, re, E[t].j, i);
+            double r;
+            kept[t] = 0;
+            if (back) {
+                kept[t] = i < E[t].j; /* (else the pair is row j's) */
+                w[t] = 0.5 * (E[t].m + back->m);
+            } else if (within(s, i, E[t].j, &r)) {
+                kept[t] = 1;
+                w[t] = 0.5 * E[t].m; /* the real pair's entry is the partner */
+            } else {
+                s->mdiag[i] += E[t].m; /* no partner: on the diagonal only */
+            }
         }
-    }
+    size_t np = 0;
+    memset(s->mcs, 0, (n + 1) * sizeof *s->mcs);
+    for (size_t i = 0; i < n; i++)
+        for (size_t t = s->ms[i]; t < re[i]; t++)
+            if (kept[t]) {
+                s->mcs[i + 1]++;
+                s->mcs[E[t].j + 1]++;
+                np++;
+            }
     if (2 * np > s->cap_mc) {
         size_t nc = 2 * np + np / 2 + 64;
         uint32_t *v = realloc(s->mcv, nc * sizeof *v);
         if (v)
             s->mcv = v;
-        double *w = realloc(s->mcw, nc * sizeof *w);
-        if (w)
-            s->mcw = w;
-        if (!v || !w) {
+        double *wv = realloc(s->mcw, nc * sizeof *wv);
+        if (wv)
+            s->mcw = wv;
+        if (!v || !wv) {
             free(E);
-            free(rs);
+            free(w);
+            free(kept);
+            free(re);
             return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror couplings", np);
         }
         s->cap_mc = nc;
     }
-    memset(s->mcs, 0, (n + 1) * sizeof *s->mcs);
-    for (size_t t = 0; t < np; t++) {
-        s->mcs[P[t].i + 1]++;
-        s->mcs[P[t].j + 1]++;
-    }
     for (size_t i = 0; i < n; i++)
         s->mcs[i + 1] += s->mcs[i];
-    for (size_t t = 0; t < np; t++) { /* each row in the couplings' order, mcs[i] counting up as it fills */
-        const size_t a = s->mcs[P[t].i]++, b = s->mcs[P[t].j]++;
-        s->mcv[a] = (uint32_t)P[t].j;
-        s->mcw[a] = P[t].m;
-        s->mcv[b] = (uint32_t)P[t].i;
-        s->mcw[b] = P[t].m;
-    }
+    for (size_t i = 0; i < n; i++) /* each row in the couplings' order, mcs[i] counting up as it fills */
+        for (size_t t = s->ms[i]; t < re[i]; t++) {
+            if (!kept[t])
+                continue;
+            const size_t j = E[t].j, a = s->mcs[i]++, b = s->mcs[j]++;
+            s->mcv[a] = (uint32_t)j;
+            s->mcw[a] = w[t];
+            s->mcv[b] = (uint32_t)i;
+            s->mcw[b] = w[t];
+        }
     for (size_t i = n; i > 0; i--) /* the starts again */
         s->mcs[i] = s->mcs[i - 1];
     s->mcs[0] = 0;
     free(E);
-    free(rs);
+    free(w);
+    free(kept);
+    free(re);
     return PFB_OK;
 }
 
@@ -623,7 +651,7 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
     }
     for (size_t i = 0; i < n; i++)
         s->rows[i] = i;
-    rc = mirror_couplings(s, p, err);
+    rc = mirror_couplings(s, sim, err);
     if (rc)
         return rc;
     pfb_pairop *op = &s->op;
