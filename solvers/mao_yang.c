@@ -872,7 +872,8 @@ static void mao_yang_destroy(void *state)
     free(s->cidx);
     free(s->near);
     free(s->gs);
-    free(s->me);
+    for (int t = 0; t < PFB_MAX_THREADS; t++)
+        free(s->me[t]);
     free(s->ms);
     free(s->mj);
     free(s->acc);

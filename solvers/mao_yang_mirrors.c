@@ -298,6 +298,48 @@ static inline int mirror_within(const my_state *s, size_t i, size_t gq)
     return r2 < s->hh;
 }
 
+/* The (particle, mirror) pairs within h of the rows [i over the running
+ * thread's share] into the thread's buffer me[t], as (row << 32 | mirror):
+ * each row's own mirrors, and for each of its list's pairs (i, j) j's mirrors
+ * near i and i's near j.  Returns 0 or PFB_ENOMEM (the buffer's growth). */
+static int mirror_gather(my_state *s, size_t n, int t, size_t i, pfb_err *err)
+{
+    const uint32_t *gs = s->gs;
+    const pfb_halflist *L = &s->L;
+    size_t m = s->n_me[t];
+    int rc;
+#define MY_PUSH(row, q)                                                                                         \
+    do {                                                                                                        \
+        if (m == s->cap_me[t] && (rc = pfb_grow((void **)&s->me[t], &s->cap_me[t], m + 1, sizeof **s->me, err))) \
+            return rc;                                                                                          \
+        s->me[t][m++] = (uint64_t)(row) << 32 | (q);                                                            \
+    } while (0)
+    const size_t gi0 = gs[i], gi1 = gs[i + 1];
+    for (size_t q = gi0; q < gi1; q++)
+        if (mirror_within(s, i, n + q))
+            MY_PUSH(i, q);
+    /* a pair's mirror is within h of i only if i is near (build_ghosts), and
+     * of j only if i has mirrors: most rows, away from the walls, have
+     * neither */
+    if (s->near[i] || gi0 != gi1)
+        for (size_t e = L->ls[i]; e < L->ls[i + 1]; e++) {
+            const size_t j = L->lj[e], gj0 = gs[j], gj1 = gs[j + 1];
+            for (size_t q = gj0; q < gj1; q++)
+                if (mirror_within(s, i, n + q))
+                    MY_PUSH(i, q);
+            for (size_t q = gi0; q < gi1; q++)
+                if (mirror_within(s, j, n + q))
+                    MY_PUSH(j, q);
+        }
+#undef MY_PUSH
+    s->n_me[t] = m;
+    return PFB_OK;
+}
+
+/* The mirrors' rows from the kept list: the pairs within h gathered on the
+ * run's threads (each pair once: a list pair is one row's), then laid out by
+ * rows and each row sorted ascending, so the rows do not depend on which
+ * thread found what. */
 static int mirror_rows_from_list(my_state *s, pfb_sim *sim, pfb_err *err)
 {
     const size_t n = sim->p.n, ng = s->ng;
@@ -309,51 +351,50 @@ static int mirror_rows_from_list(my_state *s, pfb_sim *sim, pfb_err *err)
         s->gs[s->g[q].src + 1]++;
     for (size_t i = 0; i < n; i++)
         s->gs[i + 1] += s->gs[i];
-    const uint32_t *gs = s->gs;
-    const pfb_halflist *L = &s->L;
-    size_t m = 0;
-#define MY_PUSH(row, q)                                                                                         \
-    do {                                                                                                        \
-        if (m == s->cap_me && (rc = pfb_grow((void **)&s->me, &s->cap_me, m + 1, sizeof *s->me, err)))          \
-            return rc;                                                                                          \
-        s->me[m++] = (uint64_t)(row) << 32 | (q);                                                               \
-    } while (0)
-    for (size_t i = 0; i < n; i++) { /* gathered as (row << 32 | mirror) */
-        const size_t gi0 = gs[i], gi1 = gs[i + 1];
-        for (size_t q = gi0; q < gi1; q++)
-            if (mirror_within(s, i, n + q))
-                MY_PUSH(i, q);
-        /* a pair's mirror is within h of i only if i is near (build_ghosts),
-         * and of j only if i has mirrors: most rows, away from the walls,
-         * have neither */
-        if (!s->near[i] && gi0 == gi1)
-            continue;
-        for (size_t e = L->ls[i]; e < L->ls[i + 1]; e++) {
-            const size_t j = L->lj[e], gj0 = gs[j], gj1 = gs[j + 1];
-            for (size_t q = gj0; q < gj1; q++)
-                if (mirror_within(s, i, n + q))
-                    MY_PUSH(i, q);
-            for (size_t q = gi0; q < gi1; q++)
-                if (mirror_within(s, j, n + q))
-                    MY_PUSH(j, q);
+    const int nt = pairtasks_threads(sim), par = sim_parallel_pairs(sim, n);
+    for (int t = 0; t < nt; t++)
+        s->n_me[t] = 0;
+    size_t first = SIZE_MAX; /* the row of the first failure (out of memory) */
+#pragma omp parallel num_threads(nt) if (par)
+    {
+        const int t = pfb_thread_num();
+        pfb_err e;
+        int trc = PFB_OK;
+        size_t at = SIZE_MAX;
+#pragma omp for schedule(dynamic, 512)
+        for (size_t i = 0; i < n; i++)
+            if (!trc && (trc = mirror_gather(s, n, t, i, &e)))
+                at = i;
+#pragma omp critical(my_mirror_rows)
+        if (trc && at < first) {
+            first = at;
+            rc = trc;
+            *err = e;
         }
     }
-#undef MY_PUSH
+    if (rc)
+        return rc;
+    size_t m = 0;
+    for (int t = 0; t < nt; t++)
+        m += s->n_me[t];
     if ((rc = pfb_grow((void **)&s->mj, &s->cap_mj, m, sizeof *s->mj, err)))
         return rc;
     /* rows by a count, then each row ascending */
     memset(s->ms, 0, (n + 1) * sizeof *s->ms);
-    for (size_t e = 0; e < m; e++)
-        s->ms[(s->me[e] >> 32) + 1]++;
+    for (int t = 0; t < nt; t++)
+        for (size_t e = 0; e < s->n_me[t]; e++)
+            s->ms[(s->me[t][e] >> 32) + 1]++;
     for (size_t i = 0; i < n; i++)
         s->ms[i + 1] += s->ms[i];
-    for (size_t e = 0; e < m; e++) {
-        const size_t i = (size_t)(s->me[e] >> 32);
-        s->mj[s->ms[i]++] = (uint32_t)s->me[e];
-    }
+    for (int t = 0; t < nt; t++)
+        for (size_t e = 0; e < s->n_me[t]; e++) {
+            const size_t i = (size_t)(s->me[t][e] >> 32);
+            s->mj[s->ms[i]++] = (uint32_t)s->me[t][e];
+        }
     for (size_t i = n; i > 0; i--)
         s->ms[i] = s->ms[i - 1];
     s->ms[0] = 0;
+#pragma omp parallel for schedule(dynamic, 2048) num_threads(nt) if (par)
     for (size_t i = 0; i < n; i++)
         for (size_t a = s->ms[i] + 1; a < s->ms[i + 1]; a++) {
             const uint32_t v = s->mj[a];
