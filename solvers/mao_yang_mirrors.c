@@ -298,15 +298,17 @@ static inline int mirror_within(const my_state *s, size_t i, size_t gq)
     return r2 < s->hh;
 }
 
-/* The (particle, mirror) pairs within h of the rows [i over the running
- * thread's share] into the thread's buffer me[t], as (row << 32 | mirror):
- * each row's own mirrors, and for each of its list's pairs (i, j) j's mirrors
- * near i and i's near j.  Returns 0 or PFB_ENOMEM (the buffer's growth). */
-static int mirror_gather(my_state *s, size_t n, int t, size_t i, pfb_err *err)
+/* The (particle, mirror) pairs within h that row i finds, appended to the
+ * running thread's buffer me[t] (*m entries so far, counted in the thread: a
+ * count in the state would share a cache line with the other threads'), as
+ * (row << 32 | mirror): the row's own mirrors, and for each of its list's
+ * pairs (i, j) j's mirrors near i and i's near j.  Returns 0 or PFB_ENOMEM
+ * (the buffer's growth). */
+static int mirror_gather(my_state *s, size_t n, int t, size_t i, size_t *mt, pfb_err *err)
 {
     const uint32_t *gs = s->gs;
     const pfb_halflist *L = &s->L;
-    size_t m = s->n_me[t];
+    size_t m = *mt;
     int rc;
 #define MY_PUSH(row, q)                                                                                         \
     do {                                                                                                        \
@@ -332,7 +334,7 @@ static int mirror_gather(my_state *s, size_t n, int t, size_t i, pfb_err *err)
                     MY_PUSH(j, q);
         }
 #undef MY_PUSH
-    s->n_me[t] = m;
+    *mt = m;
     return PFB_OK;
 }
 
@@ -353,18 +355,19 @@ static int mirror_rows_from_list(my_state *s, pfb_sim *sim, pfb_err *err)
         s->gs[i + 1] += s->gs[i];
     const int nt = pairtasks_threads(sim), par = sim_parallel_pairs(sim, n);
     for (int t = 0; t < nt; t++)
-        s->n_me[t] = 0;
+        s->n_me[t] = 0; /* (a thread the team lacks finds none) */
     size_t first = SIZE_MAX; /* the row of the first failure (out of memory) */
 #pragma omp parallel num_threads(nt) if (par)
     {
         const int t = pfb_thread_num();
         pfb_err e;
         int trc = PFB_OK;
-        size_t at = SIZE_MAX;
+        size_t at = SIZE_MAX, mt = 0;
 #pragma omp for schedule(dynamic, 512)
         for (size_t i = 0; i < n; i++)
-            if (!trc && (trc = mirror_gather(s, n, t, i, &e)))
+            if (!trc && (trc = mirror_gather(s, n, t, i, &mt, &e)))
                 at = i;
+        s->n_me[t] = mt;
 #pragma omp critical(my_mirror_rows)
         if (trc && at < first) {
             first = at;
