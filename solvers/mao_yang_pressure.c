@@ -158,6 +158,7 @@
 #include "mao_yang.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -686,26 +687,38 @@ static int pressure_operator(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
 
 /* ---- every connected set of unknowns touches the air ---------------------------- */
 
-static inline uint32_t uf_find(uint32_t *par, uint32_t a)
+/* A union-find over par (par[a] <= a: a set's root is its smallest index,
+ * whichever order its pairs are joined in), shared by the threads: a root is
+ * linked under the other by compare-and-swap, which fails if it stopped being
+ * a root meanwhile, and a path is halved by swapping a link for its parent's
+ * (both at most a).  The sets, and so their roots, do not depend on the
+ * order. */
+static inline uint32_t uf_find(_Atomic uint32_t *par, uint32_t a)
 {
-    while (par[a] != a) {
-        par[a] = par[par[a]];
-        a = par[a];
+    for (;;) {
+        uint32_t up = atomic_load_explicit(&par[a], memory_order_relaxed);
+        if (up == a)
+            return a;
+        const uint32_t g = atomic_load_explicit(&par[up], memory_order_relaxed);
+        if (g != up)
+            atomic_compare_exchange_weak_explicit(&par[a], &up, g, memory_order_relaxed, memory_order_relaxed);
+        a = g;
     }
-    return a;
 }
 
-static inline void uf_join(uint32_t *par, uint32_t a, uint32_t b)
+static inline void uf_join(_Atomic uint32_t *par, uint32_t a, uint32_t b)
 {
-    if (par[a] == par[b]) /* one set already (most pairs: the sets are the roots' stars) */
-        return;
-    a = uf_find(par, a);
-    b = uf_find(par, b);
-    if (a != b) {
-        if (a < b)
-            par[b] = a;
-        else
-            par[a] = b;
+    if (atomic_load_explicit(&par[a], memory_order_relaxed) == atomic_load_explicit(&par[b], memory_order_relaxed))
+        return; /* one set already (most pairs: the sets are the roots' stars) */
+    for (;;) {
+        a = uf_find(par, a);
+        b = uf_find(par, b);
+        if (a == b)
+            return;
+        uint32_t hi = a > b ? a : b;
+        const uint32_t lo = a > b ? b : a, e = hi;
+        if (atomic_compare_exchange_strong_explicit(&par[e], &hi, lo, memory_order_relaxed, memory_order_relaxed))
+            return;
     }
 }
 
@@ -721,11 +734,14 @@ static inline void uf_join(uint32_t *par, uint32_t a, uint32_t b)
  * solve then stalled at a residual of 0.28 and the run went non-finite).
  * Such a set is a separate body of fluid, all of it at its free surface or
  * walls, so its least dense particle (the lowest index on a tie) is held at
- * air pressure, as the criterion would have held it.  Serial over the pairs,
- * in index order: the same bits for any thread count.  *held is the number of
- * particles held, after which the operator must be built again. */
-static void hold_ungrounded(my_state *s, const pfb_particles *p, size_t *held)
+ * air pressure, as the criterion would have held it.  The operator's pairs
+ * are joined on its threads (uf_join; the stored matrix's serially), the
+ * sets' candidates chosen in index order: the same sets and the same held
+ * particles for any thread count.  *held is the number of particles held,
+ * after which the operator must be built again. */
+static void hold_ungrounded(my_state *s, const pfb_sim *sim, size_t *held)
 {
+    const pfb_particles *p = &sim->p;
     const size_t n = p->n;
     const size_t nu = s->matfree ? n : s->A.n;
     const double *restrict rho = p->field[s->f_rho].data;
@@ -733,17 +749,20 @@ static void hold_ungrounded(my_state *s, const pfb_particles *p, size_t *held)
     if (nu == 0)
         return;
     /* in PCG's workspace, not yet in use (pcg_work(nu) doubles, at least 5 nu) */
-    uint32_t *par = (uint32_t *)(void *)s->work, *own = par + nu; /* own[root]: UINT32_MAX once grounded, else the set's candidate */
+    _Atomic uint32_t *par = (_Atomic uint32_t *)(void *)s->work;
+    _Atomic uint32_t *own = par + nu; /* own[root]: UINT32_MAX once grounded, else the set's candidate */
     const uint32_t grounded = UINT32_MAX, none = UINT32_MAX - 1;
     for (size_t u = 0; u < nu; u++) {
-        par[u] = (uint32_t)u;
-        own[u] = none;
+        atomic_init(&par[u], (uint32_t)u);
+        atomic_init(&own[u], none);
     }
     /* the couplings between unknowns join sets; one to a held value grounds the row */
     if (s->matfree) {
+        const int nt = pairtasks_threads(sim), parallel = sim_parallel_pairs(sim, n);
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(nt) if (parallel)
         for (size_t i = 0; i < n; i++) {
             if (s->unk[i] >= 0 && s->mdiag[i] > 0.0)
-                own[i] = grounded;
+                atomic_store_explicit(&own[i], grounded, memory_order_relaxed);
             size_t q0, q1;
             const uint32_t *lj = pairop_row(&s->op, i, &q0, &q1);
             for (size_t q = q0; q < q1; q++) {
@@ -754,9 +773,9 @@ static void hold_ungrounded(my_state *s, const pfb_particles *p, size_t *held)
                 if (ui && uj)
                     uf_join(par, (uint32_t)i, (uint32_t)j);
                 else if (ui)
-                    own[i] = grounded;
+                    atomic_store_explicit(&own[i], grounded, memory_order_relaxed);
                 else if (uj)
-                    own[j] = grounded;
+                    atomic_store_explicit(&own[j], grounded, memory_order_relaxed);
             }
             for (size_t q = s->mcs[i]; q < s->mcs[i + 1]; q++)
                 if (s->mcw[q] > 0.0)
@@ -766,30 +785,33 @@ static void hold_ungrounded(my_state *s, const pfb_particles *p, size_t *held)
         const pfb_csr *A = &s->A;
         for (size_t u = 0; u < nu; u++) {
             if (s->dsurf[u] > 0.0)
-                own[u] = grounded;
+                atomic_store_explicit(&own[u], grounded, memory_order_relaxed);
             for (size_t a = A->start[u] + 1; a < A->start[u + 1]; a++) /* each pair once: A is symmetric */
                 if (A->col[a] > u && A->val[a] != 0.0)
                     uf_join(par, (uint32_t)u, (uint32_t)A->col[a]);
         }
     }
+    /* (serial from here: the atomics' loads are plain ones) */
     for (size_t u = 0; u < nu; u++)
-        if (own[u] == grounded)
-            own[uf_find(par, (uint32_t)u)] = grounded;
+        if (atomic_load_explicit(&own[u], memory_order_relaxed) == grounded)
+            atomic_store_explicit(&own[uf_find(par, (uint32_t)u)], grounded, memory_order_relaxed);
     for (size_t u = 0; u < nu; u++) {
         const size_t i = s->rows[u];
         if (s->unk[i] < 0)
             continue; /* a surface particle (pairs: every particle is a vector entry) */
-        const uint32_t r = uf_find(par, (uint32_t)u);
-        if (own[r] == grounded)
+        const uint32_t r = uf_find(par, (uint32_t)u), o = atomic_load_explicit(&own[r], memory_order_relaxed);
+        if (o == grounded)
             continue;
-        if (own[r] == none || rho[i] < rho[s->rows[own[r]]])
-            own[r] = (uint32_t)u;
+        if (o == none || rho[i] < rho[s->rows[o]])
+            atomic_store_explicit(&own[r], (uint32_t)u, memory_order_relaxed);
     }
-    for (size_t u = 0; u < nu; u++)
-        if (par[u] == u && own[u] != grounded && own[u] != none) {
-            s->surface[s->rows[own[u]]] = 1;
+    for (size_t u = 0; u < nu; u++) {
+        const uint32_t o = atomic_load_explicit(&own[u], memory_order_relaxed);
+        if (atomic_load_explicit(&par[u], memory_order_relaxed) == u && o != grounded && o != none) {
+            s->surface[s->rows[o]] = 1;
             (*held)++;
         }
+    }
 }
 
 /* Frees the solve's scratch, which every solve builds again in full: the
@@ -838,7 +860,7 @@ int my_solve_pressure(my_state *s, pfb_sim *sim, double dt, pfb_err *err)
             return rc;
         size_t held = 0;
         if (pass == 0)
-            hold_ungrounded(s, &sim->p, &held);
+            hold_ungrounded(s, sim, &held);
         if (held == 0)
             break;
     }

@@ -1242,7 +1242,8 @@ static void *corner_set(pfb_sim *sim, int nlone, const char *const *sets)
  * density error at most eta (left_error).  Without the hold the sources of
  * the set are out of the operator's range: the multigrid's solve stopped at a
  * relative residual of 1.0 and 1.4, and Jacobi over the pairs (a zero on the
- * diagonal) left a density error of 1e147. */
+ * diagonal) left a density error of 1e147.  Over the pairs the sets are
+ * joined on three threads (uf_join's shared union-find). */
 START_TEST(test_ungrounded_set_held)
 {
     const int nlone = 1 + _i % 2, pairs = _i >= 2;
@@ -1250,6 +1251,8 @@ START_TEST(test_ungrounded_set_held)
     const char *const pairop[] = {"pcg_stop=density", "pcg_operator=pairs", "pcg_precond=jacobi", NULL};
     pfb_sim sim;
     void *st = corner_set(&sim, nlone, pairs ? pairop : matrix);
+    if (pairs)
+        sim.threads = 3;
     const double dt = 1e-3, corner = 0.05; /* the set: x < 5 spacings (the solver sorts the particles) */
     const pfb_csr *A;
     const double *b;
