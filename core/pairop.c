@@ -35,11 +35,17 @@ static void coef_pairs(void *ctx, size_t b)
         else
             for (size_t q = q0; q < q1; q++)
                 op->c[q] = c->weight(c->ctx, i, lj[q], q);
+        /* row i's weights summed in four lanes (entry q into lane (q - q0) mod 4),
+         * ended as (l0 + l1) + (l2 + l3) and added to i's diagonal: not one
+         * chain through memory (diag[i] and diag[j] could alias for all the
+         * compiler knows), whose store-to-load latency bounded the pass */
+        double s4[4] = {0.0, 0.0, 0.0, 0.0};
         for (size_t q = q0; q < q1; q++) {
             const double w = op->c[q];
-            op->diag[i] += w;
+            s4[(q - q0) & 3] += w;
             op->diag[lj[q]] += w;
         }
+        op->diag[i] += (s4[0] + s4[1]) + (s4[2] + s4[3]);
     }
 }
 
