@@ -74,9 +74,10 @@
  *    preconditioner, and applies the operator as a pair pass on the blocked
  *    schedule, each row's sum in four lanes (core/pairop_rows.inc: the same
  *    bits at every solver.simd level; a row's sum as one chain of additions
- *    waited an addition's latency per entry); the mirrors' couplings, few, are gathered and symmetrised per
- *    solve as the matrix's are (mirror_couplings) and handed to it as extra
- *    couplings (pressure_operator).  Its unknowns are all the particles, a
+ *    waited an addition's latency per entry); the mirrors' couplings are
+ *    gathered and symmetrised per solve as the matrix's are, each row on one
+ *    thread (mirror_couplings), and handed to it as extra couplings
+ *    (pressure_operator).  Its unknowns are all the particles, a
  *    surface particle's row the identity with source 0.  The mirrors'
  *    couplings are found per row (the rows ascend, each sorted by column), not
  *    by a search over all of them.  The two are the same
