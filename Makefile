@@ -296,8 +296,15 @@ experiments: bin/pfbench
 	$(Q)$(MAKE) --no-print-directory -j$(EXP_JOBS) $(EXP_PARALLEL:%=exp-%)
 	$(Q)$(MAKE) --no-print-directory exp-scaling
 
+# VAL_SEEDS: the validation's hydrostatic pool, runs per resolution (pfbench exp
+# validation --seeds; their spread is the case's error bar)
+VAL_SEEDS ?= 1
+ifeq ($(shell echo '$(VAL_SEEDS)' | grep -Ex '[1-9][0-9]?'),)
+$(error VAL_SEEDS is '$(VAL_SEEDS)'; valid: 1 to 64)
+endif
 $(EXP_TARGETS): exp-%: bin/pfbench
 	$(Q)OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive} bin/pfbench exp $* $(EXP_FLAGS) \
+	  $(if $(filter validation,$*),--seeds $(VAL_SEEDS)) \
 	  --preset $(EXP_DIR)/calibrate/calibrated.ini --out $(EXP_DIR)/$*
 
 figures: experiments

@@ -487,6 +487,9 @@ static void usage_exp(FILE *f)
           "  --preset P           material: calibrated (default), paper, none or an INI file\n"
           "  --reference DIR      validation: the continuum reference's CSVs (default:\n"
           "                       data/reference, made by `make reference`)\n"
+          "  --seeds K            validation: the hydrostatic pool's runs per resolution, each\n"
+          "                       its own run.seed, with their spread as the case's error bar\n"
+          "                       (default 1; 1 to 64)\n"
           "  --out DIR            output directory: tidy CSVs, NAME_summary.csv, runs/<id>/\n"
           "  --plan               print one command per run that is not current (each\n"
           "                       `pfbench exp ... --only ID`) and run nothing; a timing\n"
@@ -512,8 +515,8 @@ static void log_line(void *ctx, const char *line)
 static int cmd_exp(int argc, char **argv)
 {
     const char *name = NULL, *out = NULL, *solvers_arg = NULL, *presets = "scenes", *fluid_path = NULL,
-               *preset_arg = NULL, *only = NULL, *jobs_arg = NULL, *ref_dir = NULL;
-    int quick = 0, force = 0, plan = 0, jobs = 0, rc = 0;
+               *preset_arg = NULL, *only = NULL, *jobs_arg = NULL, *ref_dir = NULL, *seeds_arg = NULL;
+    int quick = 0, force = 0, plan = 0, jobs = 0, seeds = 1, rc = 0;
     pfb_err err;
     pfb_err_clear(&err);
     /* the options a planned run repeats: all but --plan, --only, --jobs and --force */
@@ -556,9 +559,12 @@ static int cmd_exp(int argc, char **argv)
             preset_arg = need_value(argc, argv, &i, &err, &rc);
         } else if (!strcmp(a, "--reference")) {
             ref_dir = need_value(argc, argv, &i, &err, &rc);
+        } else if (!strcmp(a, "--seeds")) {
+            seeds_arg = need_value(argc, argv, &i, &err, &rc);
         } else if (a[0] == '-') {
-            static const char *const opts[] = {"--quick", "--force", "--out",  "--solvers", "--presets", "--fluid",
-                                               "--preset", "--help", "--plan", "--only",    "--jobs", "--reference"};
+            static const char *const opts[] = {"--quick",  "--force", "--out",  "--solvers", "--presets",
+                                               "--fluid",  "--preset", "--help", "--plan",   "--only",
+                                               "--jobs",   "--reference", "--seeds"};
             const char *near = pfb_nearest(a, opts, sizeof opts / sizeof opts[0]);
             rc = near ? pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; did you mean '%s'?", a, near)
                       : pfb_err_set(&err, PFB_EINVAL, "unknown option '%s'; see pfbench exp --help", a);
@@ -577,6 +583,14 @@ static int cmd_exp(int argc, char **argv)
         if (*end || end == jobs_arg || errno || j < 1 || j > 256)
             rc = pfb_err_set(&err, PFB_EINVAL, "--jobs '%s' is not a number of jobs; valid: 1 to 256", jobs_arg);
         jobs = (int)j;
+    }
+    if (!rc && seeds_arg) {
+        char *end;
+        errno = 0;
+        const long k = strtol(seeds_arg, &end, 10);
+        if (*end || end == seeds_arg || errno || k < 1 || k > 64)
+            rc = pfb_err_set(&err, PFB_EINVAL, "--seeds '%s' is not a number of seeds; valid: 1 to 64", seeds_arg);
+        seeds = (int)k;
     }
     if (!rc && plan + (only != NULL) + (jobs_arg != NULL) > 1)
         rc = pfb_err_set(&err, PFB_EINVAL, "--plan, --only and --jobs exclude each other; valid: at most one of them");
@@ -618,6 +632,10 @@ static int cmd_exp(int argc, char **argv)
     if (!rc && fluid_path && !wants_fluid)
         rc = pfb_err_set(&err, PFB_EINVAL, "--fluid is read only by the calibrate, validation, reference and rheology experiments, not '%s'",
                          ex->name);
+    if (!rc && seeds_arg && strcmp(ex->name, "validation"))
+        rc = pfb_err_set(&err, PFB_EINVAL, "--seeds is read only by the validation experiment, not '%s'; "
+                                           "valid: pfbench exp validation --seeds K",
+                         ex->name);
     if (!rc && ref_dir && strcmp(ex->name, "validation"))
         rc = pfb_err_set(&err, PFB_EINVAL, "--reference is read only by the validation experiment, not '%s'; "
                                            "valid: pfbench exp validation --reference DIR",
@@ -635,7 +653,7 @@ static int cmd_exp(int argc, char **argv)
     }
     pfb_exp_ctx ctx = {.out_dir = out, .preset_dir = presets, .fluid = wants_fluid ? &fluid : NULL,
                        .reference_dir = ref_dir ? ref_dir : "data/reference",
-                       .preset = calib ? NULL : &preset, .quick = quick, .force = force,
+                       .preset = calib ? NULL : &preset, .quick = quick, .seeds = seeds, .force = force,
                        .solvers = sel, .nsolvers = nsel, .log = log_line};
     if (!rc && plan) { /* print the plan; run and write nothing */
         pfb_plan p;

@@ -45,6 +45,8 @@ typedef struct pfb_exp_ctx {
                                                data/reference) */
     const struct pfb_preset *preset;        /* the material preset under <experiment>.ini (NULL: none) */
     int quick;                              /* reduced version (tests, CI) */
+    int seeds;                              /* validation's hydrostatic case: runs per resolution,
+                                               each its own run.seed (0 or 1: one) */
     int force;                              /* rerun even when current */
     const pfb_solver_ops *const *solvers;   /* selected solvers */
     size_t nsolvers;

@@ -97,6 +97,17 @@
  * particle are too small and the stresses carry part of the heap's weight.
  * Resolutions D / dx: 25, 50, 100 in 2D; 10, 20 in 3D (quick: 8, 12 in 2D and
  * 5, 6 in 3D, where a 0.1 m slab is one or two layers: plumbing, not numbers).
+ * Seeds (`pfbench exp validation --seeds K`, default 1).  Which packing the
+ * jittered lattice settles into, and so the slabs' stresses, depends on the
+ * jitter's draw, and at D/dx = 100 more than the resolution moves them: one
+ * run's error is then one sample of that spread, which a change of round-off
+ * alone can move (mao_yang's err_weight 0.0054 and 0.0167 at two commits
+ * whose only difference was a summation order).  With K seeds each
+ * resolution runs K times, run.seed = 1..K (the first is the one-seed run,
+ * id and inputs unchanged), and the summary gives the seeds' means (the
+ * order rows are fitted to them) and the sample standard deviations err_sd,
+ * err_vert_sd and err_weight_sd (NaN for one seed): the case's error bar, the
+ * yardstick a change of a method's settings must be held against.
  *
  * Case: viscous decay.  The properties experiment's shear wave (material.h:
  * u_x = U sin(k y) in a periodic box, k = 2 pi / L, no walls, no gravity) in a box
@@ -165,9 +176,9 @@
  *   validation_reference.csv  case,dim,level,dx,bar,T,Z,omega,beta  (the reference used: the fronts'
  *                             rows, and the drop's fitted omega and beta)
  *   validation_hydrostatic.csv solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,
- *                             rel_err_vert,rho_rel,p_weight,rel_err_weight
+ *                             rel_err_vert,rho_rel,p_weight,rel_err_weight,seed
  *   validation_hydrostatic_summary.csv solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,
- *                             err_weight,surface_rise
+ *                             err_weight,surface_rise,seeds,err_sd,err_vert_sd,err_weight_sd
  *   validation_viscous.csv    solver,dim,cells,dx,response,nu_eff,nu_err,nu_ref,err,nu_set,err_set,
  *                             shear_modulus,status
  *   validation_viscosity.csv  solver,dim,a_dx,dx,status,reason,viscosity,viscosity_half,bias,bias_half,
@@ -382,13 +393,32 @@ static double last_third_mean(const exp_run_out *out, const char *col, double t_
     return n ? sum / (double)n : NAN;
 }
 
-/* The hydrostatic case for one solver (the header's definitions). */
+/* The mean and the sample standard deviation of v[0..k-1] (sd NaN for one). */
+static void seed_stats(const double *v, int k, double *mean, double *sd)
+{
+    double m = 0.0, q = 0.0;
+    for (int a = 0; a < k; a++)
+        m += v[a];
+    m /= k;
+    for (int a = 0; a < k; a++)
+        q += (v[a] - m) * (v[a] - m);
+    *mean = m;
+    *sd = k > 1 ? sqrt(q / (k - 1)) : NAN;
+}
+
+/* The hydrostatic case for one solver (the header's definitions): at each
+ * resolution, ctx->seeds runs that differ only in run.seed (the jitter's
+ * displacements), the first of them the single run of one seed. */
 static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, exp_csv *rows, exp_csv *summary,
                             exp_csv *order, pfb_err *err)
 {
     const int q = ctx->quick ? 1 : 0;
     const double t_end = q ? 0.2 : 2.0;
+    const int nseed = ctx->seeds > 1 ? ctx->seeds : 1;
     slab_ctx sc = {NULL, 0};
+    double *per = malloc(7 * (size_t)nseed * sizeof *per); /* per seed: err, slope, err_vert, slope_vert, rho, err_weight, rise */
+    if (!per)
+        return pfb_err_set(err, PFB_ENOMEM, "out of memory for %d seeds", nseed);
     int rc = PFB_OK;
     for (size_t k = 0; k < sizeof hyd_resolutions / sizeof hyd_resolutions[0] && !rc; k++) {
         const val_res *vr = &hyd_resolutions[k];
@@ -396,57 +426,75 @@ static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, ex
         int nres = 0;
         for (int j = 0; j < 3 && vr->a_dx[q][j] > 0 && !rc; j++) {
             const double D_dx = vr->a_dx[q][j], dx = HYD_DEPTH / D_dx;
-            char id[128], dim[32], spacing[64], tend[64], sd[64], sg[64];
-            snprintf(id, sizeof id, "%s_pool_%dd_D%g", so->name, vr->dim, D_dx);
-            snprintf(dim, sizeof dim, "run.dim=%d", vr->dim);
-            snprintf(spacing, sizeof spacing, "run.spacing=%.17g", dx);
-            snprintf(tend, sizeof tend, "run.t_end=%.17g", t_end);
-            snprintf(sd, sizeof sd, "scene.depth=%.17g", HYD_DEPTH);
-            snprintf(sg, sizeof sg, "scene.gravity=%.17g", VAL_G);
-            char jit[64];
-            snprintf(jit, sizeof jit, "run.jitter=%.17g", HYD_JITTER);
-            const char *sets[] = {dim, spacing, tend, sd, sg, jit, NULL};
-            exp_extra ex = {slab_names, NULL, &sc, slab_row};
-            exp_run_spec spec = {"validation", id, so, "pool", sets, &ex, 0};
-            exp_run_out out;
-            rc = exp_run(ctx, &spec, &out, err);
+            for (int sd = 0; sd < nseed && !rc; sd++) {
+                char id[128], dim[32], spacing[64], tend[64], sdp[64], sg[64], jit[64], seed[64];
+                snprintf(id, sizeof id, sd ? "%s_pool_%dd_D%g_seed%d" : "%s_pool_%dd_D%g", so->name, vr->dim, D_dx,
+                         1 + sd);
+                snprintf(dim, sizeof dim, "run.dim=%d", vr->dim);
+                snprintf(spacing, sizeof spacing, "run.spacing=%.17g", dx);
+                snprintf(tend, sizeof tend, "run.t_end=%.17g", t_end);
+                snprintf(sdp, sizeof sdp, "scene.depth=%.17g", HYD_DEPTH);
+                snprintf(sg, sizeof sg, "scene.gravity=%.17g", VAL_G);
+                snprintf(jit, sizeof jit, "run.jitter=%.17g", HYD_JITTER);
+                snprintf(seed, sizeof seed, "run.seed=%d", 1 + sd); /* (1: run.seed's default, the first run's) */
+                const char *sets[] = {dim, spacing, tend, sdp, sg, jit, sd ? seed : NULL, NULL};
+                exp_extra ex = {slab_names, NULL, &sc, slab_row};
+                exp_run_spec spec = {"validation", id, so, "pool", sets, &ex, 0};
+                exp_run_out out;
+                rc = exp_run(ctx, &spec, &out, err);
+                if (rc)
+                    break;
+                double pm[HYD_NSLAB], pv[HYD_NSLAB], pr[HYD_NSLAB], pw[HYD_NSLAB], ph[HYD_NSLAB];
+                double err_sum = 0.0, errv_sum = 0.0, errw_sum = 0.0, rho_sum = 0.0;
+                const double rise = last_third_mean(&out, "rise", t_end);
+                for (int sl = 0; sl < HYD_NSLAB; sl++) {
+                    pm[sl] = last_third_mean(&out, slab_names[sl], t_end);
+                    pv[sl] = last_third_mean(&out, slab_names[HYD_NSLAB + sl], t_end);
+                    pr[sl] = last_third_mean(&out, slab_names[2 * HYD_NSLAB + sl], t_end);
+                    pw[sl] = last_third_mean(&out, slab_names[3 * HYD_NSLAB + sl], t_end);
+                    ph[sl] = HYD_RHO * VAL_G * slab_depth[sl];
+                    err_sum += fabs(pm[sl] - ph[sl]) / ph[sl];
+                    errv_sum += fabs(pv[sl] - ph[sl]) / ph[sl];
+                    errw_sum += fabs(pv[sl] - pw[sl]) / pw[sl];
+                    rho_sum += pr[sl];
+                }
+                char reason[320];
+                exp_reason(&out, reason, sizeof reason);
+                for (int sl = 0; sl < HYD_NSLAB; sl++)
+                    fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%g,%.8g,%.8g,%.6g,%.8g,%.6g,%.6g,%.8g,%.6g,%d\n",
+                            so->name, vr->dim, D_dx, dx, out.n, exp_status_word(&out), reason, slab_depth[sl], pm[sl],
+                            ph[sl], fabs(pm[sl] - ph[sl]) / ph[sl], pv[sl], fabs(pv[sl] - ph[sl]) / ph[sl], pr[sl],
+                            pw[sl], fabs(pv[sl] - pw[sl]) / pw[sl], 1 + sd);
+                double b, berr, bv, bverr;
+                exp_line_slope(slab_depth, pm, HYD_NSLAB, &b, &berr);
+                exp_line_slope(slab_depth, pv, HYD_NSLAB, &bv, &bverr);
+                double *o = per + 7 * sd;
+                o[0] = err_sum / HYD_NSLAB;
+                o[1] = b / (HYD_RHO * VAL_G);
+                o[2] = errv_sum / HYD_NSLAB;
+                o[3] = bv / (HYD_RHO * VAL_G);
+                o[4] = rho_sum / HYD_NSLAB;
+                o[5] = errw_sum / HYD_NSLAB;
+                o[6] = rise;
+                exp_run_out_free(&out);
+            }
             if (rc)
                 break;
-            double pm[HYD_NSLAB], pv[HYD_NSLAB], pr[HYD_NSLAB], pw[HYD_NSLAB], ph[HYD_NSLAB];
-            double err_sum = 0.0, errv_sum = 0.0, errw_sum = 0.0, rho_sum = 0.0;
-            const double rise = last_third_mean(&out, "rise", t_end);
-            for (int sl = 0; sl < HYD_NSLAB; sl++) {
-                pm[sl] = last_third_mean(&out, slab_names[sl], t_end);
-                pv[sl] = last_third_mean(&out, slab_names[HYD_NSLAB + sl], t_end);
-                pr[sl] = last_third_mean(&out, slab_names[2 * HYD_NSLAB + sl], t_end);
-                pw[sl] = last_third_mean(&out, slab_names[3 * HYD_NSLAB + sl], t_end);
-                ph[sl] = HYD_RHO * VAL_G * slab_depth[sl];
-                err_sum += fabs(pm[sl] - ph[sl]) / ph[sl];
-                errv_sum += fabs(pv[sl] - ph[sl]) / ph[sl];
-                errw_sum += fabs(pv[sl] - pw[sl]) / pw[sl];
-                rho_sum += pr[sl];
+            /* the seeds' means, and the spread of the errors over the seeds */
+            double mean[7], sdv[7], col[64];
+            for (int c = 0; c < 7; c++) {
+                for (int sd = 0; sd < nseed && sd < 64; sd++)
+                    col[sd] = per[7 * sd + c];
+                seed_stats(col, nseed < 64 ? nseed : 64, &mean[c], &sdv[c]);
             }
-            char reason[320];
-            exp_reason(&out, reason, sizeof reason);
-            for (int sl = 0; sl < HYD_NSLAB; sl++)
-                fprintf(rows->f, "%s,%d,%g,%.10g,%zu,%s,%s,%g,%.8g,%.8g,%.6g,%.8g,%.6g,%.6g,%.8g,%.6g\n", so->name,
-                        vr->dim, D_dx, dx, out.n, exp_status_word(&out), reason, slab_depth[sl], pm[sl], ph[sl],
-                        fabs(pm[sl] - ph[sl]) / ph[sl], pv[sl], fabs(pv[sl] - ph[sl]) / ph[sl], pr[sl], pw[sl],
-                        fabs(pv[sl] - pw[sl]) / pw[sl]);
-            double b, berr;
-            exp_line_slope(slab_depth, pm, HYD_NSLAB, &b, &berr);
-            const double e = err_sum / HYD_NSLAB, ev = errv_sum / HYD_NSLAB;
-            double bv, bverr;
-            exp_line_slope(slab_depth, pv, HYD_NSLAB, &bv, &bverr);
-            fprintf(summary->f, "%s,%d,%g,%.10g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", so->name, vr->dim, D_dx, dx, e,
-                    b / (HYD_RHO * VAL_G), ev, bv / (HYD_RHO * VAL_G), rho_sum / HYD_NSLAB, errw_sum / HYD_NSLAB,
-                    rise);
+            fprintf(summary->f, "%s,%d,%g,%.10g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g,%.6g\n", so->name,
+                    vr->dim, D_dx, dx, mean[0], mean[1], mean[2], mean[3], mean[4], mean[5], mean[6], nseed, sdv[0],
+                    sdv[2], sdv[5]);
             dxs[nres] = dx;
-            errs[nres] = e;
-            errsv[nres] = ev;
-            errsw[nres] = errw_sum / HYD_NSLAB;
+            errs[nres] = mean[0];
+            errsv[nres] = mean[2];
+            errsw[nres] = mean[5];
             nres++;
-            exp_run_out_free(&out);
         }
         if (rc)
             break;
@@ -454,6 +502,7 @@ static int hydrostatic_case(const pfb_exp_ctx *ctx, const pfb_solver_ops *so, ex
         order_row(order, "hydrostatic_vertical", so, vr->dim, dxs, errsv, nres);
         order_row(order, "hydrostatic_weight", so, vr->dim, dxs, errsw, nres);
     }
+    free(per);
     free(sc.in);
     return rc;
 }
@@ -974,11 +1023,12 @@ static int validation_run(const pfb_exp_ctx *ctx, pfb_err *err)
     if (!rc)
         rc = exp_csv_open(&hyd, ctx, "validation_hydrostatic.csv",
                           "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,rel_err_vert,rho_rel,"
-                          "p_weight,rel_err_weight",
+                          "p_weight,rel_err_weight,seed",
                           err);
     if (!rc)
         rc = exp_csv_open(&hyds, ctx, "validation_hydrostatic_summary.csv",
-                          "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,err_weight,surface_rise",
+                          "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,err_weight,surface_rise,"
+                          "seeds,err_sd,err_vert_sd,err_weight_sd",
                           err);
     if (!rc)
         rc = exp_csv_open(&visc, ctx, "validation_viscous.csv",

@@ -496,6 +496,16 @@ START_TEST(test_bad_experiment)
     args_add(&c, "exp", "volume", "--quick", "--reference", "data/reference", "--out", wpath(out, sizeof out, "out"),
              END);
     expect_bad(&c, "--reference is read only by the validation experiment, not 'volume'", END);
+    /* the hydrostatic case's seeds: the validation's only, a count from 1 to 64 */
+    argv_list s = {.n = 0};
+    args_add(&s, "exp", "volume", "--quick", "--seeds", "2", "--out", wpath(out, sizeof out, "out"), END);
+    expect_bad(&s, "--seeds is read only by the validation experiment, not 'volume'", END);
+    argv_list s0 = {.n = 0};
+    args_add(&s0, "exp", "validation", "--quick", "--seeds", "0", "--out", wpath(out, sizeof out, "out"), END);
+    expect_bad(&s0, "--seeds '0'", "valid: 1 to 64", END);
+    argv_list sx = {.n = 0};
+    args_add(&sx, "exp", "validation", "--quick", "--seeds", "3x", "--out", wpath(out, sizeof out, "out"), END);
+    expect_bad(&sx, "--seeds '3x'", "valid: 1 to 64", END);
     /* a reference directory without the reference: named, nothing written */
     char fl[PATH_LEN], ref[PATH_LEN];
     write_text(wpath(fl, sizeof fl, "fluid.ini"),

@@ -206,12 +206,61 @@ static size_t rows_of(const char *path)
     return n - (last == '\n' ? 1 : 0);
 }
 
+/* validation --seeds 2 (test_quick_experiments): the hydrostatic pool runs
+ * twice per resolution, each seed a different start (the jitter's draw), and
+ * the summary's err and err_sd are the seeds' mean and sample standard
+ * deviation of the rows' per-seed means.  Tolerance: the CSVs' 6 significant
+ * digits, 1e-5 relative (and 1e-9 absolute for a 0 spread). */
+static void check_seeds(const char *dir)
+{
+    char path[512];
+    pfb_err err;
+    csv_table rows = {0}, sum = {0};
+    snprintf(path, sizeof path, "%s/validation_hydrostatic.csv", dir);
+    ck_assert_msg(csv_table_load(&rows, path, &err) == 0, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/validation_hydrostatic_summary.csv", dir);
+    ck_assert_msg(csv_table_load(&sum, path, &err) == 0, "%s", err.msg);
+    const int rd = csv_table_col(&rows, "dim"), rD = csv_table_col(&rows, "D_dx"), re = csv_table_col(&rows, "rel_err"),
+              rs = csv_table_col(&rows, "seed"), sd = csv_table_col(&sum, "dim"), sD = csv_table_col(&sum, "D_dx"),
+              se = csv_table_col(&sum, "err"), ss = csv_table_col(&sum, "err_sd"), sn = csv_table_col(&sum, "seeds");
+    ck_assert(rd >= 0 && rD >= 0 && re >= 0 && rs >= 0 && sd >= 0 && sD >= 0 && se >= 0 && ss >= 0 && sn >= 0);
+    ck_assert_msg(sum.nrow == 4, "%zu summary rows, 4 resolutions (quick)", sum.nrow);
+    int differ = 0;
+    for (size_t r = 0; r < sum.nrow; r++) {
+        const double dim = csv_table_get(&sum, r, sd), D = csv_table_get(&sum, r, sD);
+        double e[2] = {0, 0};
+        int c[2] = {0, 0};
+        for (size_t q = 0; q < rows.nrow; q++)
+            if (csv_table_get(&rows, q, rd) == dim && csv_table_get(&rows, q, rD) == D) {
+                const int k = (int)csv_table_get(&rows, q, rs) - 1;
+                ck_assert_msg(k == 0 || k == 1, "seed %d", k + 1);
+                e[k] += csv_table_get(&rows, q, re);
+                c[k]++;
+            }
+        ck_assert_msg(c[0] == 3 && c[1] == 3, "%gD D/dx %g: %d and %d slabs for seeds 1 and 2", dim, D, c[0], c[1]);
+        e[0] /= 3;
+        e[1] /= 3;
+        const double mean = 0.5 * (e[0] + e[1]), spread = fabs(e[0] - e[1]) / sqrt(2.0);
+        ck_assert_int_eq((int)csv_table_get(&sum, r, sn), 2);
+        ck_assert_msg(fabs(csv_table_get(&sum, r, se) - mean) <= 1e-5 * mean, "%gD D/dx %g: err %g, seeds' mean %g",
+                      dim, D, csv_table_get(&sum, r, se), mean);
+        ck_assert_msg(fabs(csv_table_get(&sum, r, ss) - spread) <= 1e-5 * mean + 1e-9,
+                      "%gD D/dx %g: err_sd %g, the seeds' %g", dim, D, csv_table_get(&sum, r, ss), spread);
+        differ += e[0] != e[1];
+    }
+    /* two draws of the jitter are two starts: the errors differ */
+    ck_assert_msg(differ == (int)sum.nrow, "%d of %zu resolutions differ between the seeds", differ, sum.nrow);
+    csv_table_free(&rows);
+    csv_table_free(&sum);
+}
+
 /* Each experiment's --quick run writes its CSVs with the documented columns and at
  * least one row, keeps run.meta per run, and a second run skips every run (all are
  * current) and rewrites identical CSVs.  The drivers do not depend on the solver, so
  * they run here with muller alone (the quickest); every solver runs the quick
  * experiments in CI's `make figures QUICK=1`, and test_presets_for_every_solver
- * checks that each has its presets. */
+ * checks that each has its presets.  The validation runs with --seeds 2
+ * (check_seeds). */
 START_TEST(test_quick_experiments)
 {
     static const struct {
@@ -250,8 +299,8 @@ START_TEST(test_quick_experiments)
          "solver,dim,a_dx,dx,n,status,reason,err_mean,err_max,bias,npoints,steps,wall_seconds,Re,ref_err_mean,"
          "ref_err_max,ref_bias,ref_bar,ref_level"},
         {"validation", "validation_reference.csv", "case,dim,level,dx,bar,T,Z,omega,beta"},
-        {"validation", "validation_hydrostatic.csv", "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,rel_err_vert,rho_rel,p_weight,rel_err_weight"},
-        {"validation", "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,err_weight,surface_rise"},
+        {"validation", "validation_hydrostatic.csv", "solver,dim,D_dx,dx,n,status,reason,depth,p,p_hydro,rel_err,p_vert,rel_err_vert,rho_rel,p_weight,rel_err_weight,seed"},
+        {"validation", "validation_hydrostatic_summary.csv", "solver,dim,D_dx,dx,err,slope_rel,err_vert,slope_rel_vert,rho_rel,err_weight,surface_rise,seeds,err_sd,err_vert_sd,err_weight_sd"},
         {"validation", "validation_order.csv", "case,solver,dim,nres,order,order_err,err_coarse,err_fine"},
         {"validation", "validation_viscosity.csv",
          "solver,dim,a_dx,dx,status,reason,viscosity,viscosity_half,bias,bias_half,s_run,s_ref,response,nu_equiv_rel,"
@@ -315,10 +364,13 @@ START_TEST(test_quick_experiments)
     ck_assert_msg(preset_resolve(PFB_PRESET_DEFAULT, &preset, &err) == 0, "%s", err.msg);
     pfb_fluid fluid; /* the validation's viscosity reference */
     ck_assert_msg(fluid_load("scenes/fluid.ini", &fluid, &err) == 0, "%s", err.msg);
+    const int val = !strcmp(ex->name, "validation");
     pfb_exp_ctx ctx = {.out_dir = dir, .preset_dir = "scenes", .preset = &preset, .quick = 1, .solvers = only,
-                       .nsolvers = 1, .log = count_log, .log_ctx = &lc, .fluid = &fluid};
+                       .nsolvers = 1, .log = count_log, .log_ctx = &lc, .fluid = &fluid, .seeds = val ? 2 : 0};
     ck_assert_msg(ex->run(&ctx, &err) == 0, "%s: %s", ex->name, err.msg);
     ck_assert(lc.lines > 0 && lc.skipped == 0);
+    if (val)
+        check_seeds(dir);
     char path[512], head[512];
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         if (strcmp(files[f].exp, ex->name))
