@@ -274,12 +274,15 @@ END {
 # order of validation_order.csv (with its standard error when three resolutions fit it);
 # a run without an error (unstable, no fit, no viscosity, no surface tension) is a dash.
 valtable() {
-  awk -v want="$4" -v reslabel="$5" -v rescol="$2" -v errcol="$3" "$prelude"'
+  awk -v want="$4" -v reslabel="$5" -v rescol="$2" -v errcol="$3" -v sdcol="${6:-}" "$prelude"'
   FILENAME ~ /validation_order/ { if (v("case") == want) { o[v("solver"), v("dim")] = v("order"); oe[v("solver"), v("dim")] = v("order_err") }; next }
   { s = v("solver"); d = v("dim"); r = v(rescol); seen[s] = 1
     if (!((d, r) in rs)) { rs[d, r] = 1; nr[d]++; res[d, nr[d]] = r }
-    e[s, d, r] = v(errcol); st[s, d, r] = v("status") }
-  function cell(s, d, r) { if (st[s, d, r] == "unstable") return "unst."; return pct(e[s, d, r], "%.1f") }
+    e[s, d, r] = v(errcol); st[s, d, r] = v("status"); sd[s, d, r] = (sdcol != "") ? v(sdcol) : "" }
+  # with a spread over seeds (sdcol, when measured): the mean and its standard deviation
+  function cell(s, d, r) { if (st[s, d, r] == "unstable") return "unst."
+    if (isnum(sd[s, d, r]) && isnum(e[s, d, r])) return sprintf("$%.1f \\pm %.1f$", 100 * e[s, d, r], 100 * sd[s, d, r])
+    return pct(e[s, d, r], "%.1f") }
   function ord(s, d) { if (!isnum(o[s, d])) return "--"; return isnum(oe[s, d]) ? sprintf("$%.2f \\pm %.2f$", o[s, d], oe[s, d]) : sprintf("$%.2f$", o[s, d]) }
   END {
     # resolutions in increasing order per dimension (insertion sort)
@@ -310,9 +313,9 @@ valtable() {
 }
 valtable "$data/validation/validation_dam_break.csv" a_dx ref_err_mean dam_break_ref '$a/\Delta x$' > "$tmp/validation_dam_break.tex"
 valtable "$data/validation/validation_dam_break.csv" a_dx err_mean dam_break '$a/\Delta x$' > "$tmp/validation_dam_break_mm.tex"
-valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err hydrostatic '$D/\Delta x$' > "$tmp/validation_hydrostatic.tex"
-valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err_vert hydrostatic_vertical '$D/\Delta x$' > "$tmp/validation_hydrostatic_vertical.tex"
-valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err_weight hydrostatic_weight '$D/\Delta x$' > "$tmp/validation_hydrostatic_weight.tex"
+valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err hydrostatic '$D/\Delta x$' err_sd > "$tmp/validation_hydrostatic.tex"
+valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err_vert hydrostatic_vertical '$D/\Delta x$' err_vert_sd > "$tmp/validation_hydrostatic_vertical.tex"
+valtable "$data/validation/validation_hydrostatic_summary.csv" D_dx err_weight hydrostatic_weight '$D/\Delta x$' err_weight_sd > "$tmp/validation_hydrostatic_weight.tex"
 valtable "$data/validation/validation_viscous.csv" cells err viscous '$L/\Delta x$' > "$tmp/validation_viscous.tex"
 # the drop against the reference: 2D only (the reference drop is 2D)
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "dim") d = i; print; next } $d == 2' \

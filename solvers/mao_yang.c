@@ -372,6 +372,10 @@ static void density_finish(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
     my_state *s = c->s;
+    if (s->lanes >= 0 && !c->grad && !period_any(&s->per, s->dim)) { /* (this loop's sums, in lanes) */
+        LANES_AT(s->lanes, density_mirrors_block, c, b);
+        return;
+    }
     const pfb_particles *p = &c->sim->p;
     const size_t n = p->n;
     const int dim = s->dim;
