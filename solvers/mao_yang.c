@@ -611,6 +611,10 @@ static void nonpressure_finish(void *ctx, size_t b)
 {
     const my_pass *c = ctx;
     my_state *s = c->s;
+    if (s->lanes >= 0 && !s->elastic && !period_any(&s->per, s->dim)) { /* (this loop's sums, in lanes) */
+        LANES_AT(s->lanes, viscosity_mirrors_block, c, b);
+        return;
+    }
     const pfb_sim *sim = c->sim;
     const pfb_particles *p = &sim->p;
     const size_t n = p->n;
