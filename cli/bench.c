@@ -51,7 +51,7 @@ static void usage_bench(FILE *f)
 {
     fputs("usage: pfbench bench nsearch [--n N] [--neighbours K] [--dim 2|3] [--reps R] [--seed S]\n"
           "       pfbench bench step --solver S [--scene SC] [--dim 2|3] [--n N] [--steps K] [--warmup K] [--set KEY=VALUE]\n"
-          "                          [--preset P] [--lockstep-in FIFO --lockstep-out FIFO]\n"
+          "                          [--preset P] [--lockstep-in FIFO --lockstep-out FIFO [--lockstep-every K]]\n"
           "\n"
           "nsearch: grid build + full neighbour list of N uniform random points (cell order)\n"
           "         with K neighbours on average (defaults 1000000, 40, 3D, 5 reps)\n"
@@ -64,7 +64,9 @@ static void usage_bench(FILE *f)
           "particle added to the resident set; OMP_NUM_THREADS sets the threads.\n"
           "--lockstep-in/-out: take turns step by step with a second `bench step` on the same two FIFOs\n"
           "(wait for a byte on in before each step, write one to out after it): bench/lockstep.sh runs two\n"
-          "builds or settings this way, so both meet the same phases of a shared machine.\n",
+          "builds or settings this way, so both meet the same phases of a shared machine.\n"
+          "--lockstep-every K: a turn is K steps (default 1), for a partner whose steps are K times\n"
+          "as long and as costly (bench/lockstep.sh --b-args: two solvers side by side).\n",
           f);
 }
 
@@ -190,7 +192,7 @@ static int open_fifo(const char *path, int *fd)
 static int bench_step(int argc, char **argv)
 {
     const char *solver = NULL, *scene = "dam_break";
-    long n = 60000, steps = 20, dim = 3, warmup = 2;
+    long n = 60000, steps = 20, dim = 3, warmup = 2, every = 1;
     const char *sets[64], *lock_in = NULL, *lock_out = NULL, *preset_arg = NULL;
     int nsets = 0;
     for (int i = 3; i < argc; i++) {
@@ -220,9 +222,11 @@ static int bench_step(int argc, char **argv)
             lock_in = argv[++i];
         else if (!strcmp(a, "--lockstep-out"))
             lock_out = argv[++i];
+        else if (!strcmp(a, "--lockstep-every"))
+            rc = int_arg(a, argv[++i], 1, 1000000, &every);
         else {
             fprintf(stderr, "pfbench bench step: unknown option '%s'; valid: --solver, --scene, --dim, --n, --steps, "
-                    "--warmup, --set, --preset, --lockstep-in, --lockstep-out\n", a);
+                    "--warmup, --set, --preset, --lockstep-in, --lockstep-out, --lockstep-every\n", a);
             return EXIT_BAD;
         }
         if (rc)
@@ -237,7 +241,12 @@ static int bench_step(int argc, char **argv)
                 "or neither\n", lock_in ? "out" : "in");
         return EXIT_BAD;
     }
-    pfb_step_gate gate = {-1, -1, PFB_LOCKSTEP_TIMEOUT};
+    if (every > 1 && !lock_in) {
+        fprintf(stderr, "pfbench bench step: --lockstep-every %ld needs --lockstep-in and --lockstep-out; valid: "
+                "all three, or no --lockstep-every\n", every);
+        return EXIT_BAD;
+    }
+    pfb_step_gate gate = {-1, -1, PFB_LOCKSTEP_TIMEOUT, every};
     if (lock_in && (open_fifo(lock_in, &gate.fd_in) || open_fifo(lock_out, &gate.fd_out))) {
         if (gate.fd_in >= 0)
             close(gate.fd_in);

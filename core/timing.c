@@ -177,8 +177,10 @@ int run_time_steps_gated(const pfb_run_config *cfg, long warmup, long steps, con
     out->spacing = sim.spacing;
     out->dt = dt;
     double tm0[PFB_TIMING_MAX] = {0}, tm1[PFB_TIMING_MAX] = {0};
+    const long every = gate && gate->every > 1 ? gate->every : 1;
     for (long k = -warmup; !rc && k < steps && !out->unstable; k++) {
-        if (gate && (rc = gate_wait(gate, k, err)) != 0)
+        const int opens = (k + warmup) % every == 0, closes = (k + warmup + 1) % every == 0 || k == steps - 1;
+        if (gate && opens && (rc = gate_wait(gate, k, err)) != 0)
             break;
         if (k == 0)
             read_timers(so, st, out->ntimers, tall, tm0);
@@ -194,7 +196,7 @@ int run_time_steps_gated(const pfb_run_config *cfg, long warmup, long steps, con
         /* no energy scale here: only a non-finite state or an escape is a blow-up */
         if (!rc)
             out->unstable = run_check_blowup(&sim, INFINITY, 1.0, out->reason, sizeof out->reason);
-        if (gate && !rc && !out->unstable)
+        if (gate && closes && !rc && !out->unstable)
             rc = gate_pass(gate, 'g', err);
     }
     if (gate && (rc || out->unstable))

@@ -73,10 +73,15 @@ int run_time_steps(const pfb_run_config *cfg, long warmup, long steps, pfb_step_
  * after the step's untimed blow-up check, it writes one byte 'g' to fd_out, so
  * its own work never overlaps the other's.  A process that stops early (an
  * error, a blow-up) writes 'x' instead, and the other stops with an error
- * naming the step.  Waiting longer than timeout seconds for a turn is an error. */
+ * naming the step.  Waiting longer than timeout seconds for a turn is an error.
+ * With every = K > 1 a turn is K steps (the run's last turn what is left): two
+ * solvers whose steps differ K-fold in cost and in length (mao_yang's and
+ * muller's) then take turns of like length and reach the same simulated time
+ * in the same number of turns. */
 typedef struct pfb_step_gate {
     int fd_in, fd_out;
     double timeout;
+    long every; /* steps per turn (0 or 1: each step a turn): the last turn may be shorter */
 } pfb_step_gate;
 
 /* run_time_steps with every step a turn of gate (NULL: no gate). */

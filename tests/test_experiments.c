@@ -804,7 +804,8 @@ static size_t pipe_bytes(int fd, char *buf, size_t cap)
 
 /* The lockstep gate's protocol (timing.h), on two pipes in one process: with W
  * warm-up and K timed steps a run takes exactly W + K turns and hands over as
- * many 'g'; a partner's 'x' stops it before the step the error names; no turn
+ * many 'g' (with E steps a turn, ceil((W + K) / E)); a partner's 'x' stops it
+ * before the step the error names; no turn
  * within the timeout is an error naming the step; a run that stops early
  * (those two, or a set-up refused) hands over 'x'. */
 START_TEST(test_lockstep_gate)
@@ -816,7 +817,7 @@ START_TEST(test_lockstep_gate)
     pfb_err err;
     int in[2], out[2];
     ck_assert(pipe(in) == 0 && pipe(out) == 0);
-    pfb_step_gate gate = {in[0], out[1], 5.0};
+    pfb_step_gate gate = {in[0], out[1], 5.0, 1};
     pfb_step_timing tm;
     char buf[64];
     /* five turns for 2 + 3 steps: all taken, five handed over */
@@ -825,6 +826,19 @@ START_TEST(test_lockstep_gate)
     ck_assert(tm.steps == 3 && !tm.unstable && tm.t_step > 0);
     ck_assert(pipe_bytes(out[0], buf, sizeof buf) == 5 && memcmp(buf, "ggggg", 5) == 0);
     ck_assert(pipe_bytes(in[0], buf, sizeof buf) == 0);
+    /* three steps a turn: 2 + 5 steps are three turns (3, 3 and the last 1) */
+    gate.every = 3;
+    ck_assert(write(in[1], "ggg", 3) == 3);
+    ck_assert_msg(run_time_steps_gated(&cfg, 2, 5, &gate, &tm, &err) == 0, "%s", err.msg);
+    ck_assert(tm.steps == 5 && !tm.unstable);
+    ck_assert(pipe_bytes(out[0], buf, sizeof buf) == 3 && memcmp(buf, "ggg", 3) == 0);
+    ck_assert(pipe_bytes(in[0], buf, sizeof buf) == 0);
+    /* a partner that stops after one turn: the second turn (step 1) is not taken */
+    ck_assert(write(in[1], "gx", 2) == 2);
+    ck_assert(run_time_steps_gated(&cfg, 2, 5, &gate, &tm, &err) == PFB_EIO);
+    ck_assert_msg(strstr(err.msg, "stopped before step 1") != NULL, "%s", err.msg);
+    ck_assert(pipe_bytes(out[0], buf, sizeof buf) == 2 && memcmp(buf, "gx", 2) == 0);
+    gate.every = 1;
     /* the partner stops after two turns: steps -2 and -1 run, step 0 does not */
     ck_assert(write(in[1], "ggx", 3) == 3);
     ck_assert(run_time_steps_gated(&cfg, 2, 3, &gate, &tm, &err) == PFB_EIO);
