@@ -287,15 +287,15 @@ static int mirror_rows(my_state *s, pfb_sim *sim, pfb_err *err)
  * bit.  Its work is the listed pairs of particles with mirrors, where the
  * search built a grid and a full list of every particle near a wall and every
  * mirror, most of whose pairs it then dropped. */
-static inline int mirror_within(const my_state *s, size_t i, size_t gq)
+static inline int mirror_within(const double *const x[3], int dim, double hh, size_t i, size_t gq)
 {
-    const double dx = s->xc[0][i] - s->xc[0][gq], dy = s->xc[1][i] - s->xc[1][gq];
+    const double dx = x[0][i] - x[0][gq], dy = x[1][i] - x[1][gq];
     double r2 = dx * dx + dy * dy;
-    if (s->dim == 3) {
-        const double dz = s->xc[2][i] - s->xc[2][gq];
+    if (dim == 3) {
+        const double dz = x[2][i] - x[2][gq];
         r2 += dz * dz;
     }
-    return r2 < s->hh;
+    return r2 < hh;
 }
 
 /* The (particle, mirror) pairs within h that row i finds, appended to the
@@ -308,6 +308,9 @@ static int mirror_gather(my_state *s, size_t n, int t, size_t i, size_t *mt, pfb
 {
     const uint32_t *gs = s->gs;
     const pfb_halflist *L = &s->L;
+    const double *const x[3] = {s->xc[0], s->xc[1], s->xc[2]}; /* (read once: the pushes store through s) */
+    const int dim = s->dim;
+    const double hh = s->hh;
     size_t m = *mt;
     int rc;
 #define MY_PUSH(row, q)                                                                                         \
@@ -318,7 +321,7 @@ static int mirror_gather(my_state *s, size_t n, int t, size_t i, size_t *mt, pfb
     } while (0)
     const size_t gi0 = gs[i], gi1 = gs[i + 1];
     for (size_t q = gi0; q < gi1; q++)
-        if (mirror_within(s, i, n + q))
+        if (mirror_within(x, dim, hh, i, n + q))
             MY_PUSH(i, q);
     /* a pair's mirror is within h of i only if i is near (build_ghosts), and
      * of j only if i has mirrors: most rows, away from the walls, have
@@ -327,10 +330,10 @@ static int mirror_gather(my_state *s, size_t n, int t, size_t i, size_t *mt, pfb
         for (size_t e = L->ls[i]; e < L->ls[i + 1]; e++) {
             const size_t j = L->lj[e], gj0 = gs[j], gj1 = gs[j + 1];
             for (size_t q = gj0; q < gj1; q++)
-                if (mirror_within(s, i, n + q))
+                if (mirror_within(x, dim, hh, i, n + q))
                     MY_PUSH(i, q);
             for (size_t q = gi0; q < gi1; q++)
-                if (mirror_within(s, j, n + q))
+                if (mirror_within(x, dim, hh, j, n + q))
                     MY_PUSH(j, q);
         }
 #undef MY_PUSH
