@@ -470,7 +470,7 @@ static void coupling_row(my_state *s, const pfb_particles *p, size_t i, my_coupl
     const size_t n = p->n, e0 = s->ms[i];
     const double *restrict rho = p->field[s->f_rho].data;
     size_t ne = e0;
-    s->mdiag[i] = 0.0;
+    double md = 0.0; /* (local: a store through s->mdiag would make s's fields be read again) */
     if (s->unk[i] >= 0)
         for (size_t q = s->ms[i]; q < s->ms[i + 1]; q++) {
             const size_t js = s->g[s->mj[q]].src;
@@ -478,7 +478,7 @@ static void coupling_row(my_state *s, const pfb_particles *p, size_t i, my_coupl
                 continue; /* i's own mirror: p_mirror = p_i */
             const double c = eq8_coeff(s, p, rho, i, js, pair_r(s, s->dim, i, n + s->mj[q]));
             if (s->unk[js] < 0) {
-                s->mdiag[i] += c;
+                md += c;
                 continue;
             }
             /* into the row by js, after its equal ones (insertion: few entries) */
@@ -496,6 +496,7 @@ static void coupling_row(my_state *s, const pfb_particles *p, size_t i, my_coupl
             m += E[a].m;
         E[out++] = (my_coupling){(uint32_t)i, js, m};
     }
+    s->mdiag[i] = md;
     *end = (uint32_t)out;
 }
 
