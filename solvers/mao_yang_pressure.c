@@ -117,10 +117,11 @@
  *    is 0.2% above at 0.1 s, with 3e-5 and 1e-5 within 0.01%.  A pool at rest
  *    tells 3e-5 from 1e-5 (the validation's 2D pool, D/dx = 100, 2 s, eight
  *    seeds): with 3e-5 half the seeds keep 5 to 10 times the kinetic energy
- *    over the last third (0.02-0.04 J against 0.004-0.006), and the hydrostatic
- *    error is 0.0138 +- 0.0062 against 0.0091 +- 0.0042; so 1e-5, though 3e-5
- *    saves 45% of the divergence solve's iterations in the 3D dam break's
- *    flow (bench/README.md).  pcg_stop =
+ *    over the last third (0.02-0.04 J against 0.004-0.008, which a change of
+ *    summation order alone leaves as it is); so 1e-5, though 3e-5 saves 45% of
+ *    the divergence solve's iterations in the 3D dam break's flow
+ *    (bench/README.md).  The pool's hydrostatic error does not tell the two
+ *    apart: its spread over the seeds is as wide as their difference.  pcg_stop =
  *    residual stops at the relative residual |b - A p| <= pcg_tol |b| (1e-6).
  *    Both rules leave
  *    the same density error in the flow (0.29% mean at t = 0.1 s): eq. 8's
