@@ -1383,6 +1383,15 @@ START_TEST(test_bad_lockstep)
     args_add(&a, "bench", "step", "--solver", "muller", "--dim", "2", "--n", "200", "--steps", "2", "--lockstep-in",
              f, "--lockstep-out", f, END);
     expect_bad(&a, f, "is not a FIFO", END);
+    /* turns of K steps: K from 1, and only with the pair of FIFOs */
+    a.n = 0;
+    args_add(&a, "bench", "step", "--solver", "muller", "--dim", "2", "--n", "200", "--steps", "2", "--lockstep-every",
+             "3", END);
+    expect_bad(&a, "--lockstep-every 3 needs --lockstep-in and --lockstep-out", END);
+    a.n = 0;
+    args_add(&a, "bench", "step", "--solver", "muller", "--dim", "2", "--n", "200", "--steps", "2", "--lockstep-every",
+             "0", END);
+    expect_bad(&a, "--lockstep-every", "0", END);
     /* the material preset: an unknown name is refused the same way */
     a.n = 0;
     args_add(&a, "bench", "step", "--solver", "muller", "--dim", "2", "--n", "200", "--steps", "2", "--preset", "bogus",
@@ -1394,7 +1403,8 @@ END_TEST
 /* bench/lockstep.sh: two `bench step` runs taking turns print a line per round
  * and the median ratio (a positive number; its value is the machine's, not
  * checked); a partner refused at start stops the round at once, exit status 1,
- * the refusal shown (a hang would trip the test's time-out). */
+ * the refusal shown (a hang would trip the test's time-out).  With --b-args B
+ * runs another solver in turns of two steps, twice A's steps: as many turns. */
 START_TEST(test_bench_lockstep)
 {
     char root[PATH_LEN], cmd[6 * PATH_LEN], outp[PATH_LEN], errp[PATH_LEN];
@@ -1407,9 +1417,14 @@ START_TEST(test_bench_lockstep)
     fmt_path(outp, sizeof outp, "%s/lockstep.out", tmp_dir);
     fmt_path(errp, sizeof errp, "%s/lockstep.err", tmp_dir);
     const char *args = "--solver muller --dim 2 --n 300 --steps 4";
-    for (int bad = 0; bad < 2; bad++) {
+    for (int run = 0; run < 3; run++) {
+        const int bad = run == 1;
         snprintf(cmd, sizeof cmd, "cd '%s' && bash '%s/bench/lockstep.sh' --rounds 2 %s '%s' '%s' %s >'%s' 2>'%s'",
-                 work_dir, root, bad ? "--set-b solver.bogus=1" : "", PFB_BIN, PFB_BIN, args, outp, errp);
+                 work_dir, root,
+                 run == 1   ? "--set-b solver.bogus=1"
+                 : run == 2 ? "--b-args '--solver miller_pearce --dim 2 --n 300 --warmup 4 --steps 8 --lockstep-every 2'"
+                          : "",
+                 PFB_BIN, PFB_BIN, args, outp, errp);
         const int st = system(cmd);
         char *out = slurp(outp, NULL), *err = slurp(errp, NULL);
         ck_assert(out != NULL && err != NULL);
