@@ -512,6 +512,19 @@ static void log_line(void *ctx, const char *line)
     fprintf(stderr, "%s\n", line);
 }
 
+/* Option opt's value s as a count from 1 to hi into *out, or a one-line error
+ * naming it ("'s' is not a number of what; valid: 1 to hi"). */
+static int count_arg(const char *opt, const char *s, const char *what, long hi, int *out, pfb_err *err)
+{
+    char *end;
+    errno = 0;
+    const long v = strtol(s, &end, 10);
+    if (*end || end == s || errno || v < 1 || v > hi)
+        return pfb_err_set(err, PFB_EINVAL, "%s '%s' is not a number of %s; valid: 1 to %ld", opt, s, what, hi);
+    *out = (int)v;
+    return PFB_OK;
+}
+
 static int cmd_exp(int argc, char **argv)
 {
     const char *name = NULL, *out = NULL, *solvers_arg = NULL, *presets = "scenes", *fluid_path = NULL,
@@ -576,22 +589,10 @@ static int cmd_exp(int argc, char **argv)
         for (int k = first; k <= i && k < argc; k++)
             args[nargs++] = argv[k];
     }
-    if (!rc && jobs_arg) {
-        char *end;
-        errno = 0;
-        const long j = strtol(jobs_arg, &end, 10);
-        if (*end || end == jobs_arg || errno || j < 1 || j > 256)
-            rc = pfb_err_set(&err, PFB_EINVAL, "--jobs '%s' is not a number of jobs; valid: 1 to 256", jobs_arg);
-        jobs = (int)j;
-    }
-    if (!rc && seeds_arg) {
-        char *end;
-        errno = 0;
-        const long k = strtol(seeds_arg, &end, 10);
-        if (*end || end == seeds_arg || errno || k < 1 || k > 64)
-            rc = pfb_err_set(&err, PFB_EINVAL, "--seeds '%s' is not a number of seeds; valid: 1 to 64", seeds_arg);
-        seeds = (int)k;
-    }
+    if (!rc && jobs_arg)
+        rc = count_arg("--jobs", jobs_arg, "jobs", 256, &jobs, &err);
+    if (!rc && seeds_arg)
+        rc = count_arg("--seeds", seeds_arg, "seeds", 64, &seeds, &err);
     if (!rc && plan + (only != NULL) + (jobs_arg != NULL) > 1)
         rc = pfb_err_set(&err, PFB_EINVAL, "--plan, --only and --jobs exclude each other; valid: at most one of them");
     if (!rc && only && !*only)
