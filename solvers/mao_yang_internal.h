@@ -70,7 +70,7 @@ typedef struct my_state {
     pfb_grid grid;             /* the mirror search's grid and list */
     pfb_nlist nl;
     int flat_inside;           /* build_ghosts: every mirror is across a plane or a box face with every particle on its fluid side */
-    uint32_t *gs;              /* n + 1: the mirrors of real particle i are g[gs[i] .. gs[i+1]-1] (flat_inside) */
+    uint32_t *gs;              /* n + 1: the mirrors of real particle i are g[gs[i] .. gs[i+1]-1] (build_ghosts) */
     uint64_t *me[PFB_MAX_THREADS]; /* per thread, the (particle, mirror) pairs within h it gathered
                                     * (mirror_rows_from_list) */
     size_t cap_me[PFB_MAX_THREADS], n_me[PFB_MAX_THREADS];

@@ -54,13 +54,8 @@ static void mat_reflect(double M[9], const double n[3])
             M[3 * a + b] = (a == b ? 1.0 : 0.0) - 2.0 * n[a] * n[b];
 }
 
-static int add_ghost(my_state *s, size_t src, int body, const double M[9], const double x[3], const double v[3],
-                     pfb_err *err)
+static void put_ghost(my_ghost *g, size_t src, int body, const double M[9], const double x[3], const double v[3])
 {
-    int rc = pfb_grow((void **)&s->g, &s->cap_g, s->ng + 1, sizeof *s->g, err);
-    if (rc)
-        return rc;
-    my_ghost *g = &s->g[s->ng++];
     g->src = src;
     g->body = body;
     memcpy(g->M, M, sizeof g->M);
@@ -68,7 +63,6 @@ static int add_ghost(my_state *s, size_t src, int body, const double M[9], const
         g->x[k] = x[k];
         g->v[k] = v[k];
     }
-    return PFB_OK;
 }
 
 /* Mirror velocity across a plane of unit normal n moving with wall velocity vw. */
@@ -86,128 +80,191 @@ static void mirror_velocity(const my_state *s, int dim, const double n[3], const
         v[k] -= 2.0 * vn * n[k];
 }
 
-/* Mirrors of every particle within h of a wall (across its tangent plane; across
- * each near face of a box container and each combination of them at corners),
- * then the combined real + mirror coordinate arrays.  Marks, in s->near, every
+/* The mirrors of particle i if it is within h of a wall (across its tangent
+ * plane; across each near face of a box container and each combination of them
+ * at corners): their count, and with out, the mirrors written to out[0 ..]
+ * (the count pass and the writing pass run this same code, so they agree).
+ * Clears *flat when i is outside a wall.  Marks, in s->near, every
  * particle that can be within h of a mirror: a mirror across a box face lies
  * within h beyond it, so such a particle is within h of the face (its distance
  * below h, of either sign); a mirror across the tangent plane of a wall or body
  * at distance phi < h from it has sdf at most 3 phi (the sdf changes by at most
  * the distance moved, 2 phi), so such a particle has sdf below 4 h. */
-static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
+static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t i, my_ghost *out, int *flat)
 {
-    pfb_particles *p = &sim->p;
+    const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
-    s->ng = 0;
-    s->flat_inside = sim->bodies.n == 0 && !sim_periodic(sim);
-    for (size_t w = 0; w < sim->walls.n; w++)
-        s->flat_inside &= sim->walls.s[w].type == PFB_SHAPE_PLANE ||
-                          (sim->walls.s[w].type == PFB_SHAPE_BOX && sim->walls.s[w].inside);
-    for (size_t i = 0; i < p->n; i++) {
-        const double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
-        const double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
-        unsigned char near = 0;
-        for (size_t w = 0; w < sim->walls.n; w++) {
-            const pfb_shape *sh = &sim->walls.s[w];
-            double vw[3];
-            shape_velocity_at(sh, dim, t, x, vw);
-            if (sh->type == PFB_SHAPE_BOX && sh->inside) {
-                double c[3], face[3] = {0, 0, 0};
-                shape_centre(sh, t, c);
-                int axes[3], na = 0;
-                for (int k = 0; k < dim; k++) {
-                    double lo = c[k] - sh->half[k], hi = c[k] + sh->half[k];
-                    double dlo = x[k] - lo, dhi = hi - x[k];
-                    double d = dlo <= dhi ? dlo : dhi;
-                    near |= d < s->h;
-                    s->flat_inside &= d >= 0;
-                    if (d >= 0 && d < s->h) {
-                        face[k] = dlo <= dhi ? lo : hi;
-                        axes[na++] = k;
-                    }
+    const double x[3] = {p->x[0][i], p->x[1][i], p->x[2][i]};
+    const double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
+    unsigned char near = 0;
+    size_t c = 0;
+    for (size_t w = 0; w < sim->walls.n; w++) {
+        const pfb_shape *sh = &sim->walls.s[w];
+        double vw[3];
+        if (sh->type == PFB_SHAPE_BOX && sh->inside) {
+            double cen[3], face[3] = {0, 0, 0};
+            shape_centre(sh, t, cen);
+            int axes[3], na = 0;
+            for (int k = 0; k < dim; k++) {
+                double lo = cen[k] - sh->half[k], hi = cen[k] + sh->half[k];
+                double dlo = x[k] - lo, dhi = hi - x[k];
+                double d = dlo <= dhi ? dlo : dhi;
+                near |= d < s->h;
+                *flat &= d >= 0;
+                if (d >= 0 && d < s->h) {
+                    face[k] = dlo <= dhi ? lo : hi;
+                    axes[na++] = k;
                 }
-                for (int mask = 1; mask < (1 << na); mask++) {
-                    double M[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-                    double xg[3] = {x[0], x[1], x[2]}, vg[3] = {v[0], v[1], v[2]};
-                    for (int q = 0; q < na; q++) {
-                        if (!(mask & (1 << q)))
-                            continue;
-                        int k = axes[q];
-                        double n[3] = {0, 0, 0};
-                        n[k] = 1.0;
-                        M[4 * k] = -1.0;
-                        xg[k] = 2.0 * face[k] - x[k];
-                        mirror_velocity(s, dim, n, vw, vg);
-                    }
-                    int rc = add_ghost(s, i, -1, M, xg, vg, err);
-                    if (rc)
-                        return rc;
-                }
-            } else {
-                double gr[3] = {0, 0, 0};
-                double phi = shape_sdf(sh, dim, t, x, gr);
-                near |= phi < 4.0 * s->h;
-                s->flat_inside &= phi >= 0;
-                if (!(phi >= 0 && phi < s->h))
-                    continue;
-                double M[9], xg[3] = {0, 0, 0}, vg[3] = {v[0], v[1], v[2]};
-                mat_reflect(M, gr);
-                for (int k = 0; k < dim; k++)
-                    xg[k] = x[k] - 2.0 * phi * gr[k];
-                double xw[3] = {x[0] - phi * gr[0], x[1] - phi * gr[1], x[2] - phi * gr[2]};
-                shape_velocity_at(sh, dim, t, xw, vw);
-                mirror_velocity(s, dim, gr, vw, vg);
-                int rc = add_ghost(s, i, -1, M, xg, vg, err);
-                if (rc)
-                    return rc;
             }
-        }
-        /* rigid bodies: across the tangent plane at the nearest surface point,
-         * moving with the body's material point there */
-        for (size_t b = 0; b < sim->bodies.n; b++) {
-            const pfb_body *B = &sim->bodies.b[b];
+            if (!out) {
+                c += ((size_t)1 << na) - 1;
+                continue;
+            }
+            if (na > 0) /* (the wall's velocity at the particle: for its mirrors only) */
+                shape_velocity_at(sh, dim, t, x, vw);
+            for (int mask = 1; mask < (1 << na); mask++) {
+                double M[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+                double xg[3] = {x[0], x[1], x[2]}, vg[3] = {v[0], v[1], v[2]};
+                for (int q = 0; q < na; q++) {
+                    if (!(mask & (1 << q)))
+                        continue;
+                    int k = axes[q];
+                    double n[3] = {0, 0, 0};
+                    n[k] = 1.0;
+                    M[4 * k] = -1.0;
+                    xg[k] = 2.0 * face[k] - x[k];
+                    mirror_velocity(s, dim, n, vw, vg);
+                }
+                put_ghost(out + c++, i, -1, M, xg, vg);
+            }
+        } else {
             double gr[3] = {0, 0, 0};
-            double phi = body_sdf(B, dim, x, gr);
+            double phi = shape_sdf(sh, dim, t, x, gr);
             near |= phi < 4.0 * s->h;
+            *flat &= phi >= 0;
             if (!(phi >= 0 && phi < s->h))
                 continue;
-            double M[9], xg[3] = {0, 0, 0}, vg[3] = {v[0], v[1], v[2]}, vb[3];
+            if (!out) {
+                c++;
+                continue;
+            }
+            double M[9], xg[3] = {0, 0, 0}, vg[3] = {v[0], v[1], v[2]};
             mat_reflect(M, gr);
             for (int k = 0; k < dim; k++)
                 xg[k] = x[k] - 2.0 * phi * gr[k];
-            double xs[3] = {x[0] - phi * gr[0], x[1] - phi * gr[1], x[2] - phi * gr[2]};
-            body_velocity_at(B, dim, xs, vb);
-            mirror_velocity(s, dim, gr, vb, vg);
-            int rc = add_ghost(s, i, (int)b, M, xg, vg, err);
-            if (rc)
-                return rc;
-        }
-        s->near[i] = near;
-    }
-    size_t ntot = p->n + s->ng;
-    if (ntot > s->cap_c) {
-        size_t nc = ntot + ntot / 4 + 64;
-        for (int k = 0; k < 3; k++) {
-            double *a = realloc(s->xc[k], nc * sizeof *a);
-            if (a)
-                s->xc[k] = a;
-            double *b = realloc(s->vc[k], nc * sizeof *b);
-            if (b)
-                s->vc[k] = b;
-            if (!a || !b)
-                return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror particles", s->ng);
-        }
-        s->cap_c = nc;
-    }
-    for (int k = 0; k < 3; k++) {
-        memcpy(s->xc[k], p->x[k], p->n * sizeof(double));
-        memcpy(s->vc[k], p->v[k], p->n * sizeof(double));
-        for (size_t q = 0; q < s->ng; q++) {
-            s->xc[k][p->n + q] = s->g[q].x[k];
-            s->vc[k][p->n + q] = s->g[q].v[k];
+            double xw[3] = {x[0] - phi * gr[0], x[1] - phi * gr[1], x[2] - phi * gr[2]};
+            shape_velocity_at(sh, dim, t, xw, vw);
+            mirror_velocity(s, dim, gr, vw, vg);
+            put_ghost(out + c++, i, -1, M, xg, vg);
         }
     }
-    return PFB_OK;
+    /* rigid bodies: across the tangent plane at the nearest surface point,
+     * moving with the body's material point there */
+    for (size_t b = 0; b < sim->bodies.n; b++) {
+        const pfb_body *B = &sim->bodies.b[b];
+        double gr[3] = {0, 0, 0};
+        double phi = body_sdf(B, dim, x, gr);
+        near |= phi < 4.0 * s->h;
+        if (!(phi >= 0 && phi < s->h))
+            continue;
+        if (!out) {
+            c++;
+            continue;
+        }
+        double M[9], xg[3] = {0, 0, 0}, vg[3] = {v[0], v[1], v[2]}, vb[3];
+        mat_reflect(M, gr);
+        for (int k = 0; k < dim; k++)
+            xg[k] = x[k] - 2.0 * phi * gr[k];
+        double xs[3] = {x[0] - phi * gr[0], x[1] - phi * gr[1], x[2] - phi * gr[2]};
+        body_velocity_at(B, dim, xs, vb);
+        mirror_velocity(s, dim, gr, vb, vg);
+        put_ghost(out + c++, i, (int)b, M, xg, vg);
+    }
+    s->near[i] = near;
+    return c;
+}
+
+/* The mirrors of all particles on the run's threads, each taking one
+ * contiguous range of particles: first each particle's count (and s->near,
+ * flat_inside), into gs[i + 1]; then gs as offsets, the ranges' totals
+ * summed in thread order; then each particle's mirrors written at gs[i], so
+ * that they come in their sources' order whatever the threads; then the
+ * combined arrays, each thread copying its own share. */
+static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
+{
+    const pfb_particles *p = &sim->p;
+    const size_t n = p->n;
+    int rc = pfb_grow((void **)&s->gs, &s->cap_gs, n + 1, sizeof *s->gs, err);
+    if (rc)
+        return rc;
+    int flat = sim->bodies.n == 0 && !sim_periodic(sim);
+    for (size_t w = 0; w < sim->walls.n; w++)
+        flat &= sim->walls.s[w].type == PFB_SHAPE_PLANE ||
+                (sim->walls.s[w].type == PFB_SHAPE_BOX && sim->walls.s[w].inside);
+    const int nt = pairtasks_threads(sim), par = sim_parallel_pairs(sim, n);
+    size_t off[PFB_MAX_THREADS + 1] = {0};
+    s->gs[0] = 0;
+#pragma omp parallel num_threads(nt) if (par)
+    {
+        const int u = pfb_thread_num(), nr = pfb_team_size();
+        const size_t lo = n * (size_t)u / (size_t)nr, hi = n * (size_t)(u + 1) / (size_t)nr;
+        int tflat = 1;
+        size_t c = 0;
+        for (size_t i = lo; i < hi; i++) {
+            const size_t ci = ghosts_of(s, sim, t, i, NULL, &tflat);
+            s->gs[i + 1] = (uint32_t)ci;
+            c += ci;
+        }
+        off[u + 1] = c;
+#pragma omp critical(my_build_ghosts)
+        flat &= tflat;
+#pragma omp barrier
+#pragma omp single
+        {
+            for (int v = 0; v < nr; v++)
+                off[v + 1] += off[v];
+            s->ng = off[nr];
+            const size_t ntot = n + s->ng;
+            rc = pfb_grow((void **)&s->g, &s->cap_g, s->ng, sizeof *s->g, err);
+            if (!rc && ntot > s->cap_c) {
+                size_t nc = ntot + ntot / 4 + 64;
+                for (int k = 0; k < 3; k++) {
+                    double *a = realloc(s->xc[k], nc * sizeof *a);
+                    if (a)
+                        s->xc[k] = a;
+                    double *b = realloc(s->vc[k], nc * sizeof *b);
+                    if (b)
+                        s->vc[k] = b;
+                    if (!a || !b)
+                        rc = pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu mirror particles", s->ng);
+                }
+                if (!rc)
+                    s->cap_c = nc;
+            }
+        }
+        if (!rc) {
+            size_t at = off[u];
+            for (size_t i = lo; i < hi; i++) {
+                const uint32_t ci = s->gs[i + 1];
+                s->gs[i + 1] = (uint32_t)(at + ci);
+                if (ci) {
+                    int dummy = 1;
+                    ghosts_of(s, sim, t, i, s->g + at, &dummy);
+                }
+                at += ci;
+            }
+            for (int k = 0; k < 3; k++) {
+                memcpy(s->xc[k] + lo, p->x[k] + lo, (hi - lo) * sizeof(double));
+                memcpy(s->vc[k] + lo, p->v[k] + lo, (hi - lo) * sizeof(double));
+                for (size_t q = off[u]; q < off[u + 1]; q++) {
+                    s->xc[k][n + q] = s->g[q].x[k];
+                    s->vc[k][n + q] = s->g[q].v[k];
+                }
+            }
+        }
+    }
+    s->flat_inside = flat;
+    return rc;
 }
 
 /* Each real particle's mirrors within h (s->ms, s->mj): the full list, radius h,
@@ -347,15 +404,8 @@ static int mirror_gather(my_state *s, size_t n, int t, size_t i, size_t *mt, pfb
  * thread found what. */
 static int mirror_rows_from_list(my_state *s, pfb_sim *sim, pfb_err *err)
 {
-    const size_t n = sim->p.n, ng = s->ng;
-    int rc = pfb_grow((void **)&s->gs, &s->cap_gs, n + 1, sizeof *s->gs, err);
-    if (rc)
-        return rc;
-    memset(s->gs, 0, (n + 1) * sizeof *s->gs);
-    for (size_t q = 0; q < ng; q++) /* the mirrors come in their sources' order */
-        s->gs[s->g[q].src + 1]++;
-    for (size_t i = 0; i < n; i++)
-        s->gs[i + 1] += s->gs[i];
+    const size_t n = sim->p.n;
+    int rc = PFB_OK;
     const int nt = pairtasks_threads(sim), par = sim_parallel_pairs(sim, n);
     for (int t = 0; t < nt; t++)
         s->n_me[t] = 0; /* (a thread the team lacks finds none) */
