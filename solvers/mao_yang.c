@@ -230,6 +230,9 @@ int my_ensure_particles(my_state *s, size_t n, pfb_err *err)
     unsigned char *nr = realloc(s->near, nc);
     if (nr)
         s->near = nr;
+    unsigned char *wq = realloc(s->wq, nc);
+    if (wq)
+        s->wq = wq;
     uint32_t *ms = realloc(s->ms, (nc + 1) * sizeof *ms);
     if (ms)
         s->ms = ms;
@@ -242,7 +245,7 @@ int my_ensure_particles(my_state *s, size_t n, pfb_err *err)
     free(s->mark); /* made again by assemble_pressure */
     s->mark = NULL;
     s->mark_threads = 0;
-    if (!a || !a2 || !gv || !bv || !ra || !rn || !sf || !dt || !nr || !ms || !u || !hn)
+    if (!a || !a2 || !gv || !bv || !ra || !rn || !sf || !dt || !nr || !wq || !ms || !u || !hn)
         return pfb_err_set(err, PFB_ENOMEM, "mao_yang: out of memory for %zu particles", n);
     s->cap_n = nc;
     return PFB_OK;
@@ -879,6 +882,7 @@ static void mao_yang_destroy(void *state)
         free(s->cx[k]);
     free(s->cidx);
     free(s->near);
+    free(s->wq);
     free(s->gs);
     for (int t = 0; t < PFB_MAX_THREADS; t++)
         free(s->me[t]);

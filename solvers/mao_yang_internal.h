@@ -64,6 +64,8 @@ typedef struct my_state {
     int pinned;                /* no free surface: one particle held at p = 0 (surface_flags) */
     size_t cap_c;
     unsigned char *near;       /* real particles that can be within h of a mirror (build_ghosts) */
+    unsigned char *wq;         /* flat_inside: a lower bound of each particle's distance to the nearest
+                                * wall, in steps of h / 255, capped at 255 (build_ghosts) */
     double *cx[3];             /* the mirror search's points: the near particles, then the mirrors */
     uint32_t *cidx;            /* the near particles' indices */
     size_t cap_cx;

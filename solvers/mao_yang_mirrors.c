@@ -98,6 +98,7 @@ static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t 
     const double v[3] = {p->v[0][i], p->v[1][i], p->v[2][i]};
     unsigned char near = 0;
     size_t c = 0;
+    double dmin = s->h; /* (the distance to the nearest wall, up to h) */
     for (size_t w = 0; w < sim->walls.n; w++) {
         const pfb_shape *sh = &sim->walls.s[w];
         double vw[3];
@@ -111,6 +112,7 @@ static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t 
                 double d = dlo <= dhi ? dlo : dhi;
                 near |= d < s->h;
                 *flat &= d >= 0;
+                dmin = d < dmin ? d : dmin;
                 if (d >= 0 && d < s->h) {
                     face[k] = dlo <= dhi ? lo : hi;
                     axes[na++] = k;
@@ -142,6 +144,7 @@ static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t 
             double phi = shape_sdf(sh, dim, t, x, gr);
             near |= phi < 4.0 * s->h;
             *flat &= phi >= 0;
+            dmin = phi < dmin ? phi : dmin;
             if (!(phi >= 0 && phi < s->h))
                 continue;
             if (!out) {
@@ -181,6 +184,9 @@ static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t 
         put_ghost(out + c++, i, (int)b, M, xg, vg);
     }
     s->near[i] = near;
+    /* floor(255 dmin / h) (a dmin below 0 leaves flat_inside, which alone reads
+     * wq) */
+    s->wq[i] = dmin > 0 ? (unsigned char)(255.0 * (dmin / s->h)) : 0;
     return c;
 }
 
@@ -382,10 +388,18 @@ static int mirror_gather(my_state *s, size_t n, int t, size_t i, size_t *mt, pfb
             MY_PUSH(i, q);
     /* a pair's mirror is within h of i only if i is near (build_ghosts), and
      * of j only if i has mirrors: most rows, away from the walls, have
-     * neither */
-    if (s->near[i] || gi0 != gi1)
+     * neither.  Nor is it when the two particles' distances to their nearest
+     * walls add to h or more: across any face the mirror's offset from the
+     * other particle is the sum of their distances to that face (wq's sum at
+     * 256 or more: the distances add to h (1 + 1/255) or more, the quantum
+     * covering the rounding of wq and of the positions) */
+    if (s->near[i] || gi0 != gi1) {
+        const unsigned wi = s->wq[i];
         for (size_t e = L->ls[i]; e < L->ls[i + 1]; e++) {
-            const size_t j = L->lj[e], gj0 = gs[j], gj1 = gs[j + 1];
+            const size_t j = L->lj[e];
+            if (wi + s->wq[j] >= 256u)
+                continue;
+            const size_t gj0 = gs[j], gj1 = gs[j + 1];
             for (size_t q = gj0; q < gj1; q++)
                 if (mirror_within(x, dim, hh, i, n + q))
                     MY_PUSH(i, q);
@@ -393,6 +407,7 @@ static int mirror_gather(my_state *s, size_t n, int t, size_t i, size_t *mt, pfb
                 if (mirror_within(x, dim, hh, j, n + q))
                     MY_PUSH(j, q);
         }
+    }
 #undef MY_PUSH
     *mt = m;
     return PFB_OK;
