@@ -182,16 +182,18 @@ awk "$prelude"'
 { s = v("solver"); seen[s] = 1
   bt[s] = v("slope_total"); bte[s] = v("slope_total_err"); bl[s] = v("slope_large"); ble[s] = v("slope_large_err")
   ns[s] = v("ns_per_particle_step_max"); by[s] = v("bytes_per_particle_max"); dl[s] = v("delaunay_share_max")
-  n0[s] = v("n_min"); n1[s] = v("n_max") }
+  n0[s] = v("n_min"); n1[s] = v("n_max")
+  bf[s] = v("slope_fixed_large"); bfe[s] = v("slope_fixed_large_err"); fi[s] = v("fixed_iters") }
 function pm(x, e) { return isnum(x) ? sprintf("$%.2f \\pm %.2f$", x, e) : "--" }
 END {
-  print "\\begin{tabular}{l r r rr rr r}"
+  print "\\begin{tabular}{l r r rrr rr r}"
   print "\\toprule"
-  print "method & $N_{\\min}$ & $N_{\\max}$ & $b$ (all $N$) & $b$ ($N \\geq 10^4$) & ns per particle-step & bytes per particle & Delaunay share \\\\"
+  print "method & $N_{\\min}$ & $N_{\\max}$ & $b$ (all $N$) & $b$ ($N \\geq 10^4$) & $b$, fixed iterations ($N \\geq 10^4$) & ns per particle-step & bytes per particle & Delaunay share \\\\"
   print "\\midrule"
   for (i = 1; i <= nsol; i++) {
     s = order[i]; if (!(s in seen)) continue
     print name(s) " & " fmt(n0[s], "%d") " & " fmt(n1[s], "%d") " & " pm(bt[s], bte[s]) " & " pm(bl[s], ble[s]) \
+      " & " (isnum(fi[s]) && fi[s] > 0 ? pm(bf[s], bfe[s]) : "--") \
       " & " mathnum(ns[s]) " & " fmt(by[s], "%.0f") " & " pct(dl[s], "%.1f\\,\\%%") " \\\\"
   }
   print "\\bottomrule"
@@ -945,8 +947,9 @@ FILENAME ~ /properties_summary/ {
   if (d == 2 && isnum(v("c_eff"))) { pc[s] = v("c_eff"); pcseen[s] = 1 }
   next }
 FILENAME ~ /scaling_summary/ {
-  s = v("solver"); if (isnum(v("ns_per_particle_step_max"))) { cns[s] = v("ns_per_particle_step_max"); cseen[s] = 1; cby[s] = v("bytes_per_particle_max") }
+  s = v("solver"); if (isnum(v("ns_per_particle_step_max"))) { cns[s] = v("ns_per_particle_step_max"); costseen[s] = 1; cby[s] = v("bytes_per_particle_max") }
   if (isnum(v("slope_total"))) { sl[s] = v("slope_total"); sle[s] = v("slope_total_err"); slseen[s] = 1 }
+  if (isnum(v("fixed_iters")) && v("fixed_iters") > 0) fixit = v("fixed_iters")
   if (isnum(v("n_min")) && (nmin == "" || v("n_min") + 0 < nmin + 0)) nmin = v("n_min")
   if (isnum(v("n_max")) && (nmax == "" || v("n_max") + 0 > nmax + 0)) nmax = v("n_max")
   next }
@@ -982,7 +985,7 @@ END {
   def("DropRatioBest", best == "" ? "--" : name(pr[1]) " (" pr[2] "D)"); def("DropRatioBestVal", best == "" ? "--" : sprintf("%.2f", dr[best]))
   # cost at the largest N: the cheapest and the dearest per particle-step
   best = ""; worst = ""
-  for (i = 1; i <= nsol; i++) { s = order[i]; if (!(s in cseen)) continue
+  for (i = 1; i <= nsol; i++) { s = order[i]; if (!(s in costseen)) continue
     if (best == "" || cns[s] + 0 < cns[best] + 0) best = s
     if (worst == "" || cns[s] + 0 > cns[worst] + 0) worst = s }
   def("CostCheapest", best == "" ? "--" : name(best)); def("CostCheapestNs", best == "" ? "--" : sprintf("%.0f", cns[best]))
@@ -997,6 +1000,7 @@ END {
   def("SlopeMax", hi == "" ? "--" : sprintf("%.2f", sl[hi])); def("SlopeMaxName", hi == "" ? "--" : name(hi))
   def("SlopeRange", lo == "" ? "were not measured" : (lo == hi ? sprintf("is %.2f (%s, the only method measured)", sl[lo], name(lo)) \
       : sprintf("range from %.2f (%s) to %.2f (%s)", sl[lo], name(lo), sl[hi], name(hi))))
+  def("ScalingFixedIters", fixit == "" ? "--" : sprintf("%d", fixit))
   def("ScaleNmin", nmin == "" ? "--" : sprintf("%d", nmin)); def("ScaleNmax", nmax == "" ? "--" : sprintf("%d", nmax))
   def("SnapN", snapn == "" ? "--" : snapn)
   # drop: the methods without an explicit sigma that oscillate, and those that do not

@@ -289,7 +289,7 @@ START_TEST(test_quick_experiments)
         {"scaling", "scaling_summary.csv",
          "solver,dim,n_min,n_max,sizes,slope_total,slope_total_err,slope_step,slope_step_err,slope_large,"
          "slope_large_err,slope_delaunay,slope_delaunay_err,ns_per_particle_step_max,bytes_per_particle_max,"
-         "delaunay_share_max"},
+         "delaunay_share_max,fixed_iters,slope_fixed,slope_fixed_err,slope_fixed_large,slope_fixed_large_err"},
         {"snapshots", "snapshots_particles.csv", "solver,dim,frame,t,x,y,speed"},
         {"properties", "properties_signal.csv", "solver,dim,t,amp_sin,amp_cos"},
         {"properties", "properties_pool.csv", "solver,dim,t,drho_slope"},
@@ -428,6 +428,54 @@ static double csv_lookup(const char *path, const char *a, const char *b, const c
     fclose(f);
     return v;
 }
+
+/* The scaling experiment's pass at fixed iterations (a solver with a PCG solve:
+ * mao_yang).  With pcg_tol = 1e-14, out of reach in 10 iterations from any
+ * start here, every solve runs exactly SCALING_FIXED_ITERS = 10 iterations,
+ * and the default's two solves a step (the density and the divergence parts,
+ * solvers/mao_yang_pressure.c) make the mean exactly 20 per step at every size:
+ * the same work per particle, which is what the fixed pass is for.  The summary
+ * names the count and fits its slope. */
+START_TEST(test_scaling_fixed_iterations)
+{
+    char dir[] = "/tmp/pfb_scal_XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    const pfb_solver_ops *const only[] = {solver_find("mao_yang"), NULL};
+    pfb_err err;
+    pfb_preset preset;
+    ck_assert_msg(preset_resolve(PFB_PRESET_DEFAULT, &preset, &err) == 0, "%s", err.msg);
+    const pfb_experiment *ex = NULL;
+    ck_assert_msg(experiment_lookup("scaling", &ex, &err) == 0, "%s", err.msg);
+    pfb_exp_ctx ctx = {.out_dir = dir, .preset_dir = "scenes", .preset = &preset, .quick = 1, .solvers = only,
+                       .nsolvers = 1};
+    ck_assert_msg(ex->run(&ctx, &err) == 0, "%s", err.msg);
+    char path[512];
+    csv_table fx = {0}, own = {0};
+    snprintf(path, sizeof path, "%s/scaling_fixed_runs.csv", dir);
+    ck_assert_msg(csv_table_load(&fx, path, &err) == 0, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/scaling_runs.csv", dir);
+    ck_assert_msg(csv_table_load(&own, path, &err) == 0, "%s", err.msg);
+    const int ci = csv_table_col(&fx, "pcg_iters_mean"), cn = csv_table_col(&fx, "n"), oi = csv_table_col(&own, "pcg_iters_mean");
+    ck_assert(ci >= 0 && cn >= 0 && oi >= 0);
+    ck_assert_msg(fx.nrow == 3 && own.nrow == 3, "%zu and %zu rows, 3 sizes (quick)", fx.nrow, own.nrow);
+    int differ = 0;
+    for (size_t r = 0; r < fx.nrow; r++) {
+        ck_assert_msg(csv_table_get(&fx, r, ci) == 20.0, "n %g: %g iterations a step at fixed 10 per solve",
+                      csv_table_get(&fx, r, cn), csv_table_get(&fx, r, ci));
+        differ += csv_table_get(&own, r, oi) != 20.0;
+    }
+    /* the solver's own rule iterates otherwise: the pass is not the default run again */
+    ck_assert_msg(differ > 0, "the own stopping rule's runs also iterate exactly 10 per solve");
+    csv_table_free(&fx);
+    csv_table_free(&own);
+    snprintf(path, sizeof path, "%s/scaling_summary.csv", dir);
+    ck_assert(csv_lookup(path, "mao_yang", "3", "fixed_iters") == 10.0);
+    const double b = csv_lookup(path, "mao_yang", "3", "slope_fixed");
+    /* three sizes fit a slope; its value is a timing, only its presence is exact */
+    ck_assert_msg(isfinite(b) && b > 0, "slope_fixed %g", b);
+}
+END_TEST
+
 
 /* The rheometer on mao_yang (quick: 2D, 5 mm, wavelengths of 20, 15 and 10
  * spacings): its three waves oscillate and the Maxwell fit gives the material
@@ -912,6 +960,7 @@ int main(void)
     tcase_add_test(tc, test_presets_for_every_solver);
     tcase_add_test(tc, test_calibration_reproduces);
     tcase_add_test(tc, test_rheometer_mao_yang);
+    tcase_add_test(tc, test_scaling_fixed_iterations);
     tcase_add_test(tc, test_viscoelastic_reference);
     tcase_add_test(tc, test_line_slope);
     tcase_add_loop_test(tc, test_exp_run_resumes, 0, 2);
