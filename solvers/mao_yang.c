@@ -884,6 +884,7 @@ static void mao_yang_destroy(void *state)
     free(s->near);
     free(s->wq);
     free(s->gs);
+    free(s->mseg);
     for (int t = 0; t < PFB_MAX_THREADS; t++)
         free(s->me[t]);
     free(s->ms);

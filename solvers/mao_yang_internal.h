@@ -75,7 +75,8 @@ typedef struct my_state {
     uint32_t *gs;              /* n + 1: the mirrors of real particle i are g[gs[i] .. gs[i+1]-1] (build_ghosts) */
     uint64_t *me[PFB_MAX_THREADS]; /* per thread, the (particle, mirror) pairs within h it gathered
                                     * (mirror_rows_from_list) */
-    size_t cap_me[PFB_MAX_THREADS], n_me[PFB_MAX_THREADS];
+    size_t cap_me[PFB_MAX_THREADS];
+    size_t *mseg, cap_mseg;        /* per chunk of rows: the thread that gathered it and its range in me[] */
     size_t cap_gs;
     uint32_t *ms, *mj;
     size_t cap_ms, cap_mj;

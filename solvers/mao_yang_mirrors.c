@@ -414,16 +414,24 @@ static int mirror_gather(my_state *s, size_t n, int t, size_t i, size_t *mt, pfb
 }
 
 /* The mirrors' rows from the kept list: the pairs within h gathered on the
- * run's threads (each pair once: a list pair is one row's), then laid out by
- * rows and each row sorted ascending, so the rows do not depend on which
- * thread found what. */
+ * run's threads, chunk by chunk of MY_ROW_CHUNK rows (each pair once: a list
+ * pair is one row's), then laid out by rows, the chunks in order.  That order
+ * is each row's ascending order, with no sort: a row r gets entries only from
+ * rows i <= r (a half row's partners are above it), from row i < r the mirrors
+ * of i, and from r itself its own mirrors and then its partners' in increasing
+ * j; a chunk's rows are gathered in order, and an earlier chunk's sources are
+ * all below a later one's.  (Not on a ring, where a row's partners wrap:
+ * flat_inside excludes periodic axes.)  The rows do not depend on which thread
+ * gathered which chunk. */
+#define MY_ROW_CHUNK 512
+
 static int mirror_rows_from_list(my_state *s, pfb_sim *sim, pfb_err *err)
 {
-    const size_t n = sim->p.n;
-    int rc = PFB_OK;
+    const size_t n = sim->p.n, nch = (n + MY_ROW_CHUNK - 1) / MY_ROW_CHUNK;
+    int rc = pfb_grow((void **)&s->mseg, &s->cap_mseg, 3 * nch, sizeof *s->mseg, err);
+    if (rc)
+        return rc;
     const int nt = pairtasks_threads(sim), par = sim_parallel_pairs(sim, n);
-    for (int t = 0; t < nt; t++)
-        s->n_me[t] = 0; /* (a thread the team lacks finds none) */
     size_t first = SIZE_MAX; /* the row of the first failure (out of memory) */
 #pragma omp parallel num_threads(nt) if (par)
     {
@@ -431,11 +439,16 @@ static int mirror_rows_from_list(my_state *s, pfb_sim *sim, pfb_err *err)
         pfb_err e;
         int trc = PFB_OK;
         size_t at = SIZE_MAX, mt = 0;
-#pragma omp for schedule(dynamic, 512)
-        for (size_t i = 0; i < n; i++)
-            if (!trc && (trc = mirror_gather(s, n, t, i, &mt, &e)))
-                at = i;
-        s->n_me[t] = mt;
+#pragma omp for schedule(dynamic, 1)
+        for (size_t c = 0; c < nch; c++) {
+            const size_t lo = c * MY_ROW_CHUNK, hi = lo + MY_ROW_CHUNK < n ? lo + MY_ROW_CHUNK : n;
+            s->mseg[3 * c] = (size_t)t; /* chunk c's entries: me[t][mseg[3c+1] .. mseg[3c+2]) */
+            s->mseg[3 * c + 1] = mt;
+            for (size_t i = lo; i < hi; i++)
+                if (!trc && (trc = mirror_gather(s, n, t, i, &mt, &e)))
+                    at = i;
+            s->mseg[3 * c + 2] = mt;
+        }
 #pragma omp critical(my_mirror_rows)
         if (trc && at < first) {
             first = at;
@@ -446,34 +459,29 @@ static int mirror_rows_from_list(my_state *s, pfb_sim *sim, pfb_err *err)
     if (rc)
         return rc;
     size_t m = 0;
-    for (int t = 0; t < nt; t++)
-        m += s->n_me[t];
+    for (size_t c = 0; c < nch; c++)
+        m += s->mseg[3 * c + 2] - s->mseg[3 * c + 1];
     if ((rc = pfb_grow((void **)&s->mj, &s->cap_mj, m, sizeof *s->mj, err)))
         return rc;
-    /* rows by a count, then each row ascending */
+    /* rows by a count, then the entries chunk by chunk */
     memset(s->ms, 0, (n + 1) * sizeof *s->ms);
-    for (int t = 0; t < nt; t++)
-        for (size_t e = 0; e < s->n_me[t]; e++)
-            s->ms[(s->me[t][e] >> 32) + 1]++;
+    for (size_t c = 0; c < nch; c++) {
+        const uint64_t *me = s->me[s->mseg[3 * c]];
+        for (size_t e = s->mseg[3 * c + 1]; e < s->mseg[3 * c + 2]; e++)
+            s->ms[(me[e] >> 32) + 1]++;
+    }
     for (size_t i = 0; i < n; i++)
         s->ms[i + 1] += s->ms[i];
-    for (int t = 0; t < nt; t++)
-        for (size_t e = 0; e < s->n_me[t]; e++) {
-            const size_t i = (size_t)(s->me[t][e] >> 32);
-            s->mj[s->ms[i]++] = (uint32_t)s->me[t][e];
+    for (size_t c = 0; c < nch; c++) {
+        const uint64_t *me = s->me[s->mseg[3 * c]];
+        for (size_t e = s->mseg[3 * c + 1]; e < s->mseg[3 * c + 2]; e++) {
+            const size_t i = (size_t)(me[e] >> 32);
+            s->mj[s->ms[i]++] = (uint32_t)me[e];
         }
+    }
     for (size_t i = n; i > 0; i--)
         s->ms[i] = s->ms[i - 1];
     s->ms[0] = 0;
-#pragma omp parallel for schedule(dynamic, 2048) num_threads(nt) if (par)
-    for (size_t i = 0; i < n; i++)
-        for (size_t a = s->ms[i] + 1; a < s->ms[i + 1]; a++) {
-            const uint32_t v = s->mj[a];
-            size_t k = a;
-            for (; k > s->ms[i] && s->mj[k - 1] > v; k--)
-                s->mj[k] = s->mj[k - 1];
-            s->mj[k] = v;
-        }
     return PFB_OK;
 }
 

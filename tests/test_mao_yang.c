@@ -172,6 +172,8 @@ START_TEST(test_mirror_pairs_brute_force)
         const char *scene, *dim, *spacing, *t_end;
     } c[] = {{"dam_break", "run.dim=2", "run.spacing=0.02", "run.t_end=0.4"},
              {"dam_break", "run.dim=3", "run.spacing=0.05", "run.t_end=0.3"},
+             /* thousands of particles: the rows' chunks gathered on the threads */
+             {"dam_break", "run.dim=3", "run.spacing=0.03", "run.t_end=0.04"},
              {"sphere_drip", "run.dim=2", "run.spacing=0.01", "run.t_end=0.3"},
              {"float", "run.dim=2", "run.spacing=0.04", "run.t_end=0.3"},
              {"tower", "run.dim=2", "run.spacing=0.03", "run.t_end=0.3"}};
@@ -1798,7 +1800,7 @@ int main(void)
     Suite *s = suite_create("mao_yang");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 600);
-    tcase_add_loop_test(tc, test_mirror_pairs_brute_force, 0, 5);
+    tcase_add_loop_test(tc, test_mirror_pairs_brute_force, 0, 6);
     tcase_add_test(tc, test_frame_indifference_2d);
     tcase_add_test(tc, test_frame_indifference_3d);
     tcase_add_test(tc, test_startup_shear_ode);
