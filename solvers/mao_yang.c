@@ -655,7 +655,7 @@ int my_rows_sums(void *state, pfb_sim *sim, int level, double *rho, double *acc_
     const size_t n = sim->p.n;
     const int lanes = s->lanes, op_lanes = s->op_lanes;
     my_set_rows(s, level);
-    int rc = my_neighbours(s, sim, sim->t, err);
+    int rc = my_neighbours(s, sim, sim->t, 1, err);
     if (!rc)
         rc = my_compute_density(s, sim, 0, err);
     if (!rc) {
@@ -743,7 +743,7 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     lanes_clean_upper(); /* what library code left in the vector registers (core/lanes.h) */
     /* 1. at x_n: density, velocity gradient, non-pressure accelerations */
     s->elastic = stress_active(s, sim);
-    int rc = my_neighbours(s, sim, sim->t, err);
+    int rc = my_neighbours(s, sim, sim->t, 1, err);
     if (!rc)
         rc = my_compute_density(s, sim, s->elastic, err);
     if (rc)
@@ -770,7 +770,7 @@ static int mao_yang_step(void *state, pfb_sim *sim, double dt, pfb_err *err)
     sim_bodies_couple(sim, dt, t1, s->margin, s->fric); /* rigid bodies: see core/sim.h and the header */
     /* 4. pressure at x*: the list kept or made again (a rebuild sorts the
      * storage; the density field, still rho_n, moves with the particles) */
-    rc = my_neighbours(s, sim, t1, err);
+    rc = my_neighbours(s, sim, t1, 0, err); /* (no velocities read at x*: vc is not made) */
     if (rc)
         return rc;
     memcpy(s->rho_n, p->field[s->f_rho].data, p->n * sizeof *s->rho_n);
@@ -831,7 +831,7 @@ static int resample_frame(void *state, pfb_sim *sim, pfb_err *err)
 {
     my_state *s = state;
     /* densities for eq. 19 at the current positions */
-    int rc = my_neighbours(s, sim, sim->t, err);
+    int rc = my_neighbours(s, sim, sim->t, 1, err);
     if (!rc)
         rc = my_compute_density(s, sim, 0, err);
     if (rc)

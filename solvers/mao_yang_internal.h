@@ -23,7 +23,7 @@ typedef struct my_ghost {
     size_t src;
     int body;              /* the rigid body it mirrors across, or -1 (a wall) */
     double M[9];           /* the reflection (row-major) applied to vectors and tensors */
-    double x[3], v[3];     /* mirror position and velocity */
+    double x[3], v[3];     /* mirror position and velocity (the velocity: made by my_neighbours with vel) */
 } my_ghost;
 
 typedef struct my_state {
@@ -351,8 +351,10 @@ int my_compute_density_w(my_state *s, pfb_sim *sim, pfb_err *err);
 void my_surface_flags(my_state *s, pfb_sim *sim);
 
 /* mao_yang_mirrors.c: the pairs at the current positions (the kept list of the
- * real particles, then the mirrors and their rows) */
-int my_neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err);
+ * real particles, then the mirrors and their rows); with vel, also the mirrors'
+ * velocities and the combined velocities vc (read by the viscosity and eq. 16,
+ * at x_n only: the step's call at x* leaves vc as it was) */
+int my_neighbours(my_state *s, pfb_sim *sim, double t, int vel, pfb_err *err);
 
 /* mao_yang_stress.c */
 double my_inverse_clamped(int dim, const double B[9], double lmin, double Bi[9]);

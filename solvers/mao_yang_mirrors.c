@@ -90,7 +90,7 @@ static void mirror_velocity(const my_state *s, int dim, const double n[3], const
  * below h, of either sign); a mirror across the tangent plane of a wall or body
  * at distance phi < h from it has sdf at most 3 phi (the sdf changes by at most
  * the distance moved, 2 phi), so such a particle has sdf below 4 h. */
-static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t i, my_ghost *out, int *flat)
+static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t i, my_ghost *out, int vel, int *flat)
 {
     const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
@@ -122,7 +122,7 @@ static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t 
                 c += ((size_t)1 << na) - 1;
                 continue;
             }
-            if (na > 0) /* (the wall's velocity at the particle: for its mirrors only) */
+            if (na > 0 && vel) /* (the wall's velocity at the particle: for its mirrors only) */
                 shape_velocity_at(sh, dim, t, x, vw);
             for (int mask = 1; mask < (1 << na); mask++) {
                 double M[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -135,7 +135,8 @@ static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t 
                     n[k] = 1.0;
                     M[4 * k] = -1.0;
                     xg[k] = 2.0 * face[k] - x[k];
-                    mirror_velocity(s, dim, n, vw, vg);
+                    if (vel)
+                        mirror_velocity(s, dim, n, vw, vg);
                 }
                 put_ghost(out + c++, i, -1, M, xg, vg);
             }
@@ -156,8 +157,10 @@ static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t 
             for (int k = 0; k < dim; k++)
                 xg[k] = x[k] - 2.0 * phi * gr[k];
             double xw[3] = {x[0] - phi * gr[0], x[1] - phi * gr[1], x[2] - phi * gr[2]};
-            shape_velocity_at(sh, dim, t, xw, vw);
-            mirror_velocity(s, dim, gr, vw, vg);
+            if (vel) {
+                shape_velocity_at(sh, dim, t, xw, vw);
+                mirror_velocity(s, dim, gr, vw, vg);
+            }
             put_ghost(out + c++, i, -1, M, xg, vg);
         }
     }
@@ -179,8 +182,10 @@ static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t 
         for (int k = 0; k < dim; k++)
             xg[k] = x[k] - 2.0 * phi * gr[k];
         double xs[3] = {x[0] - phi * gr[0], x[1] - phi * gr[1], x[2] - phi * gr[2]};
-        body_velocity_at(B, dim, xs, vb);
-        mirror_velocity(s, dim, gr, vb, vg);
+        if (vel) {
+            body_velocity_at(B, dim, xs, vb);
+            mirror_velocity(s, dim, gr, vb, vg);
+        }
         put_ghost(out + c++, i, (int)b, M, xg, vg);
     }
     s->near[i] = near;
@@ -196,7 +201,7 @@ static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t 
  * summed in thread order; then each particle's mirrors written at gs[i], so
  * that they come in their sources' order whatever the threads; then the
  * combined arrays, each thread copying its own share. */
-static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
+static int build_ghosts(my_state *s, pfb_sim *sim, double t, int vel, pfb_err *err)
 {
     const pfb_particles *p = &sim->p;
     const size_t n = p->n;
@@ -217,7 +222,7 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
         int tflat = 1;
         size_t c = 0;
         for (size_t i = lo; i < hi; i++) {
-            const size_t ci = ghosts_of(s, sim, t, i, NULL, &tflat);
+            const size_t ci = ghosts_of(s, sim, t, i, NULL, 0, &tflat);
             s->gs[i + 1] = (uint32_t)ci;
             c += ci;
         }
@@ -255,17 +260,19 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, pfb_err *err)
                 s->gs[i + 1] = (uint32_t)(at + ci);
                 if (ci) {
                     int dummy = 1;
-                    ghosts_of(s, sim, t, i, s->g + at, &dummy);
+                    ghosts_of(s, sim, t, i, s->g + at, vel, &dummy);
                 }
                 at += ci;
             }
             for (int k = 0; k < 3; k++) {
                 memcpy(s->xc[k] + lo, p->x[k] + lo, (hi - lo) * sizeof(double));
-                memcpy(s->vc[k] + lo, p->v[k] + lo, (hi - lo) * sizeof(double));
-                for (size_t q = off[u]; q < off[u + 1]; q++) {
+                for (size_t q = off[u]; q < off[u + 1]; q++)
                     s->xc[k][n + q] = s->g[q].x[k];
+                if (!vel)
+                    continue;
+                memcpy(s->vc[k] + lo, p->v[k] + lo, (hi - lo) * sizeof(double));
+                for (size_t q = off[u]; q < off[u + 1]; q++)
                     s->vc[k][n + q] = s->g[q].v[k];
-                }
             }
         }
     }
@@ -488,7 +495,7 @@ static int mirror_rows_from_list(my_state *s, pfb_sim *sim, pfb_err *err)
 /* The pairs at the current positions: the kept list of the real particles (a
  * rebuild sorts the storage, so it comes first), then the mirrors and their
  * rows. */
-int my_neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err)
+int my_neighbours(my_state *s, pfb_sim *sim, double t, int vel, pfb_err *err)
 {
     int built;
     if (sim_sheared(sim)) { /* the sliding images where the positions are: at t */
@@ -501,7 +508,7 @@ int my_neighbours(my_state *s, pfb_sim *sim, double t, pfb_err *err)
     if (!rc)
         rc = my_ensure_particles(s, sim->p.n, err);
     if (!rc)
-        rc = build_ghosts(s, sim, t, err);
+        rc = build_ghosts(s, sim, t, vel, err);
     if (!rc)
         rc = s->flat_inside ? mirror_rows_from_list(s, sim, err) : mirror_rows(s, sim, err);
     return rc;
@@ -511,7 +518,7 @@ int my_mirror_pairs(void *state, pfb_sim *sim, double *h, const uint32_t **ms, c
                     const double *const **x, pfb_err *err)
 {
     my_state *s = state;
-    int rc = my_neighbours(s, sim, sim->t, err);
+    int rc = my_neighbours(s, sim, sim->t, 1, err);
     if (rc)
         return rc;
     *h = s->h;

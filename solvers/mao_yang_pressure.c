@@ -1153,7 +1153,7 @@ void my_body_pressure_impulse(my_state *s, pfb_sim *sim, const double *restrict 
  * a step makes it: the pairs, the density, the surface flags. */
 static int pressure_state(my_state *s, pfb_sim *sim, pfb_err *err)
 {
-    int rc = my_neighbours(s, sim, sim->t, err);
+    int rc = my_neighbours(s, sim, sim->t, 1, err);
     if (!rc)
         rc = my_compute_density(s, sim, 0, err);
     if (!rc)

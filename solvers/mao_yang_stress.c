@@ -185,7 +185,7 @@ void my_update_stress(my_state *s, pfb_sim *sim, double dt)
 int my_stress_update(void *state, pfb_sim *sim, double dt, pfb_err *err)
 {
     my_state *s = state;
-    int rc = my_neighbours(s, sim, sim->t, err);
+    int rc = my_neighbours(s, sim, sim->t, 1, err);
     if (rc)
         return rc;
     rc = my_compute_density(s, sim, 1, err);
