@@ -885,6 +885,7 @@ static void mao_yang_destroy(void *state)
     free(s->wq);
     free(s->gs);
     free(s->mseg);
+    free(s->wbox);
     for (int t = 0; t < PFB_MAX_THREADS; t++)
         free(s->me[t]);
     free(s->ms);

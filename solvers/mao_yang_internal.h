@@ -76,6 +76,8 @@ typedef struct my_state {
     uint64_t *me[PFB_MAX_THREADS]; /* per thread, the (particle, mirror) pairs within h it gathered
                                     * (mirror_rows_from_list) */
     size_t cap_me[PFB_MAX_THREADS];
+    double *wbox;              /* per wall, a box container's faces lo[3], hi[3] at the mirrors' time (build_ghosts) */
+    size_t cap_wbox;
     size_t *mseg, cap_mseg;        /* per chunk of rows: the thread that gathered it and its range in me[] */
     size_t cap_gs;
     uint32_t *ms, *mj;

@@ -90,7 +90,9 @@ static void mirror_velocity(const my_state *s, int dim, const double n[3], const
  * below h, of either sign); a mirror across the tangent plane of a wall or body
  * at distance phi < h from it has sdf at most 3 phi (the sdf changes by at most
  * the distance moved, 2 phi), so such a particle has sdf below 4 h. */
-static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t i, my_ghost *out, int vel, int *flat)
+static inline __attribute__((always_inline)) size_t ghosts_of(const my_state *s, const pfb_sim *sim,
+                                                              const double *box, double t, size_t i, my_ghost *out,
+                                                              int vel, int *flat)
 {
     const pfb_particles *p = &sim->p;
     const int dim = sim->dim;
@@ -103,11 +105,10 @@ static size_t ghosts_of(const my_state *s, const pfb_sim *sim, double t, size_t 
         const pfb_shape *sh = &sim->walls.s[w];
         double vw[3];
         if (sh->type == PFB_SHAPE_BOX && sh->inside) {
-            double cen[3], face[3] = {0, 0, 0};
-            shape_centre(sh, t, cen);
+            double face[3] = {0, 0, 0};
             int axes[3], na = 0;
             for (int k = 0; k < dim; k++) {
-                double lo = cen[k] - sh->half[k], hi = cen[k] + sh->half[k];
+                const double lo = box[6 * w + k], hi = box[6 * w + 3 + k];
                 double dlo = x[k] - lo, dhi = hi - x[k];
                 double d = dlo <= dhi ? dlo : dhi;
                 near |= d < s->h;
@@ -212,6 +213,21 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, int vel, pfb_err *e
     for (size_t w = 0; w < sim->walls.n; w++)
         flat &= sim->walls.s[w].type == PFB_SHAPE_PLANE ||
                 (sim->walls.s[w].type == PFB_SHAPE_BOX && sim->walls.s[w].inside);
+    /* the box containers' faces at t, once: c_k -+ half_k */
+    if ((rc = pfb_grow((void **)&s->wbox, &s->cap_wbox, 6 * sim->walls.n, sizeof *s->wbox, err)))
+        return rc;
+    for (size_t w = 0; w < sim->walls.n; w++) {
+        const pfb_shape *sh = &sim->walls.s[w];
+        if (sh->type != PFB_SHAPE_BOX || !sh->inside)
+            continue;
+        double c[3];
+        shape_centre(sh, t, c);
+        for (int k = 0; k < 3; k++) {
+            s->wbox[6 * w + k] = c[k] - sh->half[k];
+            s->wbox[6 * w + 3 + k] = c[k] + sh->half[k];
+        }
+    }
+    const double *box = s->wbox;
     const int nt = pairtasks_threads(sim), par = sim_parallel_pairs(sim, n);
     size_t off[PFB_MAX_THREADS + 1] = {0};
     s->gs[0] = 0;
@@ -222,7 +238,7 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, int vel, pfb_err *e
         int tflat = 1;
         size_t c = 0;
         for (size_t i = lo; i < hi; i++) {
-            const size_t ci = ghosts_of(s, sim, t, i, NULL, 0, &tflat);
+            const size_t ci = ghosts_of(s, sim, box, t, i, NULL, 0, &tflat);
             s->gs[i + 1] = (uint32_t)ci;
             c += ci;
         }
@@ -260,7 +276,7 @@ static int build_ghosts(my_state *s, pfb_sim *sim, double t, int vel, pfb_err *e
                 s->gs[i + 1] = (uint32_t)(at + ci);
                 if (ci) {
                     int dummy = 1;
-                    ghosts_of(s, sim, t, i, s->g + at, vel, &dummy);
+                    ghosts_of(s, sim, box, t, i, s->g + at, vel, &dummy);
                 }
                 at += ci;
             }
