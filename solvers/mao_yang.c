@@ -836,9 +836,10 @@ static int resample_frame(void *state, pfb_sim *sim, pfb_err *err)
         rc = my_compute_density(s, sim, 0, err);
     if (rc)
         return rc;
-    /* the solve's scratch, built again by the next step, and the pairs the
-     * density listed: not beside the triangulation */
+    /* the solve's scratch, built again by the next step, the pairs the
+     * density listed and the mirrors: not beside the triangulation */
     my_pressure_release(s);
+    my_mirrors_release(s, sim->p.n);
     rc = my_downsample(sim, &s->rp, &s->rs, err);
     if (!rc)
         rc = my_upsample(sim, &s->rp, &s->rs, err);

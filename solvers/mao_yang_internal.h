@@ -357,6 +357,7 @@ void my_surface_flags(my_state *s, pfb_sim *sim);
  * velocities and the combined velocities vc (read by the viscosity and eq. 16,
  * at x_n only: the step's call at x* leaves vc as it was) */
 int my_neighbours(my_state *s, pfb_sim *sim, double t, int vel, pfb_err *err);
+void my_mirrors_release(my_state *s, size_t n);
 
 /* mao_yang_stress.c */
 double my_inverse_clamped(int dim, const double B[9], double lmin, double Bi[9]);

@@ -530,6 +530,23 @@ int my_neighbours(my_state *s, pfb_sim *sim, double t, int vel, pfb_err *err)
     return rc;
 }
 
+/* The mirrors and the gather's buffers, made again by the next my_neighbours:
+ * not beside the re-sampling's triangulation (which sets the run's peak).
+ * The rows are left empty, so no pass reads a freed mirror. */
+void my_mirrors_release(my_state *s, size_t n)
+{
+    for (int t = 0; t < PFB_MAX_THREADS; t++) {
+        free(s->me[t]);
+        s->me[t] = NULL;
+        s->cap_me[t] = 0;
+    }
+    free(s->g);
+    s->g = NULL;
+    s->cap_g = s->ng = 0;
+    if (s->ms)
+        memset(s->ms, 0, (n + 1) * sizeof *s->ms);
+}
+
 int my_mirror_pairs(void *state, pfb_sim *sim, double *h, const uint32_t **ms, const uint32_t **mj, size_t *ng,
                     const double *const **x, pfb_err *err)
 {
