@@ -61,13 +61,15 @@
     "solver,dim,n_target,n,spacing,dt,substeps,threads,steps,status,reason,t_step,t_step_min,t_frame,t_total,"       \
     "ns_per_particle_step,bytes_per_particle,t_pressure,t_resample,t_delaunay,pcg_iters_mean"
 
-/* whether the solver has parameter name */
-static int has_param(const pfb_solver_ops *so, const char *name)
+/* The iterations per solve of the solver's fixed pass: SCALING_FIXED_ITERS
+ * for a solver with a PCG solve (its parameters pcg_max_iter and pcg_tol),
+ * else 0 (no fixed pass). */
+static int fixed_iters_of(const pfb_solver_ops *so)
 {
+    int n = 0;
     for (const pfb_param_spec *p = so->params; p && p->name; p++)
-        if (strcmp(p->name, name) == 0)
-            return 1;
-    return 0;
+        n += !strcmp(p->name, "pcg_max_iter") || !strcmp(p->name, "pcg_tol");
+    return n == 2 ? SCALING_FIXED_ITERS : 0;
 }
 
 /* The slopes of one pass over the sizes. */
@@ -166,7 +168,7 @@ static int scaling_run(const pfb_exp_ctx *ctx, pfb_err *err)
     memset(&summary, 0, sizeof summary);
     int any_fixed = 0;
     for (size_t si = 0; si < ctx->nsolvers; si++)
-        any_fixed |= has_param(ctx->solvers[si], "pcg_max_iter") && has_param(ctx->solvers[si], "pcg_tol");
+        any_fixed |= fixed_iters_of(ctx->solvers[si]) > 0;
     int rc = exp_csv_open(&runs, ctx, "scaling_runs.csv", SCALING_RUNS_HEADER, err);
     if (!rc && any_fixed)
         rc = exp_csv_open(&fixed_runs, ctx, "scaling_fixed_runs.csv", SCALING_RUNS_HEADER, err);
@@ -181,7 +183,7 @@ static int scaling_run(const pfb_exp_ctx *ctx, pfb_err *err)
         const pfb_solver_ops *so = ctx->solvers[si];
         scaling_fit f, g = {0, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
         rc = scaling_pass(ctx, so, 0, &runs, &f, err);
-        const int fixed = has_param(so, "pcg_max_iter") && has_param(so, "pcg_tol") ? SCALING_FIXED_ITERS : 0;
+        const int fixed = fixed_iters_of(so);
         if (!rc && fixed)
             rc = scaling_pass(ctx, so, fixed, &fixed_runs, &g, err);
         if (rc)

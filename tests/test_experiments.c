@@ -429,6 +429,23 @@ static double csv_lookup(const char *path, const char *a, const char *b, const c
     return v;
 }
 
+/* Experiment exp, --quick, for one solver into a new directory dir (a
+ * mkdtemp template), with the default preset and the fluid when given. */
+static void run_quick_exp(const char *exp, const char *solver, char *dir, const pfb_fluid *fluid)
+{
+    ck_assert(mkdtemp(dir) != NULL);
+    const pfb_solver_ops *const only[] = {solver_find(solver), NULL};
+    ck_assert(only[0] != NULL);
+    pfb_err err;
+    pfb_preset preset;
+    ck_assert_msg(preset_resolve(PFB_PRESET_DEFAULT, &preset, &err) == 0, "%s", err.msg);
+    const pfb_experiment *ex = NULL;
+    ck_assert_msg(experiment_lookup(exp, &ex, &err) == 0, "%s", err.msg);
+    pfb_exp_ctx ctx = {.out_dir = dir, .preset_dir = "scenes", .preset = &preset, .quick = 1, .solvers = only,
+                       .nsolvers = 1, .fluid = fluid};
+    ck_assert_msg(ex->run(&ctx, &err) == 0, "%s: %s", exp, err.msg);
+}
+
 /* The scaling experiment's pass at fixed iterations (a solver with a PCG solve:
  * mao_yang).  With pcg_tol = 1e-14, out of reach in 10 iterations from any
  * start here, every solve runs exactly SCALING_FIXED_ITERS = 10 iterations,
@@ -439,16 +456,8 @@ static double csv_lookup(const char *path, const char *a, const char *b, const c
 START_TEST(test_scaling_fixed_iterations)
 {
     char dir[] = "/tmp/pfb_scal_XXXXXX";
-    ck_assert(mkdtemp(dir) != NULL);
-    const pfb_solver_ops *const only[] = {solver_find("mao_yang"), NULL};
+    run_quick_exp("scaling", "mao_yang", dir, NULL);
     pfb_err err;
-    pfb_preset preset;
-    ck_assert_msg(preset_resolve(PFB_PRESET_DEFAULT, &preset, &err) == 0, "%s", err.msg);
-    const pfb_experiment *ex = NULL;
-    ck_assert_msg(experiment_lookup("scaling", &ex, &err) == 0, "%s", err.msg);
-    pfb_exp_ctx ctx = {.out_dir = dir, .preset_dir = "scenes", .preset = &preset, .quick = 1, .solvers = only,
-                       .nsolvers = 1};
-    ck_assert_msg(ex->run(&ctx, &err) == 0, "%s", err.msg);
     char path[512];
     csv_table fx = {0}, own = {0};
     snprintf(path, sizeof path, "%s/scaling_fixed_runs.csv", dir);
@@ -490,18 +499,10 @@ END_TEST
 START_TEST(test_rheometer_mao_yang)
 {
     char dir[] = "/tmp/pfb_rheo_XXXXXX";
-    ck_assert(mkdtemp(dir) != NULL);
-    const pfb_solver_ops *const only[] = {solver_find("mao_yang"), NULL};
     pfb_err err;
-    pfb_preset preset;
-    ck_assert_msg(preset_resolve(PFB_PRESET_DEFAULT, &preset, &err) == 0, "%s", err.msg);
-    const pfb_experiment *ex = NULL;
-    ck_assert_msg(experiment_lookup("rheology", &ex, &err) == 0, "%s", err.msg);
     pfb_fluid fluid; /* the blob's surface tension */
     ck_assert_msg(fluid_load("scenes/fluid.ini", &fluid, &err) == 0, "%s", err.msg);
-    pfb_exp_ctx ctx = {.out_dir = dir, .preset_dir = "scenes", .preset = &preset, .quick = 1, .solvers = only,
-                       .nsolvers = 1, .fluid = &fluid};
-    ck_assert_msg(ex->run(&ctx, &err) == 0, "%s", err.msg);
+    run_quick_exp("rheology", "mao_yang", dir, &fluid);
     char path[512];
     snprintf(path, sizeof path, "%s/rheology_summary.csv", dir);
     const double n = csv_lookup(path, "mao_yang", "2", "n_waves");
